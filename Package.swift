@@ -1,0 +1,31 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "NewsAtlas",
+  products: [
+    .library(name: "GeoIndex", targets: ["GeoIndex"]),
+    .library(name: "NewsAtlas", targets: ["NewsAtlas"]),
+    .executable(name: "newsatlas", targets: ["newsatlas"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+  ],
+  targets: [
+    // The pure geo core: stdlib and libm only, no Foundation, no I/O.
+    .target(name: "GeoIndex"),
+    // The 54 news countries (embedded at build time) and everything news-specific.
+    .target(name: "NewsAtlas", dependencies: ["GeoIndex"]),
+    // The thin command-line front end.
+    .executableTarget(
+      name: "newsatlas",
+      dependencies: [
+        "GeoIndex", "NewsAtlas",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .testTarget(name: "GeoIndexTests", dependencies: ["GeoIndex"]),
+    .testTarget(name: "NewsAtlasTests", dependencies: ["NewsAtlas"]),
+    .testTarget(name: "CLITests", dependencies: ["newsatlas"]),
+  ]
+)
