@@ -1,0 +1,100 @@
+import GeoIndex
+
+/// One of the 54 countries NewsAPI's top-headlines endpoint was built for.
+public struct Country: Hashable, Sendable {
+  /// ISO 3166-1 alpha-2 code, lower case, as NewsAPI spells it ("fr").
+  public let code: String
+  /// English name.
+  public let name: String
+  /// French name, as the original app showed it.
+  public let nameFrench: String
+  /// The map marker, near the country's geographic centre.
+  public let marker: GeoPoint
+  /// The country's main language among NewsAPI's 14, or "en" where NewsAPI has none of its languages.
+  public let language: String
+
+  init(code: String, name: String, nameFrench: String, latitude: Double, longitude: Double, language: String) {
+    self.code = code
+    self.name = name
+    self.nameFrench = nameFrench
+    self.marker = GeoPoint(uncheckedLatitude: latitude, longitude: longitude)
+    self.language = language
+  }
+
+  /// The country with this ISO code (any case), if it is one of the 54.
+  public static func named(code: String) -> Country? {
+    let lowered = code.lowercased()
+    return all.first { $0.code == lowered }
+  }
+
+  /// A great-circle index over the 54 markers; neighbour indices are offsets in `all`.
+  public static let markerIndex = SphericalKDTree(points: all.map(\.marker))
+}
+
+extension Country {
+  /// The countries matching `query` by code, English or French name, ignoring case and accents.
+  ///
+  /// An exact code comes first, then names that start with the query, then names containing it; ties keep
+  /// NewsAPI's order. An empty query returns all 54.
+  public static func search(_ query: String) -> [Country] {
+    let folded = Folding.fold(query)
+    if folded.isEmpty { return all }
+    var ranked: [(rank: Int, offset: Int)] = []
+    for (offset, country) in all.enumerated() {
+      let names = [Folding.fold(country.name), Folding.fold(country.nameFrench)]
+      let rank: Int
+      if country.code == folded {
+        rank = 0
+      } else if names.contains(where: { $0.hasPrefix(folded) }) {
+        rank = 1
+      } else if names.contains(where: { $0.contains(folded) }) {
+        rank = 2
+      } else {
+        continue
+      }
+      ranked.append((rank, offset))
+    }
+    return ranked.sorted { ($0.rank, $0.offset) < ($1.rank, $1.offset) }.map { all[$0.offset] }
+  }
+}
+
+/// Case and accent folding for matching names typed on any keyboard ("égypte", "EGYPTE", "Egypte").
+enum Folding {
+  /// Lower case, without diacritics, with hyphens and runs of spaces as one space, trimmed.
+  static func fold(_ text: String) -> String {
+    var result = String.UnicodeScalarView()
+    var pendingSpace = false
+    for scalar in text.lowercased().unicodeScalars {
+      if (0x300...0x36F).contains(scalar.value) { continue }  // combining marks
+      if scalar == " " || scalar == "-" || scalar == "\t" || scalar == "'" || scalar == "\u{2019}" {
+        pendingSpace = !result.isEmpty
+        continue
+      }
+      if pendingSpace {
+        result.append(" ")
+        pendingSpace = false
+      }
+      if let base = baseLetters[scalar] {
+        result.append(contentsOf: base.unicodeScalars)
+      } else {
+        result.append(scalar)
+      }
+    }
+    return String(result)
+  }
+
+  /// Lower-case Latin letters with diacritics and their base letters (Latin-1 Supplement and Extended-A).
+  private static let baseLetters: [Unicode.Scalar: String] = {
+    let groups: [(String, String)] = [
+      ("àáâãäåāăą", "a"), ("çćĉċč", "c"), ("ďđ", "d"), ("èéêëēĕėęě", "e"), ("ĝğġģ", "g"), ("ĥħ", "h"),
+      ("ìíîïĩīĭįı", "i"), ("ĵ", "j"), ("ķ", "k"), ("ĺļľŀł", "l"), ("ñńņňŉ", "n"), ("òóôõöøōŏő", "o"),
+      ("ŕŗř", "r"), ("śŝşšș", "s"), ("ţťŧț", "t"), ("ùúûüũūŭůűų", "u"), ("ŵ", "w"), ("ýÿŷ", "y"),
+      ("źżž", "z"),
+    ]
+    var table: [Unicode.Scalar: String] = ["æ": "ae", "œ": "oe", "ß": "ss", "þ": "th", "ð": "d"]
+    for (letters, base) in groups {
+      for scalar in letters.unicodeScalars { table[scalar] = base }
+    }
+    return table
+  }()
+}

@@ -1,0 +1,351 @@
+/// A parsed JSON document, keeping object key order and each number's text so that input can be echoed exactly.
+enum JSONValue: Equatable {
+  case null
+  case bool(Bool)
+  case number(String)
+  case string(String)
+  case array([JSONValue])
+  case object([(key: String, value: JSONValue)])
+
+  static func == (a: JSONValue, b: JSONValue) -> Bool {
+    switch (a, b) {
+    case (.null, .null): return true
+    case (.bool(let x), .bool(let y)): return x == y
+    case (.number(let x), .number(let y)): return x == y
+    case (.string(let x), .string(let y)): return x == y
+    case (.array(let x), .array(let y)): return x == y
+    case (.object(let x), .object(let y)):
+      return x.count == y.count && zip(x, y).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+    default: return false
+    }
+  }
+
+  subscript(key: String) -> JSONValue? {
+    if case .object(let members) = self { return members.first { $0.key == key }?.value }
+    return nil
+  }
+
+  var doubleValue: Double? {
+    if case .number(let text) = self { return Double(text) }
+    return nil
+  }
+}
+
+/// Where and why a JSON text is malformed.
+struct JSONSyntaxError: Error, CustomStringConvertible {
+  let line: Int
+  let column: Int
+  let offset: Int
+  let reason: String
+  var description: String { "line \(line), column \(column) (byte \(offset)): \(reason)" }
+}
+
+/// A strict RFC 8259 parser over UTF-8 bytes, with positions in its errors.
+struct JSONParser {
+  private let bytes: [UInt8]
+  private var position = 0
+
+  static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+    var parser = JSONParser(bytes: bytes)
+    parser.skipWhitespace()
+    let value = try parser.value(depth: 0)
+    parser.skipWhitespace()
+    if parser.position < bytes.count { throw parser.error("unexpected text after the JSON value") }
+    return value
+  }
+
+  private init(bytes: [UInt8]) { self.bytes = bytes }
+
+  private func error(_ reason: String) -> JSONSyntaxError {
+    var line = 1
+    var lineStart = 0
+    for i in 0..<min(position, bytes.count) where bytes[i] == UInt8(ascii: "\n") {
+      line += 1
+      lineStart = i + 1
+    }
+    return JSONSyntaxError(line: line, column: position - lineStart + 1, offset: position, reason: reason)
+  }
+
+  private mutating func skipWhitespace() {
+    while position < bytes.count {
+      switch bytes[position] {
+      case 0x20, 0x0A, 0x0D, 0x09: position += 1
+      default: return
+      }
+    }
+  }
+
+  private mutating func value(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+    guard depth < 512 else { throw error("nesting deeper than 512 levels") }
+    guard position < bytes.count else { throw error("the text ends where a value was expected") }
+    switch bytes[position] {
+    case UInt8(ascii: "{"): return try object(depth: depth)
+    case UInt8(ascii: "["): return try array(depth: depth)
+    case UInt8(ascii: "\""): return .string(try string())
+    case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+    case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+    case UInt8(ascii: "n"): try literal("null"); return .null
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
+    default: throw error("unexpected character '\(Unicode.Scalar(bytes[position]))'")
+    }
+  }
+
+  private mutating func literal(_ word: StaticString) throws(JSONSyntaxError) {
+    let count = word.utf8CodeUnitCount
+    let matches = position + count <= bytes.count
+      && (0..<count).allSatisfy { bytes[position + $0] == word.utf8Start[$0] }
+    guard matches else { throw error("unexpected word; expected \(word)") }
+    position += count
+  }
+
+  private mutating func object(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+    position += 1
+    var members: [(key: String, value: JSONValue)] = []
+    skipWhitespace()
+    if position < bytes.count && bytes[position] == UInt8(ascii: "}") {
+      position += 1
+      return .object(members)
+    }
+    while true {
+      skipWhitespace()
+      guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+        throw error("expected a quoted member name")
+      }
+      let key = try string()
+      skipWhitespace()
+      guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
+        throw error("expected ':' after a member name")
+      }
+      position += 1
+      skipWhitespace()
+      members.append((key, try value(depth: depth + 1)))
+      skipWhitespace()
+      guard position < bytes.count else { throw error("the text ends inside an object") }
+      if bytes[position] == UInt8(ascii: ",") {
+        position += 1
+      } else if bytes[position] == UInt8(ascii: "}") {
+        position += 1
+        return .object(members)
+      } else {
+        throw error("expected ',' or '}' in an object")
+      }
+    }
+  }
+
+  private mutating func array(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+    position += 1
+    var elements: [JSONValue] = []
+    skipWhitespace()
+    if position < bytes.count && bytes[position] == UInt8(ascii: "]") {
+      position += 1
+      return .array(elements)
+    }
+    while true {
+      skipWhitespace()
+      elements.append(try value(depth: depth + 1))
+      skipWhitespace()
+      guard position < bytes.count else { throw error("the text ends inside an array") }
+      if bytes[position] == UInt8(ascii: ",") {
+        position += 1
+      } else if bytes[position] == UInt8(ascii: "]") {
+        position += 1
+        return .array(elements)
+      } else {
+        throw error("expected ',' or ']' in an array")
+      }
+    }
+  }
+
+  private mutating func number() throws(JSONSyntaxError) -> String {
+    let start = position
+    func digits(_ p: inout Int, _ b: [UInt8]) -> Int {
+      let s = p
+      while p < b.count && b[p] >= UInt8(ascii: "0") && b[p] <= UInt8(ascii: "9") { p += 1 }
+      return p - s
+    }
+    if bytes[position] == UInt8(ascii: "-") { position += 1 }
+    let intStart = position
+    let intDigits = digits(&position, bytes)
+    guard intDigits > 0 else { throw error("a number needs digits") }
+    if intDigits > 1 && bytes[intStart] == UInt8(ascii: "0") { throw error("a number cannot start with 0") }
+    if position < bytes.count && bytes[position] == UInt8(ascii: ".") {
+      position += 1
+      guard digits(&position, bytes) > 0 else { throw error("a decimal point needs digits after it") }
+    }
+    if position < bytes.count && (bytes[position] | 0x20) == UInt8(ascii: "e") {
+      position += 1
+      if position < bytes.count && (bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")) {
+        position += 1
+      }
+      guard digits(&position, bytes) > 0 else { throw error("an exponent needs digits") }
+    }
+    return String(decoding: bytes[start..<position], as: UTF8.self)
+  }
+
+  private mutating func string() throws(JSONSyntaxError) -> String {
+    position += 1
+    var result = [UInt8]()
+    while true {
+      guard position < bytes.count else { throw error("the text ends inside a string") }
+      let byte = bytes[position]
+      if byte == UInt8(ascii: "\"") {
+        position += 1
+        guard let text = String(validating: result, as: UTF8.self) else {
+          throw error("a string is not valid UTF-8")
+        }
+        return text
+      }
+      if byte < 0x20 { throw error("a control character must be escaped inside a string") }
+      if byte != UInt8(ascii: "\\") {
+        result.append(byte)
+        position += 1
+        continue
+      }
+      position += 1
+      guard position < bytes.count else { throw error("the text ends inside an escape") }
+      let escape = bytes[position]
+      position += 1
+      switch escape {
+      case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): result.append(escape)
+      case UInt8(ascii: "b"): result.append(0x08)
+      case UInt8(ascii: "f"): result.append(0x0C)
+      case UInt8(ascii: "n"): result.append(0x0A)
+      case UInt8(ascii: "r"): result.append(0x0D)
+      case UInt8(ascii: "t"): result.append(0x09)
+      case UInt8(ascii: "u"):
+        var code = try hex4()
+        if (0xD800..<0xDC00).contains(code) {
+          guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+            bytes[position + 1] == UInt8(ascii: "u")
+          else { throw error("a high surrogate must be followed by a low one") }
+          position += 2
+          let low = try hex4()
+          guard (0xDC00..<0xE000).contains(low) else { throw error("a high surrogate must be followed by a low one") }
+          code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+        }
+        guard let scalar = Unicode.Scalar(code) else { throw error("\\u escape is not a character") }
+        result.append(contentsOf: Array(String(Character(scalar)).utf8))
+      default: throw error("unknown escape '\\\(Unicode.Scalar(escape))'")
+      }
+    }
+  }
+
+  private mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
+    guard position + 4 <= bytes.count else { throw error("a \\u escape needs four hex digits") }
+    var code: UInt32 = 0
+    for _ in 0..<4 {
+      let b = bytes[position] | 0x20
+      let digit: UInt8
+      if b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") {
+        digit = b - UInt8(ascii: "0")
+      } else if b >= UInt8(ascii: "a") && b <= UInt8(ascii: "f") {
+        digit = b - UInt8(ascii: "a") + 10
+      } else {
+        throw error("a \\u escape needs four hex digits")
+      }
+      code = code << 4 | UInt32(digit)
+      position += 1
+    }
+    return code
+  }
+}
+
+/// Appends JSON text to a byte buffer; numbers in their shortest round-trip form.
+struct JSONWriter {
+  var bytes: [UInt8] = []
+
+  mutating func raw(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+  mutating func string(_ text: String) {
+    bytes.append(UInt8(ascii: "\""))
+    for byte in text.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""): raw("\\\"")
+      case UInt8(ascii: "\\"): raw("\\\\")
+      case 0x0A: raw("\\n")
+      case 0x0D: raw("\\r")
+      case 0x09: raw("\\t")
+      case 0..<0x20:
+        let hex = Array("0123456789abcdef".utf8)
+        raw("\\u00")
+        bytes.append(hex[Int(byte >> 4)])
+        bytes.append(hex[Int(byte & 0xF)])
+      default: bytes.append(byte)
+      }
+    }
+    bytes.append(UInt8(ascii: "\""))
+  }
+
+  mutating func number(_ value: Double) {
+    if value.isFinite {
+      // Whole numbers print without ".0" so that they read as JSON integers.
+      if value == value.rounded() && abs(value) < 1e15 {
+        raw(String(Int64(value)))
+      } else {
+        raw(value.description)
+      }
+    } else {
+      raw("null")
+    }
+  }
+
+  mutating func value(_ value: JSONValue) {
+    switch value {
+    case .null: raw("null")
+    case .bool(let b): raw(b ? "true" : "false")
+    case .number(let text): raw(text)
+    case .string(let s): string(s)
+    case .array(let elements):
+      bytes.append(UInt8(ascii: "["))
+      for (i, element) in elements.enumerated() {
+        if i > 0 { bytes.append(UInt8(ascii: ",")) }
+        self.value(element)
+      }
+      bytes.append(UInt8(ascii: "]"))
+    case .object(let members):
+      bytes.append(UInt8(ascii: "{"))
+      for (i, member) in members.enumerated() {
+        if i > 0 { bytes.append(UInt8(ascii: ",")) }
+        string(member.key)
+        bytes.append(UInt8(ascii: ":"))
+        self.value(member.value)
+      }
+      bytes.append(UInt8(ascii: "}"))
+    }
+  }
+
+  /// Writes an object from key–closure pairs.
+  mutating func object(_ body: (inout ObjectWriter) -> Void) {
+    bytes.append(UInt8(ascii: "{"))
+    var writer = ObjectWriter(json: self)
+    self = JSONWriter()
+    body(&writer)
+    self = writer.json
+    bytes.append(UInt8(ascii: "}"))
+  }
+
+  struct ObjectWriter {
+    var json: JSONWriter
+    var first = true
+
+    mutating func key(_ name: String) {
+      if !first { json.bytes.append(UInt8(ascii: ",")) }
+      first = false
+      json.string(name)
+      json.bytes.append(UInt8(ascii: ":"))
+    }
+    mutating func number(_ name: String, _ value: Double) { key(name); json.number(value) }
+    mutating func string(_ name: String, _ value: String) { key(name); json.string(value) }
+    mutating func value(_ name: String, _ value: JSONValue) { key(name); json.value(value) }
+    mutating func object(_ name: String, _ body: (inout ObjectWriter) -> Void) { key(name); json.object(body) }
+    mutating func array<T>(_ name: String, _ items: [T], _ each: (inout JSONWriter, T) -> Void) {
+      key(name)
+      json.bytes.append(UInt8(ascii: "["))
+      for (i, item) in items.enumerated() {
+        if i > 0 { json.bytes.append(UInt8(ascii: ",")) }
+        each(&json, item)
+      }
+      json.bytes.append(UInt8(ascii: "]"))
+    }
+  }
+}

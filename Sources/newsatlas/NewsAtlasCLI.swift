@@ -1,0 +1,36 @@
+import ArgumentParser
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+@main
+struct NewsAtlasCLI: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "newsatlas",
+    abstract: "Find the news country for a place, exactly and fast.",
+    version: "0.1.0",
+    subcommands: [NearestCommand.self, CountriesCommand.self]
+  )
+
+  /// Runs a command, reporting any failure as one sentence on standard error with a sysexits(3) status.
+  static func main() {
+    do {
+      var command = try parseAsRoot()
+      try command.run()
+    } catch let error as CLIError {
+      StandardError.write("newsatlas: \(error.description)\n")
+      Glibc.exit(error.exitCode)
+    } catch {
+      let code = exitCode(for: error)
+      if code == .success { exit(withError: error) }  // --help and --version print and succeed
+      var message = message(for: error)
+      if let newline = message.firstIndex(of: "\n") { message = String(message[..<newline]) }
+      if !message.hasSuffix(".") { message += "." }
+      StandardError.write("newsatlas: \(message) See 'newsatlas help'.\n")
+      Glibc.exit(code == .failure ? CLIError.usage : code.rawValue)
+    }
+  }
+}
