@@ -150,8 +150,10 @@ struct BatchNearest {
         fail(fields, "the longitude '\(fields.string(columns.longitude))' is not a number")
         return
       }
-      if let problem = rangeProblem(
-        latitude: latitude, fields.string(columns.latitude), longitude: longitude, fields.string(columns.longitude))
+      if !(-90.0...90.0).contains(latitude) || !(-180.0...180.0).contains(longitude),
+        let problem = rangeProblem(
+          latitude: latitude, fields.string(columns.latitude), longitude: longitude,
+          fields.string(columns.longitude))
       {
         fail(fields, problem)
         return
@@ -174,7 +176,7 @@ struct BatchNearest {
       _ latitudeText: UnsafeBufferPointer<UInt8>, _ longitudeText: UnsafeBufferPointer<UInt8>, _ query: GeoPoint,
       _ neighbor: Neighbor?
     ) {
-      out.append(String(lineNumber))
+      out.append(integer: lineNumber)
       out.append(byte: 0x2C)
       out.appendBytes(Fields.unquoted(latitudeText))
       out.append(byte: 0x2C)
@@ -183,13 +185,15 @@ struct BatchNearest {
       if let neighbor {
         switch batch.target {
         case .countries: out.append(countryColumns[neighbor.index])
-        case .userPoints(let points): out.append("\(points[neighbor.index].index),")
+        case .userPoints(let points):
+          out.append(integer: points[neighbor.index].index)
+          out.append(byte: 0x2C)
         }
-        out.append(neighbor.distanceKilometers.description)
+        out.append(sixDecimals: neighbor.distanceKilometers)
         out.append(byte: 0x2C)
-        out.append(
-          GreatCircle.initialBearingDegrees(from: query, to: batch.target.location(neighbor)).description)
-        out.append(",\n")
+        out.append(sixDecimals: GreatCircle.initialBearingDegrees(from: query, to: batch.target.location(neighbor)))
+        out.append(byte: 0x2C)
+        out.append(byte: 0x0A)
       } else {
         out.append(batch.target.isCountries ? ",,,,\n" : ",,,\n")
       }
@@ -256,29 +260,34 @@ extension String {
   }
 }
 
-/// The comma-separated fields of one line, trimmed of spaces, without copying.
+/// The comma-separated fields of one line, trimmed of spaces, without copying or allocating (the first 16).
 struct Fields {
-  private var ranges: [(Int, Int)] = []
+  private var starts = InlineArray<16, Int>(repeating: 0)
+  private var ends = InlineArray<16, Int>(repeating: 0)
+  private(set) var count = 0
   private let line: UnsafeBufferPointer<UInt8>
 
   init(_ line: UnsafeBufferPointer<UInt8>) {
     self.line = line
     var start = 0
-    ranges.reserveCapacity(4)
-    for i in 0...line.count where i == line.count || line[i] == 0x2C {
+    var i = 0
+    while count < 16 {
+      while i < line.count && line[i] != 0x2C { i += 1 }
       var s = start
       var e = i
       while s < e && (line[s] == 0x20 || line[s] == 0x09) { s += 1 }
       while e > s && (line[e - 1] == 0x20 || line[e - 1] == 0x09) { e -= 1 }
-      ranges.append((s, e))
-      start = i + 1
+      starts[count] = s
+      ends[count] = e
+      count += 1
+      if i >= line.count { break }
+      i += 1
+      start = i
     }
   }
 
-  var count: Int { ranges.count }
-
   subscript(i: Int) -> UnsafeBufferPointer<UInt8> {
-    UnsafeBufferPointer(rebasing: line[ranges[i].0..<ranges[i].1])
+    UnsafeBufferPointer(rebasing: line[starts[i]..<ends[i]])
   }
 
   func string(_ i: Int) -> String { String(decoding: self[i], as: UTF8.self) }
@@ -295,11 +304,11 @@ struct Fields {
 /// Decimal numbers from bytes: plain decimals exactly by Clinger's fast path, anything else via the standard
 /// library's correctly rounded parser. Rejects NaN, infinities and hexadecimal.
 enum NumberParser {
-  private static let powersOfTen: [Double] = (0...22).map { exponent in
-    var value = 1.0
-    for _ in 0..<exponent { value *= 10 }
-    return value
-  }
+  /// 10^0 ... 10^22, every one exactly representable.
+  private static let powersOfTen: InlineArray<23, Double> = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+    1e19, 1e20, 1e21, 1e22,
+  ]
 
   static func parse(_ raw: UnsafeBufferPointer<UInt8>) -> Double? {
     let field = Fields.unquoted(raw)
@@ -315,9 +324,11 @@ enum NumberParser {
     var fractionDigits = 0
     var seenPoint = false
     var simple = true
+    var hasDigit = false
     while i < field.count {
       let c = field[i]
       if c >= 0x30 && c <= 0x39 {
+        hasDigit = true
         if digits < 19 {
           mantissa = mantissa &* 10 &+ UInt64(c - 0x30)
           if mantissa != 0 || digits > 0 { digits += 1 }
@@ -334,9 +345,8 @@ enum NumberParser {
       }
       i += 1
     }
+    guard hasDigit else { return nil }
     if simple && mantissa < (1 << 53) && fractionDigits <= 22 {
-      let hasDigit = field.contains { $0 >= 0x30 && $0 <= 0x39 }
-      guard hasDigit else { return nil }
       let value = Double(mantissa) / powersOfTen[fractionDigits]
       return negative ? -value : value
     }
