@@ -26,6 +26,6 @@ let package = Package(
     ),
     .testTarget(name: "GeoIndexTests", dependencies: ["GeoIndex"]),
     .testTarget(name: "NewsAtlasTests", dependencies: ["NewsAtlas"]),
-    .testTarget(name: "CLITests", dependencies: ["newsatlas"]),
+    .testTarget(name: "CLITests", dependencies: ["newsatlas", "GeoIndex", "NewsAtlas"]),
   ]
 )

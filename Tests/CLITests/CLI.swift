@@ -1,0 +1,63 @@
+import Foundation
+
+/// Runs the built `newsatlas` binary as a user would, capturing everything it prints.
+enum CLI {
+  struct Result {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+
+    var json: [String: Any]? {
+      (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any]
+    }
+    var stderrLines: [Substring] { stderr.split(separator: "\n") }
+  }
+
+  /// The binary sits beside the test bundle in the build products directory.
+  static let executable: URL = {
+    let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let beside = products.appendingPathComponent("newsatlas")
+    if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+    // `swift test` may run the bundle through a runner in another directory.
+    return Bundle.main.bundleURL.appendingPathComponent("newsatlas")
+  }()
+
+  static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    let out = Pipe()
+    let err = Pipe()
+    let input = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = input
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try input.fileHandleForWriting.close()
+    // Read both pipes to the end before waiting, so a large output cannot block the child.
+    let errors = ErrorCollector()
+    let done = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      errors.data = err.fileHandleForReading.readDataToEndOfFile()
+      done.signal()
+    }
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    done.wait()
+    process.waitUntilExit()
+    return Result(
+      status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+      stderr: String(decoding: errors.data, as: UTF8.self))
+  }
+
+  private final class ErrorCollector: @unchecked Sendable { var data = Data() }
+
+  /// A file in a fresh temporary directory.
+  static func temporaryFile(named name: String, contents: String) throws -> String {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("newsatlas-tests-\(UUID())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let url = directory.appendingPathComponent(name)
+    try Data(contents.utf8).write(to: url)
+    return url.path
+  }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import GeoIndex
+import NewsAtlas
+import Testing
+
+/// `newsatlas nearest`: its JSON shapes are a contract, and every bad input is one sentence and a status.
+@Suite struct NearestCommandTests {
+  @Test func jsonShapeForTheCountries() throws {
+    let result = try CLI.run(["nearest", "48.85", "2.35", "--format", "json"])
+    #expect(result.status == 0)
+    let json = try #require(result.json)
+    let query = try #require(json["query"] as? [String: Double])
+    #expect(query == ["latitude": 48.85, "longitude": 2.35])
+    let results = try #require(json["results"] as? [[String: Any]])
+    #expect(results.count == 1)
+    let first = results[0]
+    #expect(
+      Set(first.keys)
+        == ["code", "name", "nameFr", "latitude", "longitude", "distanceKm", "bearingDegrees"])
+    #expect(first["code"] as? String == "fr")
+    #expect(first["name"] as? String == "France")
+    let paris = try GeoPoint(latitude: 48.85, longitude: 2.35)
+    let france = try #require(Country.named(code: "fr"))
+    let distance = try #require(first["distanceKm"] as? Double)
+    #expect(abs(distance - GreatCircle.distanceKilometers(from: paris, to: france.marker)) < 1e-9)
+    let bearing = try #require(first["bearingDegrees"] as? Double)
+    #expect(abs(bearing - GreatCircle.initialBearingDegrees(from: paris, to: france.marker)) < 1e-9)
+  }
+
+  @Test func negativeCoordinatesAndCountNearestFirst() throws {
+    let result = try CLI.run(["nearest", "-33.87", "151.21", "--count", "3", "--format", "json"])
+    #expect(result.status == 0)
+    let results = try #require(result.json?["results"] as? [[String: Any]])
+    #expect(results.compactMap { $0["code"] as? String } == ["au", "nz", "id"])
+    let distances = results.compactMap { $0["distanceKm"] as? Double }
+    #expect(distances == distances.sorted())
+  }
+
+  @Test func maxKilometresCanLeaveNothing() throws {
+    let result = try CLI.run(["nearest", "48.85", "2.35", "--max-km", "100", "--format", "json"])
+    #expect(result.status == 0)
+    #expect((result.json?["results"] as? [Any])?.isEmpty == true)
+  }
+
+  @Test func geoJSONIsAFeatureCollectionOfPoints() throws {
+    let result = try CLI.run(["nearest", "0", "179.9", "--count", "2", "--format", "geojson"])
+    #expect(result.status == 0)
+    let json = try #require(result.json)
+    #expect(json["type"] as? String == "FeatureCollection")
+    let features = try #require(json["features"] as? [[String: Any]])
+    #expect(features.count == 2)
+    for feature in features {
+      #expect(feature["type"] as? String == "Feature")
+      let geometry = try #require(feature["geometry"] as? [String: Any])
+      #expect(geometry["type"] as? String == "Point")
+      #expect((geometry["coordinates"] as? [Double])?.count == 2)
+      let properties = try #require(feature["properties"] as? [String: Any])
+      #expect(properties["code"] is String && properties["distanceKm"] is Double)
+    }
+  }
+
+  @Test func textIsOneLinePerCountry() throws {
+    let result = try CLI.run(["nearest", "35.68", "139.69", "--count", "2"])
+    #expect(result.status == 0)
+    let lines = result.stdout.split(separator: "\n")
+    #expect(lines.count == 2)
+    #expect(lines[0].hasPrefix("jp  Japan"))
+  }
+
+  @Test func userGeoJSONPointsKeepIndexAndProperties() throws {
+    let path = try CLI.temporaryFile(
+      named: "cafes.geojson",
+      contents: """
+        {"type":"FeatureCollection","features":[
+          {"type":"Feature","properties":{"name":"north"},"geometry":{"type":"Point","coordinates":[2.35,48.9]}},
+          {"type":"Feature","properties":{"name":"nowhere"},"geometry":null},
+          {"type":"Feature","properties":{"name":"south","rank":1.50},"geometry":{"type":"Point","coordinates":[2.35,48.8]}}
+        ]}
+        """)
+    let result = try CLI.run(["nearest", "48.81", "2.35", "--points", path, "--count", "2", "--format", "json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let results = try #require(result.json?["results"] as? [[String: Any]])
+    #expect(results.compactMap { $0["index"] as? Int } == [2, 0])
+    let properties = try #require(results[0]["properties"] as? [String: Any])
+    #expect(properties["name"] as? String == "south")
+    #expect(result.stdout.contains("\"rank\":1.50"))  // numbers echoed exactly as given
+  }
+
+  @Test func userCSVPoints() throws {
+    let path = try CLI.temporaryFile(
+      named: "stops.csv", contents: "name,lon,lat\n\"Gare, Nord\",2.355,48.881\nBercy,2.382,48.839\n")
+    let result = try CLI.run(["nearest", "48.88", "2.35", "--points", path, "--format", "json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let first = try #require((result.json?["results"] as? [[String: Any]])?.first)
+    #expect(first["index"] as? Int == 0)
+    #expect((first["properties"] as? [String: String])?["name"] == "Gare, Nord")
+  }
+
+  @Test func batchCSVKeepsOrderAndReportsBadRows() throws {
+    let input = "latitude,longitude\n48.85,2.35\nabc,3\n\n91,0\n-33.9,151.2\n1\n0,0\r\n"
+    let path = try CLI.temporaryFile(named: "in.csv", contents: input)
+    let result = try CLI.run(["nearest", "--input", path])
+    #expect(result.status == 65)
+    let rows = result.stdout.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+    #expect(rows[0].joined(separator: ",") == "line,latitude,longitude,code,name,distance_km,bearing_deg,error")
+    #expect(rows.dropFirst().map { String($0[0]) } == ["2", "3", "5", "6", "7", "8"])
+    #expect(rows[1][3] == "fr" && rows[4][3] == "au" && rows[6][3] == "ng")
+    #expect(rows[2].last?.contains("line 3: the latitude 'abc' is not a number") == true)
+    #expect(rows[3].last?.contains("line 5: the latitude 91 is outside -90...90") == true)
+    #expect(result.stdout.contains("line 7: expected latitude,longitude but found 1 field"))
+    #expect(result.stderrLines.count == 1)
+    #expect(result.stderr.contains("3 of 6 rows failed (the first on line 3)"))
+  }
+
+  @Test func batchAgreesWithSingleQueries() throws {
+    var points = SeededSpherePoints(seed: 99)
+    let queries = (0..<200).map { _ in points.next()! }
+    let input = queries.map { "\($0.latitude),\($0.longitude)" }.joined(separator: "\n")
+    let result = try CLI.run(["nearest", "--input", "-", "--format", "jsonl", "--count", "2"], stdin: input)
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = result.stdout.split(separator: "\n")
+    #expect(lines.count == queries.count)
+    for (query, line) in zip(queries, lines) {
+      let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+      let codes = (object["results"] as? [[String: Any]])?.compactMap { $0["code"] as? String }
+      let expected = Country.markerIndex.neighbors(of: query, count: 2).map { Country.all[$0.index].code }
+      #expect(codes == expected)
+    }
+  }
+
+  @Test func batchHeaderMayNameColumnsInAnyOrder() throws {
+    let result = try CLI.run(["nearest", "--input", "-"], stdin: "lon,lat\n2.35,48.85\n")
+    #expect(result.status == 0)
+    #expect(result.stdout.contains("\n2,48.85,2.35,fr,France,"))
+  }
+
+  struct BadInput: CustomTestStringConvertible, Sendable {
+    let arguments: [String]
+    let status: Int32
+    let mentions: String
+    var testDescription: String { arguments.joined(separator: " ") }
+  }
+
+  static let badInputs: [BadInput] = [
+    .init(arguments: ["nearest", "95", "2"], status: 64, mentions: "latitude 95 is outside -90...90"),
+    .init(arguments: ["nearest", "-90.5", "2"], status: 64, mentions: "latitude -90.5 is outside"),
+    .init(arguments: ["nearest", "10", "180.5"], status: 64, mentions: "longitude 180.5 is outside"),
+    .init(arguments: ["nearest", "abc", "2"], status: 64, mentions: "latitude 'abc' is not a number"),
+    .init(arguments: ["nearest", "nan", "2"], status: 64, mentions: "latitude 'nan' is not a number"),
+    .init(arguments: ["nearest", "1", "inf"], status: 64, mentions: "longitude 'inf' is not a number"),
+    .init(arguments: ["nearest", "45"], status: 64, mentions: "Give the longitude after the latitude 45"),
+    .init(arguments: ["nearest"], status: 64, mentions: "Give a latitude and a longitude"),
+    .init(arguments: ["nearest", "1", "2", "3"], status: 64, mentions: "not 3 values"),
+    .init(arguments: ["nearest", "1", "2", "--count", "0"], status: 64, mentions: "--count must be 1 or more"),
+    .init(arguments: ["nearest", "1", "2", "--format", "csv"], status: 64, mentions: "csv and jsonl go with --input"),
+    .init(arguments: ["nearest", "1", "2", "--format", "xml"], status: 64, mentions: "xml"),
+    .init(arguments: ["nearest", "--cuont", "2", "1", "2"], status: 64, mentions: "Unknown option '--cuont'"),
+    .init(arguments: ["nearest", "1", "2", "--points", "/nonexistent/p.json"], status: 64, mentions: "Cannot open"),
+    .init(arguments: ["nearest", "--input", "/nonexistent/in.csv"], status: 64, mentions: "Cannot open"),
+    .init(arguments: ["nearest", "--input", "-", "--count", "2"], status: 64, mentions: "--format jsonl"),
+    .init(arguments: ["nearest", "1", "2", "--input", "-"], status: 64, mentions: "not both"),
+    .init(arguments: ["frobnicate"], status: 64, mentions: "frobnicate"),
+    .init(arguments: ["countries", "--format", "geojson"], status: 64, mentions: "text or json"),
+  ]
+
+  @Test(arguments: badInputs)
+  func badInputIsOneSentenceAndAStatus(_ bad: BadInput) throws {
+    let result = try CLI.run(bad.arguments, stdin: "")
+    #expect(result.status == bad.status)
+    #expect(result.stdout.isEmpty)
+    #expect(result.stderrLines.count == 1, "\(result.stderr)")
+    #expect(result.stderr.contains(bad.mentions), "\(result.stderr)")
+    #expect(result.stderr.hasPrefix("newsatlas: "))
+  }
+
+  @Test(arguments: [
+    ("{\"type\":\"FeatureCollection\",\"features\":[", "not valid JSON: line 1, column 41 (byte 40)"),
+    ("{\"type\":\"Feature\"}", "not a GeoJSON FeatureCollection"),
+    ("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[0,0]}},{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[10,95]}}]}",
+     "Feature 1"),
+    ("name,lat,lon\nx,abc,3\n", "Line 2"),
+    ("name,city\nx,y\n", "no latitude and longitude columns"),
+    ("", "holds no points"),
+  ])
+  func malformedPointsFilesAreDataErrors(contents: String, mentions: String) throws {
+    let path = try CLI.temporaryFile(named: "points.data", contents: contents)
+    let result = try CLI.run(["nearest", "1", "2", "--points", path])
+    #expect(result.status == 65)
+    #expect(result.stderrLines.count == 1, "\(result.stderr)")
+    #expect(result.stderr.contains(mentions), "\(result.stderr)")
+  }
+}
+
+@Suite struct CountriesCommandTests {
+  @Test func jsonListsAllFiftyFour() throws {
+    let result = try CLI.run(["countries", "--format", "json"])
+    #expect(result.status == 0)
+    let countries = try #require(result.json?["countries"] as? [[String: Any]])
+    #expect(countries.count == 54)
+    #expect(
+      Set(countries[0].keys) == ["code", "name", "nameFr", "latitude", "longitude", "language"])
+  }
+
+  @Test func accentInsensitiveQuery() throws {
+    let result = try CLI.run(["countries", "egypte", "--format", "json"])
+    let countries = try #require(result.json?["countries"] as? [[String: Any]])
+    #expect(countries.compactMap { $0["code"] as? String } == ["eg"])
+    #expect(countries.first?["nameFr"] as? String == "Égypte")
+  }
+
+  @Test func noMatchSaysSo() throws {
+    let text = try CLI.run(["countries", "atlantis"])
+    #expect(text.status == 65)
+    #expect(text.stderr.contains("No news country matches 'atlantis'"))
+    let json = try CLI.run(["countries", "atlantis", "--format", "json"])
+    #expect(json.status == 0 && json.stdout == "{\"countries\":[]}\n")
+  }
+}
