@@ -34,14 +34,13 @@ extension SphericalKDTree {
   /// - Complexity: O(log n) expected for spread-out points; allocates nothing.
   @inlinable
   public func nearest(to point: GeoPoint) -> Neighbor? {
-    if entries.isEmpty { return nil }
-    let query = Self.query(point)
+    if count == 0 { return nil }
     var visitor = NearestVisitor()
-    traverse(query, &visitor)
+    traverse(Self.unitVector(point), &visitor)
     if visitor.second > Self.slackLimit(visitor.best) {
       // No other point comes within rounding distance of the best: it is the answer.
       return Neighbor(
-        index: entries[visitor.bestPosition].index,
+        index: Int(indices[visitor.bestPosition]),
         distanceKilometers: exactDistance(point, position: visitor.bestPosition))
     }
     return neighbors(of: point, count: 1).first
@@ -54,10 +53,10 @@ extension SphericalKDTree {
   public func neighbors(
     of point: GeoPoint, count: Int, maxDistanceKilometers: Double = .infinity
   ) -> [Neighbor] {
-    guard count > 0, !entries.isEmpty, maxDistanceKilometers >= 0 else { return [] }
+    guard count > 0, self.count > 0, maxDistanceKilometers >= 0 else { return [] }
     let limit = GreatCircle.chordSquared(kilometers: maxDistanceKilometers)
-    var visitor = CollectingVisitor(count: Swift.min(count, entries.count), fixedLimit: limit)
-    traverse(Self.query(point), &visitor)
+    var visitor = CollectingVisitor(count: Swift.min(count, self.count), fixedLimit: limit)
+    traverse(Self.unitVector(point), &visitor)
     return finish(visitor, point, count: count, maxDistanceKilometers: maxDistanceKilometers)
   }
 
@@ -66,24 +65,14 @@ extension SphericalKDTree {
   /// Equal distances are ordered by lowest index. A radius of half the circumference or more returns all.
   /// - Complexity: O(m log m + log n) expected for m results.
   public func points(withinKilometers radiusKilometers: Double, of point: GeoPoint) -> [Neighbor] {
-    guard !entries.isEmpty, radiusKilometers >= 0 else { return [] }
+    guard count > 0, radiusKilometers >= 0 else { return [] }
     let limit = GreatCircle.chordSquared(kilometers: radiusKilometers)
     var visitor = CollectingVisitor(count: nil, fixedLimit: limit)
-    traverse(Self.query(point), &visitor)
+    traverse(Self.unitVector(point), &visitor)
     return finish(visitor, point, count: .max, maxDistanceKilometers: radiusKilometers)
   }
 
   // MARK: - Internals
-
-  /// The unit vector of a point, computed exactly as the tree computed its own.
-  @inlinable
-  static func query(_ point: GeoPoint) -> Entry {
-    let latitude = point.latitude * GreatCircle.radiansPerDegree
-    let longitude = point.longitude * GreatCircle.radiansPerDegree
-    let cosLatitude = GreatCircle.cosine(latitudeDegrees: point.latitude)
-    return Entry(
-      x: cosLatitude * cos(longitude), y: cosLatitude * sin(longitude), z: sin(latitude), index: -1)
-  }
 
   /// A squared chord plus a margin that exceeds any rounding difference between the chord of two unit
   /// vectors and the haversine of the same pair (about 1e-15 absolute on the chord), so that no point whose
@@ -94,11 +83,17 @@ extension SphericalKDTree {
   }
 
   /// The haversine distance from `point` to the point at a tree position, in kilometres.
+  ///
+  /// The same arithmetic as `GreatCircle.distanceKilometers(from:to:)`, with the point's `cos φ` cached.
   @inlinable
   func exactDistance(_ point: GeoPoint, position: Int) -> Double {
-    GreatCircle.distanceKilometers(
-      from: point,
-      to: GeoPoint(uncheckedLatitude: latitudes[position], longitude: longitudes[position]))
+    let latitude = latitudes[position]
+    return GreatCircle.kilometers(
+      haversine: GreatCircle.haversine(
+        latitudeARadians: point.latitude * GreatCircle.radiansPerDegree,
+        cosLatitudeA: GreatCircle.cosine(latitudeDegrees: point.latitude),
+        latitudeBRadians: latitude * GreatCircle.radiansPerDegree, cosLatitudeB: cosLatitudes[position],
+        longitudeADegrees: point.longitude, longitudeBDegrees: longitudes[position]))
   }
 
   /// Ranks a collecting visitor's candidates by exact distance.
@@ -111,7 +106,7 @@ extension SphericalKDTree {
     for candidate in visitor.candidates where candidate.chordSquared <= limit {
       let distance = exactDistance(point, position: candidate.position)
       if distance <= maxDistanceKilometers {
-        results.append(Neighbor(index: entries[candidate.position].index, distanceKilometers: distance))
+        results.append(Neighbor(index: Int(indices[candidate.position]), distanceKilometers: distance))
       }
     }
     results.sort(by: Neighbor.precedes)
@@ -121,67 +116,88 @@ extension SphericalKDTree {
 
   /// Depth-first search, nearer child first, skipping every subtree whose box is beyond `visitor.limit`.
   @inlinable
-  func traverse<V: Visitor>(_ query: Entry, _ visitor: inout V) {
-    entries.withUnsafeBufferPointer { entries in
-      splitAxes.withUnsafeBufferPointer { axes in
-        Self.search(
-          entries, axes, nodeSize: nodeSize, query: query, left: 0, right: entries.count - 1,
-          bound: 0, offsets: .zero, visitor: &visitor)
+  func traverse<V: Visitor>(_ query: SIMD3<Double>, _ visitor: inout V) {
+    xs.withUnsafeBufferPointer { xs in
+      ys.withUnsafeBufferPointer { ys in
+        zs.withUnsafeBufferPointer { zs in
+          splitValues.withUnsafeBufferPointer { values in
+            splitAxes.withUnsafeBufferPointer { axes in
+              let tree = Layout(
+                xs: xs.baseAddress!, ys: ys.baseAddress!, zs: zs.baseAddress!, values: values.baseAddress!,
+                axes: axes.baseAddress!, leafSize: leafSize)
+              tree.search(
+                query, node: 1, low: 0, high: xs.count, bound: 0, offsets: .zero, visitor: &visitor)
+            }
+          }
+        }
       }
     }
   }
 
-  /// One node of the search. `bound` is the squared distance from the query to the node's box, built
-  /// incrementally from the per-axis `offsets` (Arya and Mount, 1993).
-  @inlinable
-  static func search<V: Visitor>(
-    _ entries: UnsafeBufferPointer<Entry>, _ axes: UnsafeBufferPointer<UInt8>, nodeSize: Int,
-    query: Entry, left: Int, right: Int, bound: Double, offsets: SIMD3<Double>, visitor: inout V
-  ) {
-    if right - left <= nodeSize {
-      var i = left
-      while i <= right {
-        let e = entries[i]
-        let dx = e.x - query.x
-        let dy = e.y - query.y
-        let dz = e.z - query.z
-        let d = dx * dx + dy * dy + dz * dz
-        if d <= visitor.limit { visitor.visit(chordSquared: d, position: i) }
-        i += 1
-      }
-      return
-    }
-    let middle = (left + right) >> 1
-    let e = entries[middle]
-    let dx = e.x - query.x
-    let dy = e.y - query.y
-    let dz = e.z - query.z
-    let d = dx * dx + dy * dy + dz * dz
-    if d <= visitor.limit { visitor.visit(chordSquared: d, position: middle) }
+  /// The tree's arrays, borrowed for one search.
+  @usableFromInline
+  struct Layout {
+    @usableFromInline let xs: UnsafePointer<Double>
+    @usableFromInline let ys: UnsafePointer<Double>
+    @usableFromInline let zs: UnsafePointer<Double>
+    @usableFromInline let values: UnsafePointer<Double>
+    @usableFromInline let axes: UnsafePointer<UInt8>
+    @usableFromInline let leafSize: Int
 
-    let axis = axes[middle]
-    let difference = query[axis] - e[axis]
-    let old = offsets[Int(axis)]
-    let farBound = bound - old * old + difference * difference
-    var farOffsets = offsets
-    farOffsets[Int(axis)] = difference
-    if difference <= 0 {
-      search(
-        entries, axes, nodeSize: nodeSize, query: query, left: left, right: middle - 1,
-        bound: bound, offsets: offsets, visitor: &visitor)
-      if farBound <= visitor.limit {
-        search(
-          entries, axes, nodeSize: nodeSize, query: query, left: middle + 1, right: right,
-          bound: farBound, offsets: farOffsets, visitor: &visitor)
+    @inlinable
+    init(
+      xs: UnsafePointer<Double>, ys: UnsafePointer<Double>, zs: UnsafePointer<Double>,
+      values: UnsafePointer<Double>, axes: UnsafePointer<UInt8>, leafSize: Int
+    ) {
+      self.xs = xs
+      self.ys = ys
+      self.zs = zs
+      self.values = values
+      self.axes = axes
+      self.leafSize = leafSize
+    }
+
+    /// One node of the search. `bound` is the squared distance from the query to the node's box, built
+    /// incrementally from the per-axis `offsets` (Arya and Mount, 1993).
+    @inlinable
+    func search<V: Visitor>(
+      _ query: SIMD3<Double>, node: Int, low: Int, high: Int, bound: Double, offsets: SIMD3<Double>,
+      visitor: inout V
+    ) {
+      if high - low <= leafSize {
+        var i = low
+        while i < high {
+          let dx = xs[i] - query.x
+          let dy = ys[i] - query.y
+          let dz = zs[i] - query.z
+          let d = dx * dx + dy * dy + dz * dz
+          if d <= visitor.limit { visitor.visit(chordSquared: d, position: i) }
+          i += 1
+        }
+        return
       }
-    } else {
-      search(
-        entries, axes, nodeSize: nodeSize, query: query, left: middle + 1, right: right,
-        bound: bound, offsets: offsets, visitor: &visitor)
-      if farBound <= visitor.limit {
+      let axis = Int(axes[node])
+      let difference = query[axis] - values[node]
+      let middle = (low + high) >> 1
+      let old = offsets[axis]
+      let farBound = bound - old * old + difference * difference
+      var farOffsets = offsets
+      farOffsets[axis] = difference
+      if difference < 0 {
+        search(query, node: 2 * node, low: low, high: middle, bound: bound, offsets: offsets, visitor: &visitor)
+        if farBound <= visitor.limit {
+          search(
+            query, node: 2 * node + 1, low: middle, high: high, bound: farBound, offsets: farOffsets,
+            visitor: &visitor)
+        }
+      } else {
         search(
-          entries, axes, nodeSize: nodeSize, query: query, left: left, right: middle - 1,
-          bound: farBound, offsets: farOffsets, visitor: &visitor)
+          query, node: 2 * node + 1, low: middle, high: high, bound: bound, offsets: offsets, visitor: &visitor)
+        if farBound <= visitor.limit {
+          search(
+            query, node: 2 * node, low: low, high: middle, bound: farBound, offsets: farOffsets,
+            visitor: &visitor)
+        }
       }
     }
   }

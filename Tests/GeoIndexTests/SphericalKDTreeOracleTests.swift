@@ -51,7 +51,7 @@ import Testing
     let paris = try GeoPoint(latitude: 48.8566, longitude: 2.3522)
     let points = Array(repeating: paris, count: 500) + SeededSpherePoints.make(count: 500, seed: 7)
       + Array(repeating: paris, count: 500)
-    let tree = SphericalKDTree(points: points, nodeSize: 4)
+    let tree = SphericalKDTree(points: points, leafSize: 3)
     #expect(tree.nearest(to: paris) == Neighbor(index: 0, distanceKilometers: 0))
     let ten = tree.neighbors(of: paris, count: 10)
     #expect(ten.map(\.index) == Array(0..<10))

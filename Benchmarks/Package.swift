@@ -1,0 +1,36 @@
+// swift-tools-version: 6.1
+// Benchmarks live in their own package so that the root package's build and tests never compile the
+// benchmark tool. Run from this directory: `swift package benchmark` (ordo-one/benchmark) or
+// `python3 compare.py` (the side-by-side table in README.md).
+import Foundation
+import PackageDescription
+
+// SwiftPM names a path dependency by its folder, so a clone in any folder must be named by that identity.
+let parent = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+  .lastPathComponent.lowercased()
+
+let package = Package(
+  name: "NewsAtlasBenchmarks",
+  platforms: [.macOS(.v13)],
+  dependencies: [
+    .package(path: ".."),
+    .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+  ],
+  targets: [
+    .executableTarget(
+      name: "GeoIndexBenchmarks",
+      dependencies: [
+        .product(name: "Benchmark", package: "benchmark"),
+        .product(name: "GeoIndex", package: parent),
+      ],
+      path: "Benchmarks/GeoIndexBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ),
+    // The Swift side of compare.py: the same points and queries as the Python peers, timed in one process.
+    .executableTarget(
+      name: "compare",
+      dependencies: [.product(name: "GeoIndex", package: parent)],
+      path: "Sources/compare"
+    ),
+  ]
+)
