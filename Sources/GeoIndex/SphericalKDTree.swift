@@ -20,7 +20,7 @@
 /// split planes in a small breadth-first array, so that a query touches little memory besides the leaves it
 /// scans. Queries search nearer child first with the incremental box distance of Arya and Mount (1993).
 ///
-/// - Complexity: building is O(n log n); memory is 60 bytes a point plus 9 bytes a leaf.
+/// - Complexity: building is O(n log n); memory is 52 bytes a point plus 9 bytes a leaf.
 public struct SphericalKDTree: Sendable {
   /// Unit-vector coordinates, in tree order.
   @usableFromInline let xs: [Double]
