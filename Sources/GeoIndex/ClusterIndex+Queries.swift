@@ -1,0 +1,205 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A longitude–latitude box: `west` to `east` (it may cross the antimeridian), `south` to `north`, in degrees.
+public struct GeoBox: Hashable, Sendable {
+  public var west: Double
+  public var south: Double
+  public var east: Double
+  public var north: Double
+
+  public init(west: Double, south: Double, east: Double, north: Double) {
+    self.west = west
+    self.south = south
+    self.east = east
+    self.north = north
+  }
+
+  /// The whole world.
+  public static let world = GeoBox(west: -180, south: -90, east: 180, north: 90)
+}
+
+extension ClusterIndex {
+  /// The clusters and lone points in `box` at `zoom`, in supercluster's order.
+  ///
+  /// As supercluster's `getClusters`: longitudes wrap, latitudes clamp, a box crossing the antimeridian
+  /// returns its eastern part then its western part, a fractional zoom is floored, and a zoom above `maxZoom`
+  /// returns the input points.
+  public func clusters(in box: GeoBox, zoom: Double) -> [ClusterItem] {
+    var minLongitude = ((box.west + 180).truncatingRemainder(dividingBy: 360) + 360)
+      .truncatingRemainder(dividingBy: 360) - 180
+    let minLatitude = max(-90, min(90, box.south))
+    var maxLongitude =
+      box.east == 180
+      ? 180
+      : ((box.east + 180).truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) - 180
+    let maxLatitude = max(-90, min(90, box.north))
+    if box.east - box.west >= 360 {
+      minLongitude = -180
+      maxLongitude = 180
+    } else if minLongitude > maxLongitude {
+      return clusters(
+        in: GeoBox(west: minLongitude, south: minLatitude, east: 180, north: maxLatitude), zoom: zoom)
+        + clusters(in: GeoBox(west: -180, south: minLatitude, east: maxLongitude, north: maxLatitude), zoom: zoom)
+    }
+    let level = levels[limitZoom(zoom) - options.minZoom]
+    var found: [Int] = []
+    level.tree.range(
+      minX: Projection.x(longitude: minLongitude), minY: Projection.y(latitude: maxLatitude),
+      maxX: Projection.x(longitude: maxLongitude), maxY: Projection.y(latitude: minLatitude), into: &found)
+    return found.map { item(level, $0) }
+  }
+
+  /// The items one zoom below a cluster's: what the cluster splits into.
+  ///
+  /// - Throws: `ClusterError.noCluster` when no cluster has this id.
+  public func children(ofCluster id: Int) throws(ClusterError) -> [ClusterItem] {
+    let origin = id - points.count
+    let originZoom = origin % 32
+    let originIndex = origin >> 5
+    guard origin >= 0, originZoom >= options.minZoom, originZoom <= options.maxZoom + 1 else {
+      throw .noCluster(id: id)
+    }
+    let level = levels[originZoom - options.minZoom]
+    guard originIndex < level.xs.count else { throw .noCluster(id: id) }
+    let radius = options.radiusPixels / (options.extent * pow(2, Double(originZoom - 1)))
+    var found: [Int] = []
+    level.tree.within(x: level.xs[originIndex], y: level.ys[originIndex], radius: radius, into: &found)
+    let children = found.filter { Int(level.parents[$0]) == id }.map { item(level, $0) }
+    if children.isEmpty { throw .noCluster(id: id) }
+    return children
+  }
+
+  /// The input points of a cluster, depth first through its children, skipping `offset` and returning at most
+  /// `limit` (supercluster's `getLeaves`; pass `Int.max` for all).
+  ///
+  /// - Throws: `ClusterError.noCluster` when no cluster has this id.
+  public func leaves(ofCluster id: Int, limit: Int = 10, offset: Int = 0) throws(ClusterError) -> [Int] {
+    var result: [Int] = []
+    _ = try appendLeaves(&result, id: id, limit: limit, offset: offset, skipped: 0)
+    return result
+  }
+
+  private func appendLeaves(_ result: inout [Int], id: Int, limit: Int, offset: Int, skipped: Int)
+    throws(ClusterError) -> Int
+  {
+    var skipped = skipped
+    for child in try children(ofCluster: id) {
+      switch child {
+      case .cluster(let cluster):
+        if skipped + cluster.pointCount <= offset {
+          skipped += cluster.pointCount
+        } else {
+          skipped = try appendLeaves(&result, id: cluster.id, limit: limit, offset: offset, skipped: skipped)
+        }
+      case .point(let index):
+        if skipped < offset {
+          skipped += 1
+        } else {
+          result.append(index)
+        }
+      }
+      if result.count == limit { break }
+    }
+    return skipped
+  }
+
+  /// The zoom at which a cluster splits into several items (supercluster's `getClusterExpansionZoom`).
+  ///
+  /// - Throws: `ClusterError.noCluster` when no cluster has this id.
+  public func expansionZoom(ofCluster id: Int) throws(ClusterError) -> Int {
+    var id = id
+    var zoom = (id - points.count) % 32 - 1
+    while zoom <= options.maxZoom {
+      let children = try children(ofCluster: id)
+      zoom += 1
+      guard children.count == 1, case .cluster(let only) = children[0] else { break }
+      id = only.id
+    }
+    return zoom
+  }
+
+  /// The features of map tile `z/x/y` in tile pixels, or nil when it is empty (supercluster's `getTile`).
+  ///
+  /// Includes a buffer of `radiusPixels` around the tile; tiles on the left and right edges of the world also
+  /// include the points wrapped around from the other edge.
+  public func tile(zoom z: Int, x: Int, y: Int) -> [TileFeature]? {
+    let level = levels[limitZoom(Double(z)) - options.minZoom]
+    let z2 = pow(2, Double(z))
+    let buffer = options.radiusPixels / options.extent
+    let top = (Double(y) - buffer) / z2
+    let bottom = (Double(y) + 1 + buffer) / z2
+    var features: [TileFeature] = []
+    var found: [Int] = []
+    level.tree.range(
+      minX: (Double(x) - buffer) / z2, minY: top, maxX: (Double(x) + 1 + buffer) / z2, maxY: bottom, into: &found)
+    addTileFeatures(found, level, x: Double(x), y: Double(y), z2: z2, to: &features)
+    if x == 0 {
+      found.removeAll()
+      level.tree.range(minX: 1 - buffer / z2, minY: top, maxX: 1, maxY: bottom, into: &found)
+      addTileFeatures(found, level, x: z2, y: Double(y), z2: z2, to: &features)
+    }
+    if Double(x) == z2 - 1 {
+      found.removeAll()
+      level.tree.range(minX: 0, minY: top, maxX: buffer / z2, maxY: bottom, into: &found)
+      addTileFeatures(found, level, x: -1, y: Double(y), z2: z2, to: &features)
+    }
+    return features.isEmpty ? nil : features
+  }
+
+  private func addTileFeatures(
+    _ found: [Int], _ level: Level, x: Double, y: Double, z2: Double, to features: inout [TileFeature]
+  ) {
+    for i in found {
+      let px: Double
+      let py: Double
+      let item = item(level, i)
+      if case .point(let index) = item, let point = points[index] {
+        // Lone points are re-projected from the input in double precision, as supercluster does.
+        px = Projection.x(longitude: point.longitude)
+        py = Projection.y(latitude: point.latitude)
+      } else {
+        px = level.xs[i]
+        py = level.ys[i]
+      }
+      features.append(
+        TileFeature(
+          x: Cluster.roundHalfUp(options.extent * (px * z2 - x)),
+          y: Cluster.roundHalfUp(options.extent * (py * z2 - y)), item: item))
+    }
+  }
+
+  /// The aggregate of a cluster built with `map` and `reduce`.
+  public func aggregate(of cluster: Cluster) -> Aggregate? {
+    cluster.aggregateIndex.map { aggregates[$0] }
+  }
+
+  /// How many input features the index was built from (null-geometry slots included).
+  public var featureCount: Int { points.count }
+
+  /// The number of items (clusters and lone points) at a zoom.
+  public func itemCount(atZoom zoom: Double) -> Int { levels[limitZoom(zoom) - options.minZoom].xs.count }
+
+  /// supercluster's `_limitZoom`: floor, then clamp into minZoom...maxZoom + 1.
+  func limitZoom(_ zoom: Double) -> Int {
+    guard zoom.isFinite else { return zoom > 0 ? options.maxZoom + 1 : options.minZoom }
+    return max(options.minZoom, min(Int(zoom.rounded(.down)), options.maxZoom + 1))
+  }
+
+  func item(_ level: Level, _ i: Int) -> ClusterItem {
+    let count = Int(level.counts[i])
+    guard count > 1 else { return .point(index: level.ids[i]) }
+    let aggregateIndex = Int(level.aggregateIndices[i])
+    return .cluster(
+      Cluster(
+        id: level.ids[i], pointCount: count,
+        center: GeoPoint(
+          uncheckedLatitude: Projection.latitude(y: level.ys[i]), longitude: Projection.longitude(x: level.xs[i])),
+        aggregateIndex: aggregateIndex >= 0 ? aggregateIndex : nil))
+  }
+}

@@ -1,0 +1,285 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// supercluster's options, with its defaults.
+public struct ClusterOptions: Sendable, Equatable {
+  /// The lowest zoom at which points are clustered.
+  public var minZoom = 0
+  /// The highest zoom at which points are clustered; above it queries return the raw points.
+  public var maxZoom = 16
+  /// The fewest points that make a cluster.
+  public var minPoints = 2
+  /// The cluster radius, in pixels of a tile `extent` pixels wide.
+  public var radiusPixels: Double = 40
+  /// The width of a tile, in pixels.
+  public var extent: Double = 512
+  /// The leaf size of the per-zoom k-d trees (it changes the output order, so it is an option).
+  public var nodeSize = 64
+
+  public init() {}
+}
+
+/// Why an index cannot be built or a cluster query cannot be answered.
+public enum ClusterError: Error, Equatable, Sendable, CustomStringConvertible {
+  case noCluster(id: Int)
+  case invalidOptions(String)
+
+  public var description: String {
+    switch self {
+    case .noCluster(let id): return "No cluster has the id \(id) in this index."
+    case .invalidOptions(let reason): return reason
+    }
+  }
+}
+
+/// A cluster of points at one zoom, as supercluster describes it.
+public struct Cluster: Hashable, Sendable {
+  /// The cluster's id: its seed's position and zoom, offset by the number of input features (supercluster's).
+  public let id: Int
+  /// How many input points it holds.
+  public let pointCount: Int
+  /// The point-count-weighted centre of its members, in Web Mercator, as a position.
+  public let center: GeoPoint
+  /// Where the cluster's aggregate is in `ClusterIndex.aggregates`, if the index aggregates properties.
+  public let aggregateIndex: Int?
+
+  /// supercluster's `point_count_abbreviated`: the count below 1000, then "1.2k" and "12k", rounded half up.
+  public var pointCountAbbreviated: String {
+    if pointCount >= 10_000 { return "\(Self.roundHalfUp(Double(pointCount) / 1000))k" }
+    if pointCount >= 1000 {
+      let tenths = Self.roundHalfUp(Double(pointCount) / 100)
+      return tenths % 10 == 0 ? "\(tenths / 10)k" : "\(tenths / 10).\(tenths % 10)k"
+    }
+    return String(pointCount)
+  }
+
+  /// JavaScript's `Math.round`: the nearest integer, halves towards +∞.
+  static func roundHalfUp(_ value: Double) -> Int {
+    let floor = value.rounded(.down)
+    return Int(value - floor >= 0.5 ? floor + 1 : floor)
+  }
+}
+
+/// What a cluster query returns: a cluster, or an input point left on its own.
+public enum ClusterItem: Hashable, Sendable {
+  /// An input point, by its offset in the input (null-geometry slots included).
+  case point(index: Int)
+  case cluster(Cluster)
+}
+
+/// A feature of a map tile: a position in tile pixels and what is there.
+public struct TileFeature: Hashable, Sendable {
+  /// Pixels from the tile's left edge (negative or beyond `extent` in the buffer zone).
+  public let x: Int
+  /// Pixels from the tile's top edge.
+  public let y: Int
+  public let item: ClusterItem
+}
+
+/// Zoom-level point clustering that reproduces supercluster 8.0.1's clusters, ids, centres and order.
+///
+/// Follows supercluster (Vladimir Agafonkin, Mapbox; ISC): points are projected to spherical Mercator in
+/// [0, 1]², rounded to Float as supercluster does, and clustered greedily zoom by zoom from `maxZoom` down to
+/// `minZoom`; each zoom is indexed by a `PlanarKDTree` (kdbush) whose traversal order decides cluster ids and
+/// output order. A cluster's id encodes its seed's position and zoom as supercluster's does, so ids are
+/// interchangeable with it for the same input and options.
+///
+/// `Aggregate` is the type of the per-cluster value built by `map` and `reduce` (supercluster's map/reduce
+/// options); use `Void` for none.
+public struct ClusterIndex<Aggregate> {
+  /// One zoom's items, in supercluster's data-array order.
+  @usableFromInline
+  struct Level {
+    var xs: [Double] = []
+    var ys: [Double] = []
+    /// Input index for a point, cluster id for a cluster.
+    var ids: [Int] = []
+    var counts: [Int32] = []
+    /// The id of the cluster that took the item at the next lower zoom, or -1.
+    var parents: [Int32] = []
+    /// Index into `aggregates`, or -1.
+    var aggregateIndices: [Int32] = []
+    var tree: PlanarKDTree
+
+    init(nodeSize: Int) { tree = PlanarKDTree(xs: [], ys: [], nodeSize: nodeSize) }
+
+    mutating func append(x: Double, y: Double, id: Int, count: Int32, aggregateIndex: Int32) {
+      xs.append(x)
+      ys.append(y)
+      ids.append(id)
+      counts.append(count)
+      parents.append(-1)
+      aggregateIndices.append(aggregateIndex)
+    }
+
+    mutating func append(copyOf i: Int, from other: Level) {
+      append(
+        x: other.xs[i], y: other.ys[i], id: other.ids[i], count: other.counts[i],
+        aggregateIndex: other.aggregateIndices[i])
+    }
+  }
+
+  public let options: ClusterOptions
+  /// The input positions (nil where a feature had no Point geometry), for tiles.
+  @usableFromInline let points: [GeoPoint?]
+  /// Levels for zooms `minZoom...maxZoom + 1`, at `zoom - minZoom`.
+  @usableFromInline var levels: [Level]
+  /// Every cluster's aggregate (supercluster's `clusterProps`).
+  public private(set) var aggregates: [Aggregate] = []
+
+  /// Builds the index.
+  ///
+  /// - Parameters:
+  ///   - points: one entry per input feature; nil for features without a Point geometry (they keep their slot,
+  ///     so ids and indices match supercluster's for the same FeatureCollection).
+  ///   - map: a point's initial aggregate, by input index.
+  ///   - reduce: folds a member's aggregate into a cluster's.
+  /// - Throws: `ClusterError.invalidOptions` for options supercluster could not use.
+  /// - Complexity: O(n log n) per zoom.
+  public init(
+    points: [GeoPoint?], options: ClusterOptions = ClusterOptions(),
+    map: ((Int) -> Aggregate)?, reduce: ((inout Aggregate, Aggregate) -> Void)?
+  ) throws(ClusterError) {
+    guard options.minZoom >= 0, options.maxZoom >= options.minZoom, options.maxZoom <= 30 else {
+      throw .invalidOptions(
+        "The zooms must satisfy 0 <= minZoom <= maxZoom <= 30, not \(options.minZoom) and \(options.maxZoom).")
+    }
+    guard options.radiusPixels > 0, options.radiusPixels.isFinite, options.extent > 0, options.extent.isFinite
+    else {
+      throw .invalidOptions("The radius and the extent must be positive numbers of pixels.")
+    }
+    guard options.minPoints >= 1, options.nodeSize >= 1 else {
+      throw .invalidOptions("minPoints and nodeSize must be at least 1.")
+    }
+    self.options = options
+    self.points = points
+    self.levels = []
+
+    var level = Level(nodeSize: options.nodeSize)
+    for (i, point) in points.enumerated() {
+      guard let point else { continue }
+      level.append(
+        x: Double(Float(Projection.x(longitude: point.longitude))),
+        y: Double(Float(Projection.y(latitude: point.latitude))), id: i, count: 1, aggregateIndex: -1)
+    }
+    level.tree = PlanarKDTree(xs: level.xs, ys: level.ys, nodeSize: options.nodeSize)
+    var built = [level]
+    var neighbors: [Int] = []
+    neighbors.reserveCapacity(64)
+    var aggregation: (map: (Int) -> Aggregate, reduce: (inout Aggregate, Aggregate) -> Void)? = nil
+    if let map, let reduce { aggregation = (map, reduce) }
+    for zoom in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
+      var next = Self.cluster(
+        &built[built.count - 1], zoom: zoom, options: options, featureCount: points.count,
+        aggregation: aggregation, aggregates: &aggregates, neighbors: &neighbors)
+      next.tree = PlanarKDTree(xs: next.xs, ys: next.ys, nodeSize: options.nodeSize)
+      built.append(next)
+    }
+    levels = built.reversed()
+  }
+
+  /// Clusters one zoom: reads the level of `zoom + 1` (marking parents in it), returns the level of `zoom`.
+  ///
+  /// supercluster's `_cluster`: walk the items in data order; an item not yet taken gathers every untaken
+  /// neighbour within the zoom's radius; enough points make a cluster whose centre is the count-weighted mean
+  /// accumulated in the tree's neighbour order; otherwise the item (and any too-few neighbours) is copied down.
+  private static func cluster(
+    _ previous: inout Level, zoom: Int, options: ClusterOptions, featureCount: Int,
+    aggregation: (map: (Int) -> Aggregate, reduce: (inout Aggregate, Aggregate) -> Void)?,
+    aggregates: inout [Aggregate], neighbors: inout [Int]
+  ) -> Level {
+    let radius = options.radiusPixels / (options.extent * pow(2, Double(zoom)))
+    var next = Level(nodeSize: options.nodeSize)
+    let count = previous.xs.count
+    next.xs.reserveCapacity(count)
+    next.ys.reserveCapacity(count)
+    next.ids.reserveCapacity(count)
+    next.counts.reserveCapacity(count)
+    next.parents.reserveCapacity(count)
+    next.aggregateIndices.reserveCapacity(count)
+    var taken = [Bool](repeating: false, count: count)
+
+    func mapped(_ k: Int) -> Aggregate {
+      if previous.counts[k] > 1 { return aggregates[Int(previous.aggregateIndices[k])] }
+      return aggregation!.map(previous.ids[k])
+    }
+
+    for i in 0..<count {
+      if taken[i] { continue }
+      taken[i] = true
+      let x = previous.xs[i]
+      let y = previous.ys[i]
+      neighbors.removeAll(keepingCapacity: true)
+      previous.tree.within(x: x, y: y, radius: radius, into: &neighbors)
+      let ownCount = Int(previous.counts[i])
+      var numPoints = ownCount
+      for k in neighbors where !taken[k] { numPoints += Int(previous.counts[k]) }
+
+      if numPoints > ownCount && numPoints >= options.minPoints {
+        var wx = x * Double(ownCount)
+        var wy = y * Double(ownCount)
+        let id = (i << 5) + (zoom + 1) + featureCount
+        var aggregate: Aggregate? = nil
+        for k in neighbors where !taken[k] {
+          taken[k] = true
+          let weight = Double(previous.counts[k])
+          wx += previous.xs[k] * weight
+          wy += previous.ys[k] * weight
+          previous.parents[k] = Int32(truncatingIfNeeded: id)
+          if let aggregation {
+            if aggregate == nil { aggregate = mapped(i) }
+            aggregation.reduce(&aggregate!, mapped(k))
+          }
+        }
+        previous.parents[i] = Int32(truncatingIfNeeded: id)
+        var aggregateIndex: Int32 = -1
+        if let aggregate {
+          aggregateIndex = Int32(aggregates.count)
+          aggregates.append(aggregate)
+        }
+        next.append(
+          x: wx / Double(numPoints), y: wy / Double(numPoints), id: id, count: Int32(numPoints),
+          aggregateIndex: aggregateIndex)
+      } else {
+        next.append(copyOf: i, from: previous)
+        if numPoints > 1 {
+          for k in neighbors where !taken[k] {
+            taken[k] = true
+            next.append(copyOf: k, from: previous)
+          }
+        }
+      }
+    }
+    return next
+  }
+}
+
+extension ClusterIndex where Aggregate == Void {
+  /// Builds an index without aggregated properties.
+  public init(points: [GeoPoint?], options: ClusterOptions = ClusterOptions()) throws(ClusterError) {
+    try self.init(points: points, options: options, map: nil, reduce: nil)
+  }
+}
+
+/// supercluster's spherical Mercator projection onto [0, 1]², with its exact order of operations.
+enum Projection {
+  static func x(longitude: Double) -> Double { longitude / 360 + 0.5 }
+
+  static func y(latitude: Double) -> Double {
+    let s = sin(latitude * Double.pi / 180)
+    let y = 0.5 - 0.25 * log((1 + s) / (1 - s)) / Double.pi
+    return y < 0 ? 0 : (y > 1 ? 1 : y)
+  }
+
+  static func longitude(x: Double) -> Double { (x - 0.5) * 360 }
+
+  static func latitude(y: Double) -> Double {
+    let y2 = (180 - y * 360) * Double.pi / 180
+    return 360 * atan(exp(y2)) / Double.pi - 90
+  }
+}
