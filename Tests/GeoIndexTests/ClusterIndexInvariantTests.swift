@@ -1,0 +1,161 @@
+import GeoIndex
+import Testing
+
+/// Properties every clustering must have, on seeded random inputs salted with duplicates, poles and the
+/// antimeridian, checked against brute force.
+@Suite struct ClusterIndexInvariantTests {
+  static func points(count: Int, seed: UInt32) -> [GeoPoint?] {
+    var points: [GeoPoint?] = SeededSpherePoints.make(count: count, seed: seed)
+    guard count > 10 else { return points }
+    var words = SeededSpherePoints(seed: seed &+ 77)
+    for _ in 0..<(count / 10) {  // duplicates
+      points[Int(words.nextWord() % UInt32(count))] = points[Int(words.nextWord() % UInt32(count))]
+    }
+    points[1] = GeoPoint(uncheckedLatitude: 89.9, longitude: 10)
+    points[2] = GeoPoint(uncheckedLatitude: -90, longitude: -180)
+    points[3] = GeoPoint(uncheckedLatitude: 12, longitude: 180)
+    points[4] = GeoPoint(uncheckedLatitude: 12, longitude: -179.99)
+    points[5] = nil  // a feature without geometry keeps its slot
+    return points
+  }
+
+  @Test(arguments: [(1, UInt32(3)), (2, 4), (60, 5), (3000, 6)])
+  func everyPointInExactlyOneItemAtEveryZoom(count: Int, seed: UInt32) throws {
+    let points = Self.points(count: count, seed: seed)
+    var options = ClusterOptions()
+    options.maxZoom = 12
+    let index = try ClusterIndex(points: points, options: options)
+    let real = Set(points.indices.filter { points[$0] != nil })
+    for zoom in 0...13 {
+      let items = index.clusters(in: .world, zoom: Double(zoom))
+      #expect(items.count == index.itemCount(atZoom: Double(zoom)), "seed \(seed) zoom \(zoom)")
+      var seen: [Int] = []
+      for item in items {
+        switch item {
+        case .point(let i): seen.append(i)
+        case .cluster(let cluster):
+          let leaves = try index.leaves(ofCluster: cluster.id, limit: .max)
+          #expect(leaves.count == cluster.pointCount, "seed \(seed) cluster \(cluster.id)")
+          seen += leaves
+          // The counts of its children add up to its own.
+          let children = try index.children(ofCluster: cluster.id)
+          let sum = children.map { child -> Int in
+            if case .cluster(let c) = child { return c.pointCount }
+            return 1
+          }.reduce(0, +)
+          #expect(sum == cluster.pointCount)
+          // Expansion zoom: the cluster is no longer one item there.
+          let expansion = try index.expansionZoom(ofCluster: cluster.id)
+          #expect(expansion > zoom && expansion <= options.maxZoom + 1)
+          // The centre is the mean of its leaves in Mercator space (to float rounding).
+          if cluster.pointCount <= 50 {
+            let mercator = leaves.map { mercatorX(points[$0]!) }
+            let meanX = mercator.reduce(0, +) / Double(mercator.count)
+            #expect(abs((cluster.center.longitude / 360 + 0.5) - meanX) < 1e-6)
+          }
+        }
+      }
+      #expect(seen.count == real.count, "seed \(seed) zoom \(zoom)")
+      #expect(Set(seen) == real, "seed \(seed) zoom \(zoom)")
+    }
+  }
+
+  func mercatorX(_ point: GeoPoint) -> Double { point.longitude / 360 + 0.5 }
+
+  /// A cluster at zoom z never holds two points farther apart than (2 · radius · 2^(maxZoom − z + 1)) pixels'
+  /// worth of Mercator distance: a coarse bound, but it catches a cluster that swallowed the world.
+  @Test func clustersAreLocal() throws {
+    let points = Self.points(count: 2000, seed: 9)
+    let index = try ClusterIndex(points: points)
+    for zoom in [3, 6, 10] {
+      for case .cluster(let cluster) in index.clusters(in: .world, zoom: Double(zoom)) {
+        let leaves = try index.leaves(ofCluster: cluster.id, limit: .max)
+        let xs = leaves.map { mercatorX(points[$0]!) }
+        let bound = 2 * 40 / (512 * Double(1 << zoom)) * 2 * Double(leaves.count)
+        #expect(xs.max()! - xs.min()! <= bound + 1e-9 || xs.max()! - xs.min()! > 0.5)  // wrap is fine
+      }
+    }
+  }
+
+  @Test(arguments: [
+    (999, "999"), (1000, "1k"), (1049, "1k"), (1050, "1.1k"), (9949, "9.9k"), (9950, "10k"),
+    (10499, "10k"), (10500, "11k"), (123_456, "123k"),
+  ])
+  func pointCountAbbreviation(count: Int, text: String) throws {
+    #expect(abbreviation(count) == text)
+  }
+
+  /// Builds a real cluster of `count` identical points and reads its abbreviation.
+  func abbreviation(_ count: Int) -> String {
+    let point = GeoPoint(uncheckedLatitude: 10, longitude: 20)
+    let index = try! ClusterIndex(points: Array(repeating: point, count: count))
+    guard case .cluster(let cluster) = index.clusters(in: .world, zoom: 0).first else { return "" }
+    return cluster.pointCountAbbreviated
+  }
+
+  @Test func unknownClusterIdsAreErrors() throws {
+    let index = try ClusterIndex(points: Self.points(count: 500, seed: 12))
+    for id in [-5, 0, 499, 500, 501 + (10_000 << 5), Int.max / 2] {
+      #expect(throws: ClusterError.noCluster(id: id)) { try index.children(ofCluster: id) }
+      #expect(throws: ClusterError.noCluster(id: id)) { try index.leaves(ofCluster: id) }
+      #expect(throws: ClusterError.noCluster(id: id)) { try index.expansionZoom(ofCluster: id) }
+    }
+  }
+
+  @Test func sumMinMaxAggregation() throws {
+    let points = Self.points(count: 400, seed: 21)
+    let index = try ClusterIndex(
+      points: points, options: ClusterOptions(),
+      map: { i in (sum: Double(i), min: Double(i), max: Double(i)) },
+      reduce: { acc, next in
+        acc.sum += next.sum
+        acc.min = Swift.min(acc.min, next.min)
+        acc.max = Swift.max(acc.max, next.max)
+      })
+    for case .cluster(let cluster) in index.clusters(in: .world, zoom: 1) {
+      let leaves = try index.leaves(ofCluster: cluster.id, limit: .max)
+      let aggregate = try #require(index.aggregate(of: cluster))
+      #expect(aggregate.sum == Double(leaves.reduce(0, +)))
+      #expect(aggregate.min == Double(leaves.min()!))
+      #expect(aggregate.max == Double(leaves.max()!))
+    }
+  }
+
+  @Test func zoomsAboveMaxReturnPointsAndFractionsFloor() throws {
+    let points = Self.points(count: 300, seed: 30)
+    let index = try ClusterIndex(points: points)
+    #expect(index.clusters(in: .world, zoom: 17).count == 299)
+    #expect(index.clusters(in: .world, zoom: 25).count == 299)
+    #expect(index.clusters(in: .world, zoom: 2.9) == index.clusters(in: .world, zoom: 2))
+    #expect(index.clusters(in: .world, zoom: -3) == index.clusters(in: .world, zoom: 0))
+  }
+
+  @Test func boxAcrossTheAntimeridianIsBothSides() throws {
+    let points = Self.points(count: 2000, seed: 31)
+    let index = try ClusterIndex(points: points)
+    let across = index.clusters(in: GeoBox(west: 170, south: -50, east: -170, north: 50), zoom: 17)
+    let east = index.clusters(in: GeoBox(west: 170, south: -50, east: 180, north: 50), zoom: 17)
+    let west = index.clusters(in: GeoBox(west: -180, south: -50, east: -170, north: 50), zoom: 17)
+    #expect(across == east + west)
+    let brute = points.indices.filter { i in
+      guard let p = points[i] else { return false }
+      return abs(p.latitude) <= 50 && (p.longitude >= 170 || p.longitude <= -170)
+    }
+    #expect(Set(across.map { item -> Int in if case .point(let i) = item { return i }; return -1 }) == Set(brute))
+  }
+
+  @Test func invalidOptionsAreErrors() {
+    var options = ClusterOptions()
+    options.maxZoom = -1
+    #expect(throws: ClusterError.self) { try ClusterIndex(points: [], options: options) }
+    options = ClusterOptions()
+    options.radiusPixels = 0
+    #expect(throws: ClusterError.self) { try ClusterIndex(points: [], options: options) }
+  }
+
+  @Test func emptyInput() throws {
+    let index = try ClusterIndex(points: [nil, nil])
+    #expect(index.clusters(in: .world, zoom: 0).isEmpty)
+    #expect(index.tile(zoom: 0, x: 0, y: 0) == nil)
+  }
+}
