@@ -203,6 +203,10 @@ public struct ClusterIndex<Aggregate> {
     next.parents.reserveCapacity(count)
     next.aggregateIndices.reserveCapacity(count)
     var taken = [Bool](repeating: false, count: count)
+    // Every item's neighbours, in the order kdbush's `within` would return them: the centres' rounding and the
+    // next zoom's order depend on it.
+    let lists = NeighborLists(
+      xs: previous.xs, ys: previous.ys, radius: radius, ranks: previous.tree.traversalRanks())
 
     func mapped(_ k: Int) -> Aggregate {
       if previous.counts[k] > 1 { return aggregates[Int(previous.aggregateIndices[k])] }
@@ -215,7 +219,7 @@ public struct ClusterIndex<Aggregate> {
       let x = previous.xs[i]
       let y = previous.ys[i]
       neighbors.removeAll(keepingCapacity: true)
-      previous.tree.within(x: x, y: y, radius: radius, into: &neighbors)
+      lists.neighbors(of: i, into: &neighbors)
       let ownCount = Int(previous.counts[i])
       var numPoints = ownCount
       for k in neighbors where !taken[k] { numPoints += Int(previous.counts[k]) }

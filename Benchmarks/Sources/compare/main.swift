@@ -23,6 +23,10 @@ func best(rounds: Int, _ body: () -> Double) -> Double {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count > 1 && arguments[1] == "clusters" {
+  clusterMeasurements(sizes: arguments.count > 2 ? arguments[2].split(separator: ",").map { Int($0)! } : [10_000, 1_000_000])
+  exit(0)
+}
 let sizes = arguments.count > 1 ? arguments[1].split(separator: ",").map { Int($0)! } : [54, 10_000, 1_000_000]
 let leaf = Int(String(cString: getenv("LEAF") ?? strdup("16"))) ?? 16
 let queryCount = arguments.count > 2 ? Int(arguments[2])! : 100_000
