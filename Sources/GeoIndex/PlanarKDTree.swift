@@ -273,12 +273,16 @@ struct NeighborLists {
     var fill = cellStarts
     var sortedItems = [UInt32](repeating: 0, count: n)
     var sortedCoords = [Float](repeating: 0, count: 2 * n)
+    // The double-precision centres too, so the up-front searches below read memory in order.
+    var sortedCentres = [Double](repeating: 0, count: 2 * n)
     for i in 0..<n {
       let slot = Int(fill[Int(cellOf[i])])
       fill[Int(cellOf[i])] += 1
       sortedItems[slot] = UInt32(i)
       sortedCoords[2 * slot] = Float(xs[i])
       sortedCoords[2 * slot + 1] = Float(ys[i])
+      sortedCentres[2 * slot] = xs[i]
+      sortedCentres[2 * slot + 1] = ys[i]
     }
     self.cellStarts = cellStarts
     self.sortedItems = sortedItems
@@ -293,20 +297,26 @@ struct NeighborLists {
       sortedCoords.withUnsafeBufferPointer { coords in
         sortedItems.withUnsafeBufferPointer { items in
           ranks.withUnsafeBufferPointer { ranks in
-            let grid = Grid(
-              starts: starts, coords: coords, items: items, side: side, scale: scale, radius: radius)
-            for slot in 0..<n {
-              let item = Int(items[slot])
-              found.removeAll(keepingCapacity: true)
-              guard grid.search(x: xs[item], y: ys[item], excluding: item, into: &found, limit: Self.denseLimit)
-              else {
-                listCounts[item] = -1
-                continue
+            sortedCentres.withUnsafeBufferPointer { centres in
+              let grid = Grid(
+                starts: starts, coords: coords, items: items, side: side, scale: scale, radius: radius)
+              for slot in 0..<n {
+                let item = Int(items[slot])
+                found.removeAll(keepingCapacity: true)
+                guard
+                  grid.search(
+                    x: centres[2 * slot], y: centres[2 * slot + 1], excluding: item, into: &found,
+                    limit: Self.denseLimit)
+                else {
+                  listCounts[item] = -1
+                  continue
+                }
+                if found.isEmpty { continue }
+                if found.count > 1 { Self.sortByRank(&found, ranks) }
+                listStarts[item] = Int32(lists.count)
+                listCounts[item] = Int32(found.count)
+                for neighbor in found { lists.append(neighbor) }
               }
-              if found.count > 1 { Self.sortByRank(&found, ranks) }
-              listStarts[item] = Int32(lists.count)
-              listCounts[item] = Int32(found.count)
-              lists.append(contentsOf: found)
             }
           }
         }
