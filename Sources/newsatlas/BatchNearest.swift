@@ -185,8 +185,8 @@ struct BatchNearest {
       if let neighbor {
         switch batch.target {
         case .countries: out.append(countryColumns[neighbor.index])
-        case .userPoints(let points):
-          out.append(integer: points[neighbor.index].index)
+        case .userPoints:
+          out.append(integer: batch.target.featureIndex(neighbor))
           out.append(byte: 0x2C)
         }
         out.append(sixDecimals: neighbor.distanceKilometers)
@@ -234,13 +234,6 @@ struct BatchNearest {
       }
       out.flushIfFull()
     }
-  }
-}
-
-extension Target {
-  var isCountries: Bool {
-    if case .countries = self { return true }
-    return false
   }
 }
 

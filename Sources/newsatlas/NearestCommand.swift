@@ -49,8 +49,9 @@ struct NearestCommand: ParsableCommand {
     if let maxKilometers, !(maxKilometers >= 0) {
       throw CLIError.usage("--max-km must be a distance of 0 kilometres or more, not \(maxKilometers).")
     }
-    let target = try points.map { path throws(CLIError) in try Target.userPoints(PointsFile.load(path: path)) }
-      ?? Target.countries
+    let target = try points.map { path throws(CLIError) in
+      try Target.features(FeatureFile.load(path: path, propertyNames: []))
+    } ?? Target.countries
     if let option = coordinates.first(where: { $0.hasPrefix("-") && !$0.isNumber }) {
       throw CLIError.usage("Unknown option '\(option)'; 'newsatlas nearest --help' lists the options.")
     }
@@ -145,6 +146,22 @@ extension String {
 }
 
 extension NearestCommand {
+  /// A point from a CSV row, or a data error naming the line.
+  static func csvPoint(latitude: String, longitude: String, line: Int, path: String) throws(CLIError) -> GeoPoint {
+    let latitudeText = latitude.trimmingSpaces
+    let longitudeText = longitude.trimmingSpaces
+    guard latitudeText.isNumber, let latitudeValue = Double(latitudeText) else {
+      throw .data("Line \(line) of '\(path)': the latitude '\(latitudeText)' is not a number.")
+    }
+    guard longitudeText.isNumber, let longitudeValue = Double(longitudeText) else {
+      throw .data("Line \(line) of '\(path)': the longitude '\(longitudeText)' is not a number.")
+    }
+    if let problem = rangeProblem(latitude: latitudeValue, latitudeText, longitude: longitudeValue, longitudeText) {
+      throw .data("Line \(line) of '\(path)': \(problem).")
+    }
+    return GeoPoint(uncheckedLatitude: latitudeValue, longitude: longitudeValue)
+  }
+
   /// A place typed on the command line, or a one-sentence usage error naming the bad value.
   static func point(latitude: String, longitude: String) throws(CLIError) -> GeoPoint {
     func number(_ text: String, _ axis: String) throws(CLIError) -> Double {
@@ -167,19 +184,45 @@ extension NearestCommand {
 /// What a nearest query searches: the 54 news countries or the user's own points.
 enum Target {
   case countries
-  case userPoints([UserPoint])
+  /// The user's features, the tree over those with a Point, and each tree point's feature index.
+  case userPoints(FeatureFile, SphericalKDTree, [Int])
+
+  static func features(_ file: FeatureFile) -> Target {
+    let slots = file.points.indices.filter { file.points[$0] != nil }
+    return .userPoints(file, SphericalKDTree(points: slots.map { file.points[$0]! }), slots)
+  }
 
   var tree: SphericalKDTree {
     switch self {
     case .countries: return Country.markerIndex
-    case .userPoints(let points): return SphericalKDTree(points: points.map(\.point))
+    case .userPoints(_, let tree, _): return tree
+    }
+  }
+
+  var isCountries: Bool {
+    if case .countries = self { return true }
+    return false
+  }
+
+  /// The feature index of a neighbour found in `tree`.
+  func featureIndex(_ neighbor: Neighbor) -> Int {
+    switch self {
+    case .countries: return neighbor.index
+    case .userPoints(_, _, let slots): return slots[neighbor.index]
     }
   }
 
   func location(_ neighbor: Neighbor) -> GeoPoint {
     switch self {
     case .countries: return Country.all[neighbor.index].marker
-    case .userPoints(let points): return points[neighbor.index].point
+    case .userPoints(let file, _, let slots): return file.points[slots[neighbor.index]]!
+    }
+  }
+
+  func properties(_ neighbor: Neighbor) -> JSONValue {
+    switch self {
+    case .countries: return .null
+    case .userPoints(let file, _, let slots): return file.feature(slots[neighbor.index])["properties"] ?? .null
     }
   }
 
@@ -191,9 +234,9 @@ enum Target {
       object.string("code", country.code)
       object.string("name", country.name)
       object.string("nameFr", country.nameFrench)
-    case .userPoints(let points):
-      object.number("index", Double(points[neighbor.index].index))
-      object.value("properties", points[neighbor.index].properties)
+    case .userPoints:
+      object.number("index", Double(featureIndex(neighbor)))
+      object.value("properties", properties(neighbor))
     }
     object.number("latitude", location.latitude)
     object.number("longitude", location.longitude)
@@ -204,7 +247,7 @@ enum Target {
   func writeFeature(_ neighbor: Neighbor, from query: GeoPoint, to object: inout JSONWriter.ObjectWriter) {
     let location = location(neighbor)
     object.string("type", "Feature")
-    if case .userPoints(let points) = self { object.number("id", Double(points[neighbor.index].index)) }
+    if !isCountries { object.number("id", Double(featureIndex(neighbor))) }
     object.object("geometry") { geometry in
       geometry.string("type", "Point")
       geometry.key("coordinates")
@@ -221,8 +264,8 @@ enum Target {
         properties.string("code", country.code)
         properties.string("name", country.name)
         properties.string("nameFr", country.nameFrench)
-      case .userPoints(let points):
-        if case .object(let members) = points[neighbor.index].properties {
+      case .userPoints:
+        if case .object(let members) = self.properties(neighbor) {
           for member in members where member.key != "distanceKm" && member.key != "bearingDegrees" {
             properties.value(member.key, member.value)
           }
@@ -242,11 +285,11 @@ enum Target {
     case .countries:
       let country = Country.all[neighbor.index]
       return "\(country.code)  \(country.name.padding(to: 20)) \(distance)  bearing \(bearing)\n"
-    case .userPoints(let points):
+    case .userPoints:
       var json = JSONWriter()
-      json.value(points[neighbor.index].properties)
+      json.value(properties(neighbor))
       let properties = String(decoding: json.bytes, as: UTF8.self)
-      return "#\(points[neighbor.index].index)  \(distance)  bearing \(bearing)  \(properties)\n"
+      return "#\(featureIndex(neighbor))  \(distance)  bearing \(bearing)  \(properties)\n"
     }
   }
 }

@@ -174,7 +174,7 @@ import Testing
   }
 
   @Test(arguments: [
-    ("{\"type\":\"FeatureCollection\",\"features\":[", "not valid JSON: line 1, column 41 (byte 40)"),
+    ("{\"type\":\"FeatureCollection\",\"features\":[", "not valid GeoJSON at line 1, column 41 (byte 40)"),
     ("{\"type\":\"Feature\"}", "not a GeoJSON FeatureCollection"),
     ("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[0,0]}},{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[10,95]}}]}",
      "Feature 1"),
