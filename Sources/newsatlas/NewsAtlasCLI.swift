@@ -12,7 +12,7 @@ struct NewsAtlasCLI: ParsableCommand {
     commandName: "newsatlas",
     abstract: "Find the news country for a place, exactly and fast.",
     version: "0.1.0",
-    subcommands: [NearestCommand.self, CountriesCommand.self]
+    subcommands: [NearestCommand.self, ClustersCommand.self, CountriesCommand.self]
   )
 
   /// Runs a command, reporting any failure as one sentence on standard error with a sysexits(3) status.
