@@ -47,7 +47,7 @@ extension ClusterIndex {
         in: GeoBox(west: minLongitude, south: minLatitude, east: 180, north: maxLatitude), zoom: zoom)
         + clusters(in: GeoBox(west: -180, south: minLatitude, east: maxLongitude, north: maxLatitude), zoom: zoom)
     }
-    let level = levels[limitZoom(zoom) - options.minZoom]
+    let level = level(limitZoom(zoom))
     var found: [Int] = []
     level.tree.range(
       minX: Projection.x(longitude: minLongitude), minY: Projection.y(latitude: maxLatitude),
@@ -65,7 +65,7 @@ extension ClusterIndex {
     guard origin >= 0, originZoom >= options.minZoom, originZoom <= options.maxZoom + 1 else {
       throw .noCluster(id: id)
     }
-    let level = levels[originZoom - options.minZoom]
+    let level = self.level(originZoom)
     guard originIndex < level.xs.count else { throw .noCluster(id: id) }
     let radius = options.radiusPixels / (options.extent * pow(2, Double(originZoom - 1)))
     var found: [Int] = []
@@ -129,7 +129,7 @@ extension ClusterIndex {
   /// Includes a buffer of `radiusPixels` around the tile; tiles on the left and right edges of the world also
   /// include the points wrapped around from the other edge.
   public func tile(zoom z: Int, x: Int, y: Int) -> [TileFeature]? {
-    let level = levels[limitZoom(Double(z)) - options.minZoom]
+    let level = level(limitZoom(Double(z)))
     let z2 = pow(2, Double(z))
     let buffer = options.radiusPixels / options.extent
     let top = (Double(y) - buffer) / z2
@@ -183,12 +183,21 @@ extension ClusterIndex {
   public var featureCount: Int { points.count }
 
   /// The number of items (clusters and lone points) at a zoom.
-  public func itemCount(atZoom zoom: Double) -> Int { levels[limitZoom(zoom) - options.minZoom].xs.count }
+  public func itemCount(atZoom zoom: Double) -> Int { level(limitZoom(zoom)).xs.count }
+
+  /// The level of a zoom in minZoom...maxZoom + 1.
+  func level(_ zoom: Int) -> Level {
+    let level = levels[zoom - options.minZoom]
+    precondition(!level.dropped, "zoom \(zoom) is outside ClusterOptions.retainedZooms")
+    return level
+  }
 
   /// supercluster's `_limitZoom`: floor, then clamp into minZoom...maxZoom + 1.
   func limitZoom(_ zoom: Double) -> Int {
     guard zoom.isFinite else { return zoom > 0 ? options.maxZoom + 1 : options.minZoom }
-    return max(options.minZoom, min(Int(zoom.rounded(.down)), options.maxZoom + 1))
+    let floored = zoom.rounded(.down)
+    if floored >= Double(options.maxZoom + 1) { return options.maxZoom + 1 }
+    return max(options.minZoom, Int(max(floored, Double(options.minZoom))))
   }
 
   func item(_ level: Level, _ i: Int) -> ClusterItem {

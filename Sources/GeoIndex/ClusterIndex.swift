@@ -20,6 +20,11 @@ public struct ClusterOptions: Sendable, Equatable {
   public var extent: Double = 512
   /// The leaf size of the per-zoom k-d trees (it changes the output order, so it is an option).
   public var nodeSize = 64
+  /// The zooms whose clusters the index keeps (nil: all). A tool that will ask about one zoom can drop the
+  /// others as soon as they are built, and use a fraction of the memory; asking about a zoom it dropped is a
+  /// programming error and traps. Children, leaves and expansion zooms need every zoom from the cluster's own
+  /// up to `maxZoom + 1`.
+  public var retainedZooms: ClosedRange<Int>? = nil
 
   public init() {}
 }
@@ -105,6 +110,8 @@ public struct ClusterIndex<Aggregate> {
     /// Index into `aggregates`, or -1.
     var aggregateIndices: [Int32] = []
     var tree: PlanarKDTree
+    /// Set when `retainedZooms` let the level go.
+    var dropped = false
 
     init(nodeSize: Int) { tree = PlanarKDTree(xs: [], ys: [], nodeSize: nodeSize) }
 
@@ -178,7 +185,15 @@ public struct ClusterIndex<Aggregate> {
         &built[built.count - 1], zoom: zoom, options: options, featureCount: points.count,
         aggregation: aggregation, aggregates: &aggregates, neighbors: &neighbors)
       next.tree = PlanarKDTree(xs: next.xs, ys: next.ys, nodeSize: options.nodeSize)
+      if let retained = options.retainedZooms, !retained.contains(zoom + 1) {
+        built[built.count - 1] = Level(nodeSize: options.nodeSize)  // done with it: free it now
+        built[built.count - 1].dropped = true
+      }
       built.append(next)
+    }
+    if let retained = options.retainedZooms, !retained.contains(options.minZoom) {
+      built[built.count - 1] = Level(nodeSize: options.nodeSize)
+      built[built.count - 1].dropped = true
     }
     levels = built.reversed()
   }

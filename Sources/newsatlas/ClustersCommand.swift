@@ -89,6 +89,12 @@ struct ClustersCommand: ParsableCommand {
     options.radiusPixels = radius
     options.extent = extent
     options.nodeSize = nodeSize
+    // One zoom asked about: keep only its level, and build in a fraction of the memory.
+    func level(_ zoom: Double) -> Int {
+      Swift.max(minZoom, Int(Swift.min(Swift.max(zoom.rounded(.down), -1), Double(maxZoom + 1))))
+    }
+    if let zoom { options.retainedZooms = level(zoom)...level(zoom) }
+    if let (z, _, _) = tileAddress { options.retainedZooms = level(Double(z))...level(Double(z)) }
 
     let names = aggregations.map(\.property)
     let file = try points.map { path throws(CLIError) in try FeatureFile.load(path: path, propertyNames: names) }
