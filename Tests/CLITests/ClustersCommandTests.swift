@@ -1,0 +1,166 @@
+import Foundation
+import GeoIndex
+import Testing
+
+/// `newsatlas clusters` against supercluster's golden outputs, and its error cases.
+@Suite struct ClustersCommandTests {
+  static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures")
+
+  /// points-10k.json as the GeoJSON supercluster was given: `{"index": i}` properties.
+  static let points10k: String = {
+    struct File: Decodable { let points: [[Double]] }
+    let data = try! Data(contentsOf: fixtures.appendingPathComponent("points-10k.json"))
+    let points = try! JSONDecoder().decode(File.self, from: data).points
+    let features = points.enumerated().map { i, p in
+      "{\"type\":\"Feature\",\"properties\":{\"index\":\(i)},\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(p[0]),\(p[1])]}}"
+    }
+    return try! CLI.temporaryFile(
+      named: "points-10k.geojson",
+      contents: "{\"type\":\"FeatureCollection\",\"features\":[\n" + features.joined(separator: ",\n") + "\n]}")
+  }()
+
+  static func json(_ text: String) throws -> Any { try JSONSerialization.jsonObject(with: Data(text.utf8)) }
+
+  @Test(arguments: ["points-10k-clusters-z0.json", "points-10k-clusters-z2.json"])
+  func worldClustersAreSuperclusters(_ name: String) throws {
+    let expected = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: Self.fixtures.appendingPathComponent("supercluster/\(name)")))
+        as? [String: Any])
+    let zoom = try #require(expected["zoom"] as? Int)
+    let result = try CLI.run(["clusters", "--points", Self.points10k, "--zoom", String(zoom)])
+    #expect(result.status == 0, "\(result.stderr)")
+    let json = try #require(try Self.json(result.stdout) as? [String: Any])
+    #expect(json["type"] as? String == "FeatureCollection")
+    let features = try #require(json["features"] as? [[String: Any]])
+    let want = try #require(expected["features"] as? [[String: Any]])
+    #expect(features.count == want.count)
+    for (got, wanted) in zip(features, want) {
+      #expect(got["id"] as? Int == wanted["id"] as? Int)
+      #expect(NSDictionary(dictionary: got["properties"] as! [String: Any]) == NSDictionary(dictionary: wanted["properties"] as! [String: Any]))
+      let a = (got["geometry"] as! [String: Any])["coordinates"] as! [Double]
+      let b = (wanted["geometry"] as! [String: Any])["coordinates"] as! [Double]
+      #expect(abs(a[0] - b[0]) <= 1e-9 && abs(a[1] - b[1]) <= 1e-9)
+    }
+  }
+
+  @Test(arguments: [("places-tile-z0-0-0.json", "2"), ("places-tile-z0-0-0-minpoints5.json", "5")])
+  func tilesAreSuperclusters(file: String, minPoints: String) throws {
+    let places = Self.fixtures.appendingPathComponent("supercluster/places.json").path
+    let result = try CLI.run(["clusters", "--points", places, "--tile", "0/0/0", "--min-points", minPoints])
+    #expect(result.status == 0, "\(result.stderr)")
+    let got = try Self.json(result.stdout) as! NSDictionary
+    let want =
+      try JSONSerialization.jsonObject(with: Data(contentsOf: Self.fixtures.appendingPathComponent("supercluster/\(file)")))
+      as! NSDictionary
+    #expect(got == want)
+  }
+
+  @Test func navigationMatchesSupercluster() throws {
+    struct Navigation: Decodable {
+      struct Entry: Decodable {
+        let cluster_id: Int
+        let expansionZoom: Int
+        let leavesLimit5Offset3: [Int]
+      }
+      let clusters: [Entry]
+    }
+    let data = try Data(contentsOf: Self.fixtures.appendingPathComponent("supercluster/points-10k-cluster-navigation.json"))
+    for entry in try JSONDecoder().decode(Navigation.self, from: data).clusters.prefix(4) {
+      let zoom = try CLI.run(["clusters", "--points", Self.points10k, "--expansion-zoom", String(entry.cluster_id)])
+      #expect(zoom.stdout == "{\"clusterId\":\(entry.cluster_id),\"expansionZoom\":\(entry.expansionZoom)}\n")
+      let leaves = try CLI.run([
+        "clusters", "--points", Self.points10k, "--leaves", String(entry.cluster_id), "--limit", "5", "--offset", "3",
+      ])
+      let features = try #require((try Self.json(leaves.stdout) as? [String: Any])?["features"] as? [[String: Any]])
+      #expect(features.compactMap { ($0["properties"] as? [String: Any])?["index"] as? Int } == entry.leavesLimit5Offset3)
+      let children = try CLI.run(["clusters", "--points", Self.points10k, "--children", String(entry.cluster_id)])
+      #expect(children.status == 0)
+    }
+  }
+
+  @Test func countriesByDefaultWithUnclusteredFeaturesUnchanged() throws {
+    let result = try CLI.run(["clusters", "--zoom", "2"])
+    #expect(result.status == 0)
+    let features = try #require((try Self.json(result.stdout) as? [String: Any])?["features"] as? [[String: Any]])
+    var total = 0
+    for feature in features {
+      let properties = try #require(feature["properties"] as? [String: Any])
+      if properties["cluster"] as? Bool == true {
+        total += properties["point_count"] as! Int
+        #expect(feature["id"] as? Int == properties["cluster_id"] as? Int)
+      } else {
+        total += 1
+        #expect(Set(properties.keys) == ["code", "name", "nameFr"])
+        #expect(feature["id"] == nil)
+      }
+    }
+    #expect(total == 54)
+  }
+
+  @Test func sumMinMaxAggregateNumericProperties() throws {
+    let path = try CLI.temporaryFile(
+      named: "people.csv", contents: "latitude,longitude,people,name\n10,20,5,a\n10.0001,20.0001,7,b\n10.0002,20,x,c\n-40,100,1,d\n")
+    let result = try CLI.run(["clusters", "--points", path, "--zoom", "3", "--sum", "people", "--max", "name"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let features = try #require((try Self.json(result.stdout) as? [String: Any])?["features"] as? [[String: Any]])
+    let cluster = try #require(features.first { ($0["properties"] as? [String: Any])?["cluster"] as? Bool == true })
+    let properties = try #require(cluster["properties"] as? [String: Any])
+    #expect(properties["people"] as? Double == 12)  // "x" is not a number and is left out
+    #expect(properties["name"] is NSNull)  // no point has a numeric name
+    #expect(properties["point_count"] as? Int == 3)
+    #expect(result.stdout.contains("\"people\":12,\"name\":null,\"cluster\":true"))  // aggregates come first
+  }
+
+  @Test func bboxAcrossTheAntimeridian() throws {
+    let both = try CLI.run(["clusters", "--points", Self.points10k, "--zoom", "17", "--bbox", "170,-10,-170,10"])
+    let features = try #require((try Self.json(both.stdout) as? [String: Any])?["features"] as? [[String: Any]])
+    let longitudes = features.map { (($0["geometry"] as! [String: Any])["coordinates"] as! [Double])[0] }
+    #expect(!longitudes.isEmpty && longitudes.allSatisfy { $0 >= 170 || $0 <= -170 })
+    #expect(longitudes.contains { $0 > 0 } && longitudes.contains { $0 < 0 })
+  }
+
+  @Test(arguments: [
+    (["clusters"], "Give --zoom Z"),
+    (["clusters", "--zoom", "2", "--tile", "1/0/0"], "not several"),
+    (["clusters", "--zoom", "2", "--bbox", "1,2,3"], "--bbox takes four numbers"),
+    (["clusters", "--tile", "2/4/0"], "off the map"),
+    (["clusters", "--tile", "a/b"], "--tile takes Z/X/Y"),
+    (["clusters", "--children", "99999"], "No cluster has the id 99999"),
+    (["clusters", "--expansion-zoom", "3"], "No cluster has the id 3"),
+    (["clusters", "--zoom", "1", "--radius", "0"], "radius"),
+    (["clusters", "--zoom", "1", "--min-zoom", "5", "--max-zoom", "2"], "minZoom <= maxZoom"),
+    (["clusters", "--zoom", "1", "--sum", "a", "--max", "a"], "aggregated twice"),
+    (["clusters", "--zoom", "1", "--points", "/nonexistent.json"], "Cannot open"),
+  ])
+  func usageErrors(arguments: [String], mentions: String) throws {
+    let result = try CLI.run(arguments)
+    #expect(result.status == 64)
+    #expect(result.stdout.isEmpty)
+    #expect(result.stderrLines.count == 1, "\(result.stderr)")
+    #expect(result.stderr.contains(mentions), "\(result.stderr)")
+  }
+
+  @Test(arguments: [
+    ("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,2]}},\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,tru]}}]}",
+     "line 2, column 63 (byte 170): unexpected word"),
+    ("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[0,0]}},{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[200,0]}}]}",
+     "Feature 1"),
+    ("{\"type\":\"Topology\",\"features\":[]}", "not a GeoJSON FeatureCollection"),
+  ])
+  func malformedFilesNameWhere(contents: String, mentions: String) throws {
+    let path = try CLI.temporaryFile(named: "bad.geojson", contents: contents)
+    let result = try CLI.run(["clusters", "--points", path, "--zoom", "0"])
+    #expect(result.status == 65)
+    #expect(result.stderrLines.count == 1, "\(result.stderr)")
+    #expect(result.stderr.contains(mentions), "\(result.stderr)")
+  }
+
+  @Test func streamsFromStandardInput() throws {
+    let result = try CLI.run(
+      ["clusters", "--points", "-", "--zoom", "20"],
+      stdin: "{\"features\":[{\"type\":\"Feature\",\"id\":\"x\",\"properties\":{\"a\":[1,{\"b\":null}]},\"geometry\":{\"type\":\"Point\",\"coordinates\":[3,4]}}],\"type\":\"FeatureCollection\"}")
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout == "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"id\":\"x\",\"properties\":{\"a\":[1,{\"b\":null}]},\"geometry\":{\"type\":\"Point\",\"coordinates\":[3,4]}}]}\n")
+  }
+}
