@@ -181,10 +181,12 @@ public struct ClusterIndex<Aggregate> {
     var aggregation: (map: (Int) -> Aggregate, reduce: (inout Aggregate, Aggregate) -> Void)? = nil
     if let map, let reduce { aggregation = (map, reduce) }
     for zoom in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
-      var next = Self.cluster(
+      var (next, changed) = Self.cluster(
         &built[built.count - 1], zoom: zoom, options: options, featureCount: points.count,
         aggregation: aggregation, aggregates: &aggregates, neighbors: &neighbors)
-      next.tree = PlanarKDTree(xs: next.xs, ys: next.ys, nodeSize: options.nodeSize)
+      // A zoom where nothing merged holds the same items in the same order: its tree is the same tree.
+      next.tree =
+        changed ? PlanarKDTree(xs: next.xs, ys: next.ys, nodeSize: options.nodeSize) : built[built.count - 1].tree
       if let retained = options.retainedZooms, !retained.contains(zoom + 1) {
         built[built.count - 1] = Level(nodeSize: options.nodeSize)  // done with it: free it now
         built[built.count - 1].dropped = true
@@ -207,7 +209,7 @@ public struct ClusterIndex<Aggregate> {
     _ previous: inout Level, zoom: Int, options: ClusterOptions, featureCount: Int,
     aggregation: (map: (Int) -> Aggregate, reduce: (inout Aggregate, Aggregate) -> Void)?,
     aggregates: inout [Aggregate], neighbors: inout [Int]
-  ) -> Level {
+  ) -> (level: Level, changed: Bool) {
     let radius = options.radiusPixels / (options.extent * pow(2, Double(zoom)))
     var next = Level(nodeSize: options.nodeSize)
     let count = previous.xs.count
@@ -228,6 +230,7 @@ public struct ClusterIndex<Aggregate> {
       return aggregation!.map(previous.ids[k])
     }
 
+    var changed = false
     for i in 0..<count {
       if taken[i] { continue }
       taken[i] = true
@@ -240,6 +243,7 @@ public struct ClusterIndex<Aggregate> {
       for k in neighbors where !taken[k] { numPoints += Int(previous.counts[k]) }
 
       if numPoints > ownCount && numPoints >= options.minPoints {
+        changed = true
         var wx = x * Double(ownCount)
         var wy = y * Double(ownCount)
         let id = (i << 5) + (zoom + 1) + featureCount
@@ -270,11 +274,12 @@ public struct ClusterIndex<Aggregate> {
           for k in neighbors where !taken[k] {
             taken[k] = true
             next.append(copyOf: k, from: previous)
+            changed = true  // copied out of data order
           }
         }
       }
     }
-    return next
+    return (next, changed)
   }
 }
 
