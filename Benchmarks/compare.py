@@ -2,7 +2,7 @@
 """Side-by-side: GeoIndex's SphericalKDTree against scipy's cKDTree and pykdtree, same points, same queries.
 
 Run from Benchmarks/ (after `pip install scipy pykdtree`):
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=1 python3 compare.py
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=1 python3 compare.py [nearest] [clusters]
 It builds the Swift tools in release mode, runs every contender in this one process tree, and rewrites the
 table between the markers in README.md. Points are the seed-1 stream of the fixtures' generator (mulberry32),
 queries the seed-2 stream in a seeded random order; the peers get them as 3-D unit vectors already converted,
@@ -83,6 +83,7 @@ def run(cmd, **kw):
 
 
 def main():
+    sections = sys.argv[1:] or ["nearest", "clusters"]
     print("building the Swift tools (release)...", file=sys.stderr)
     run(["swift", "build", "-c", "release", "--product", "compare"], cwd=HERE)
     run(["swift", "build", "-c", "release", "--product", "newsatlas"], cwd=ROOT)
@@ -90,6 +91,10 @@ def main():
                              "newsatlas")
     compare = os.path.join(run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=HERE).strip(), "compare")
 
+    if "clusters" in sections:
+        clusters(compare, newsatlas)
+    if "nearest" not in sections:
+        return
     qlat, qlng = sphere_points(2, QUERIES)
     order = shuffled(QUERIES)
     q = unit_vectors(qlat[order], qlng[order])
@@ -144,6 +149,82 @@ def main():
     write_readme(rows, 2_000_000 / batch, statistics.median(cold) * 1e3)
 
 
+# supercluster 8.0.1 on node 20, measured on this machine class (medians of three runs; the clustering issue).
+SUPERCLUSTER = {"build_1m_s": 14.0, "build_10k_ms": 86.0, "queries_1m_s": 4.5, "cli_1m_s": 19.0, "cli_1m_mb": 1800}
+
+
+def run_measured(cmd):
+    """Wall time (s) and peak resident memory (MB) of one command.
+
+    Measured by GNU time (Debian package `time`): a child forked straight from this Python process would count
+    this process's own memory, copied at fork, in its peak."""
+    if not os.path.exists("/usr/bin/time"):
+        raise SystemExit("compare.py: /usr/bin/time is missing; install it with: apt-get install time")
+    start = time.perf_counter()
+    done = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          text=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"compare.py: {' '.join(cmd)} failed: {done.stderr.strip()}")
+    return elapsed, int(done.stderr.strip().splitlines()[-1]) / 1024
+
+
+def clusters(compare, newsatlas):
+    print("running ClusterIndex...", file=sys.stderr)
+    rows = {r["n"]: r for r in map(json.loads, run([compare, "clusters", "10000,1000000"]).split())}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "points-1m.geojson")
+        lat, lng = sphere_points(1, 1_000_000)
+        with open(path, "w") as f:
+            f.write('{"type":"FeatureCollection","features":[\n')
+            f.write(",\n".join(
+                '{"type":"Feature","properties":{"index":%d},"geometry":{"type":"Point","coordinates":[%r,%r]}}'
+                % (i, float(a), float(b)) for i, (a, b) in enumerate(zip(lng, lat))))
+            f.write("\n]}\n")
+        size_mb = os.path.getsize(path) / 1e6
+        runs = [run_measured([newsatlas, "clusters", "--points", path, "--zoom", "3"]) for _ in range(3)]
+    cli_s = statistics.median(r[0] for r in runs)
+    cli_mb = max(r[1] for r in runs)
+    cold = []
+    for _ in range(50):
+        start = time.perf_counter()
+        subprocess.run([newsatlas, "clusters", "--zoom", "2"], check=True, stdout=subprocess.DEVNULL)
+        cold.append(time.perf_counter() - start)
+    cold_ms = statistics.median(cold) * 1e3
+    sc = SUPERCLUSTER
+    build_1m = rows[1_000_000]["buildMs"] / 1e3
+    build_10k = rows[10_000]["buildMs"]
+    queries_1m = rows[1_000_000]["allZoomQueriesMs"] / 1e3
+    lines = [
+        f"Measured {time.strftime('%Y-%m-%d')} by `python3 compare.py clusters` (best of several rounds for the library, "
+        "median of 3 for the CLI). supercluster's figures are the clustering issue's (supercluster 8.0.1, node 20, "
+        "same machine class, medians of three runs): it cannot be installed here, so they are quoted, not re-run.",
+        "",
+        "| measurement | NewsAtlas | supercluster | speed-up | target |",
+        "|---|---:|---:|---:|---|",
+        f"| build, 1M random points (library) | {build_1m:.2f} s | {sc['build_1m_s']:.1f} s | "
+        f"{sc['build_1m_s'] / build_1m:.1f}× | ≤ 2 s |",
+        f"| build, 10k points (library) | {build_10k:.1f} ms | {sc['build_10k_ms']:.0f} ms | "
+        f"{sc['build_10k_ms'] / build_10k:.1f}× | ≤ 10 ms |",
+        f"| world clusters at zooms 0–16, 1M points | {queries_1m:.2f} s | {sc['queries_1m_s']:.1f} s | "
+        f"{sc['queries_1m_s'] / queries_1m:.1f}× | ≤ 1 s |",
+        f"| `newsatlas clusters --points 1M.geojson --zoom 3` ({size_mb:.0f} MB file), wall | {cli_s:.2f} s | "
+        f"{sc['cli_1m_s']:.0f} s | {sc['cli_1m_s'] / cli_s:.1f}× | ≤ 5 s |",
+        f"| the same, peak memory | {cli_mb:.0f} MB | {sc['cli_1m_mb']:,} MB | {sc['cli_1m_mb'] / cli_mb:.1f}× less | ≤ 600 MB |",
+        f"| `newsatlas clusters --zoom 2` (54 markers), cold start | {cold_ms:.1f} ms | — | — | < 20 ms |",
+    ]
+    replace_block("clusters", lines)
+
+
+def replace_block(name, lines):
+    path = os.path.join(HERE, "README.md")
+    text = open(path).read()
+    begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+    text = text[: text.index(begin) + len(begin)] + "\n" + "\n".join(lines) + "\n" + text[text.index(end):]
+    open(path, "w").write(text)
+    print("\n".join(lines))
+
+
 def fmt(x, digits=0):
     return "—" if x is None else f"{x:,.{digits}f}"
 
@@ -177,12 +258,7 @@ def write_readme(rows, rows_per_second, cold_ms):
         f"rows/s** (parsing and printing included); `newsatlas nearest 48.85 2.35` cold start: **{cold_ms:.1f} ms** "
         "(median of 50).",
     ]
-    path = os.path.join(HERE, "README.md")
-    text = open(path).read()
-    begin, end = "<!-- compare:begin -->", "<!-- compare:end -->"
-    text = text[: text.index(begin) + len(begin)] + "\n" + "\n".join(lines) + "\n" + text[text.index(end):]
-    open(path, "w").write(text)
-    print("\n".join(lines))
+    replace_block("compare", lines)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ let benchmarks: @Sendable () -> Void = {
     maxIterations: 1_000
   )
   let queries = shuffledQueries(100_000)
+  clusterBenchmarks()
 
   for n in sizes {
     let points = SeededSpherePoints.make(count: n, seed: 1)
