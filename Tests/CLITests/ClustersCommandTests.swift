@@ -112,6 +112,12 @@ import Testing
     #expect(result.stdout.contains("\"people\":12,\"name\":null,\"cluster\":true"))  // aggregates come first
   }
 
+  @Test func negativeBoxNeedsNoEquals() throws {
+    let spaced = try CLI.run(["clusters", "--zoom", "1", "--bbox", "-10,35,30,60", "--radius", "60"])
+    let joined = try CLI.run(["clusters", "--zoom", "1", "--bbox=-10,35,30,60", "--radius", "60"])
+    #expect(spaced.status == 0 && spaced.stdout == joined.stdout && spaced.stdout.contains("\"cluster_id\""))
+  }
+
   @Test func bboxAcrossTheAntimeridian() throws {
     let both = try CLI.run(["clusters", "--points", Self.points10k, "--zoom", "17", "--bbox", "170,-10,-170,10"])
     let features = try #require((try Self.json(both.stdout) as? [String: Any])?["features"] as? [[String: Any]])

@@ -155,6 +155,7 @@ import Testing
     .init(arguments: ["nearest", "1", "2", "--format", "csv"], status: 64, mentions: "csv and jsonl go with --input"),
     .init(arguments: ["nearest", "1", "2", "--format", "xml"], status: 64, mentions: "xml"),
     .init(arguments: ["nearest", "--cuont", "2", "1", "2"], status: 64, mentions: "Unknown option '--cuont'"),
+    .init(arguments: ["nearest", "--max-km", "-5", "1", "2"], status: 64, mentions: "--max-km must be a distance"),
     .init(arguments: ["nearest", "1", "2", "--points", "/nonexistent/p.json"], status: 64, mentions: "Cannot open"),
     .init(arguments: ["nearest", "--input", "/nonexistent/in.csv"], status: 64, mentions: "Cannot open"),
     .init(arguments: ["nearest", "--input", "-", "--count", "2"], status: 64, mentions: "--format jsonl"),
