@@ -55,11 +55,10 @@ struct PlanarKDTree: Sendable {
     var id: UInt32
   }
 
-  /// Which coordinate a selection compares, as a type so that each axis gets its own specialised loop.
-  private protocol Axis { static func coordinate(_ item: Item) -> Float }
-  private enum XAxis: Axis { static func coordinate(_ item: Item) -> Float { item.x } }
-  private enum YAxis: Axis { static func coordinate(_ item: Item) -> Float { item.y } }
+  private enum XAxis: SelectionKey { static func key(_ item: Item) -> Double { Double(item.x) } }
+  private enum YAxis: SelectionKey { static func key(_ item: Item) -> Double { Double(item.y) } }
 
+  /// kdbush's kd-sort: the middle item selected on x, then y, alternating by depth, down to leaves.
   private struct Sorter {
     let items: UnsafeMutableBufferPointer<Item>
     let nodeSize: Int
@@ -68,50 +67,12 @@ struct PlanarKDTree: Sendable {
       if right - left <= nodeSize { return }
       let middle = (left + right) >> 1
       if axis == 0 {
-        select(k: middle, left: left, right: right, XAxis.self)
+        FloydRivest.select(items, k: middle, left: left, right: right, by: XAxis.self)
       } else {
-        select(k: middle, left: left, right: right, YAxis.self)
+        FloydRivest.select(items, k: middle, left: left, right: right, by: YAxis.self)
       }
       sort(left: left, right: middle - 1, axis: 1 - axis)
       sort(left: middle + 1, right: right, axis: 1 - axis)
-    }
-
-    /// Floyd–Rivest selection exactly as kdbush performs it, including its sampling bounds and swap order.
-    func select<A: Axis>(k: Int, left: Int, right: Int, _ axis: A.Type) {
-      var left = left
-      var right = right
-      while right > left {
-        if right - left > 600 {
-          let n = Double(right - left + 1)
-          let m = Double(k - left + 1)
-          let z = log(n)
-          let s = 0.5 * exp(2 * z / 3)
-          let sd = 0.5 * (z * s * (n - s) / n).squareRoot() * (m - n / 2 < 0 ? -1 : 1)
-          let newLeft = Swift.max(left, Int((Double(k) - m * s / n + sd).rounded(.down)))
-          let newRight = Swift.min(right, Int((Double(k) + (n - m) * s / n + sd).rounded(.down)))
-          select(k: k, left: newLeft, right: newRight, axis)
-        }
-        let pivot = A.coordinate(items[k])
-        var i = left
-        var j = right
-        items.swapAt(left, k)
-        if A.coordinate(items[right]) > pivot { items.swapAt(left, right) }
-        while i < j {
-          items.swapAt(i, j)
-          i += 1
-          j -= 1
-          while A.coordinate(items[i]) < pivot { i += 1 }
-          while A.coordinate(items[j]) > pivot { j -= 1 }
-        }
-        if A.coordinate(items[left]) == pivot {
-          items.swapAt(left, j)
-        } else {
-          j += 1
-          items.swapAt(j, right)
-        }
-        if j <= k { left = j + 1 }
-        if k <= j { right = j - 1 }
-      }
     }
   }
 

@@ -106,6 +106,10 @@ public struct SphericalKDTree: Sendable {
     return SIMD3(latitude.cos * longitude.cos, latitude.cos * longitude.sin, latitude.sin)
   }
 
+  private enum XKey: SelectionKey { static func key(_ e: SIMD4<Double>) -> Double { e.x } }
+  private enum YKey: SelectionKey { static func key(_ e: SIMD4<Double>) -> Double { e.y } }
+  private enum ZKey: SelectionKey { static func key(_ e: SIMD4<Double>) -> Double { e.z } }
+
   /// Orders entries into the tree, node by node.
   private struct Builder {
     let entries: UnsafeMutableBufferPointer<SIMD4<Double>>
@@ -131,45 +135,11 @@ public struct SphericalKDTree: Sendable {
       build(node: 2 * node + 1, low: middle, high: high, boxLow: rightLow, boxHigh: boxHigh)
     }
 
-    /// Rearranges `left...right` so that position `k` holds the element that sorting on `axis` would put
-    /// there, with nothing greater before it and nothing smaller after it.
-    ///
-    /// Floyd and Rivest's SELECT (CACM 1975, algorithm 489), as kdbush uses it: recursion on a sample shrinks
-    /// the range around `k` before each partition.
     func select(k: Int, left: Int, right: Int, axis: Int) {
-      var left = left
-      var right = right
-      while right > left {
-        if right - left > 600 {
-          let n = Double(right - left + 1)
-          let m = Double(k - left + 1)
-          let z = log(n)
-          let s = 0.5 * exp(2 * z / 3)
-          let sd = 0.5 * (z * s * (n - s) / n).squareRoot() * (m - n / 2 < 0 ? -1 : 1)
-          let newLeft = max(left, Int((Double(k) - m * s / n + sd).rounded(.down)))
-          let newRight = min(right, Int((Double(k) + (n - m) * s / n + sd).rounded(.down)))
-          select(k: k, left: newLeft, right: newRight, axis: axis)
-        }
-        let pivot = entries[k][axis]
-        var i = left
-        var j = right
-        entries.swapAt(left, k)
-        if entries[right][axis] > pivot { entries.swapAt(left, right) }
-        while i < j {
-          entries.swapAt(i, j)
-          i += 1
-          j -= 1
-          while entries[i][axis] < pivot { i += 1 }
-          while entries[j][axis] > pivot { j -= 1 }
-        }
-        if entries[left][axis] == pivot {
-          entries.swapAt(left, j)
-        } else {
-          j += 1
-          entries.swapAt(j, right)
-        }
-        if j <= k { left = j + 1 }
-        if k <= j { right = j - 1 }
+      switch axis {
+      case 0: FloydRivest.select(entries, k: k, left: left, right: right, by: XKey.self)
+      case 1: FloydRivest.select(entries, k: k, left: left, right: right, by: YKey.self)
+      default: FloydRivest.select(entries, k: k, left: left, right: right, by: ZKey.self)
       }
     }
   }

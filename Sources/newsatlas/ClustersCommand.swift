@@ -212,15 +212,7 @@ struct ClusterPrinter {
           feature.string("type", "Feature")
           feature.number("id", Double(cluster.id))
           feature.object("properties") { clusterProperties(cluster, into: &$0) }
-          feature.object("geometry") { geometry in
-            geometry.string("type", "Point")
-            geometry.key("coordinates")
-            geometry.json.raw("[")
-            geometry.json.number(cluster.center.longitude)
-            geometry.json.raw(",")
-            geometry.json.number(cluster.center.latitude)
-            geometry.json.raw("]")
-          }
+          feature.pointGeometry(cluster.center)
         }
         out.append(json.bytes)
       }

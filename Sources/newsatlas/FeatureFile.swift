@@ -55,15 +55,7 @@ final class FeatureFile {
           $0.string("name", country.name)
           $0.string("nameFr", country.nameFrench)
         }
-        feature.object("geometry") { geometry in
-          geometry.string("type", "Point")
-          geometry.key("coordinates")
-          geometry.json.raw("[")
-          geometry.json.number(country.marker.longitude)
-          geometry.json.raw(",")
-          geometry.json.number(country.marker.latitude)
-          geometry.json.raw("]")
-        }
+        feature.pointGeometry(country.marker)
       }
       file.starts.append(text.count)
       text += json.bytes
@@ -280,15 +272,7 @@ final class FeatureFile {
       json.object { feature in
         feature.string("type", "Feature")
         feature.value("properties", .object(properties))
-        feature.object("geometry") { geometry in
-          geometry.string("type", "Point")
-          geometry.key("coordinates")
-          geometry.json.raw("[")
-          geometry.json.number(point.longitude)
-          geometry.json.raw(",")
-          geometry.json.number(point.latitude)
-          geometry.json.raw("]")
-        }
+        feature.pointGeometry(point)
       }
       starts.append(memory.count)
       memory += json.bytes
@@ -456,37 +440,10 @@ struct ByteReader {
 
   /// The end of the value starting at `start`, or nil when the buffer ends first.
   private func scanValue(from start: Int) -> Int? {
-    var i = start
-    var depth = 0
-    var inString = false
-    while i < buffer.count {
-      let byte = buffer[i]
-      if inString {
-        if byte == UInt8(ascii: "\\") {
-          i += 2
-          continue
-        }
-        if byte == UInt8(ascii: "\"") {
-          inString = false
-          if depth == 0 { return i + 1 }
-        }
-        i += 1
-        continue
-      }
-      switch byte {
-      case UInt8(ascii: "\""): inString = true
-      case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-      case UInt8(ascii: "}"), UInt8(ascii: "]"):
-        if depth == 0 { return i }  // a scalar ended by its container
-        depth -= 1
-        if depth == 0 { return i + 1 }
-      case UInt8(ascii: ","), 0x20, 0x0A, 0x0D, 0x09:
-        if depth == 0 { return i }
-      default: break
-      }
-      i += 1
-    }
-    return eof && depth == 0 && !inString && i > start ? i : nil
+    let end = buffer.withUnsafeBufferPointer { JSONScan.valueEnd($0, start) }
+    // A value that runs to the end of the buffer may go on in the part of the file not read yet.
+    guard let end, end < buffer.count || eof else { return nil }
+    return end > start ? end : nil
   }
 
   /// Parses `buffer[start..<end]`, reporting errors at their absolute position.
@@ -718,7 +675,7 @@ enum JSONScan {
   }
 
   /// The end of the value starting at `start`: brackets balanced, strings skipped.
-  private static func valueEnd(_ text: UnsafeBufferPointer<UInt8>, _ start: Int) -> Int? {
+  static func valueEnd(_ text: UnsafeBufferPointer<UInt8>, _ start: Int) -> Int? {
     var i = start
     var depth = 0
     var inString = false

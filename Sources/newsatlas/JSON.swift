@@ -1,3 +1,5 @@
+import GeoIndex
+
 /// A parsed JSON document, keeping object key order and each number's text so that input can be echoed exactly.
 enum JSONValue: Equatable {
   case null
@@ -338,6 +340,19 @@ struct JSONWriter {
     mutating func string(_ name: String, _ value: String) { key(name); json.string(value) }
     mutating func value(_ name: String, _ value: JSONValue) { key(name); json.value(value) }
     mutating func object(_ name: String, _ body: (inout ObjectWriter) -> Void) { key(name); json.object(body) }
+
+    /// `"geometry":{"type":"Point","coordinates":[longitude,latitude]}`, GeoJSON's order.
+    mutating func pointGeometry(_ point: GeoPoint) {
+      object("geometry") { geometry in
+        geometry.string("type", "Point")
+        geometry.key("coordinates")
+        geometry.json.raw("[")
+        geometry.json.number(point.longitude)
+        geometry.json.raw(",")
+        geometry.json.number(point.latitude)
+        geometry.json.raw("]")
+      }
+    }
     mutating func array<T>(_ name: String, _ items: [T], _ each: (inout JSONWriter, T) -> Void) {
       key(name)
       json.bytes.append(UInt8(ascii: "["))

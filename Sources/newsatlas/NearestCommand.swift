@@ -248,15 +248,7 @@ enum Target {
     let location = location(neighbor)
     object.string("type", "Feature")
     if !isCountries { object.number("id", Double(featureIndex(neighbor))) }
-    object.object("geometry") { geometry in
-      geometry.string("type", "Point")
-      geometry.key("coordinates")
-      geometry.json.raw("[")
-      geometry.json.number(location.longitude)
-      geometry.json.raw(",")
-      geometry.json.number(location.latitude)
-      geometry.json.raw("]")
-    }
+    object.pointGeometry(location)
     object.object("properties") { properties in
       switch self {
       case .countries:
