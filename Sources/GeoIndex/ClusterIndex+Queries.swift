@@ -76,12 +76,12 @@ extension ClusterIndex {
   }
 
   /// The input points of a cluster, depth first through its children, skipping `offset` and returning at most
-  /// `limit` (supercluster's `getLeaves`; pass `Int.max` for all).
+  /// `limit` (supercluster's `getLeaves`: a limit of 0 means 10, as there; pass `Int.max` for all).
   ///
   /// - Throws: `ClusterError.noCluster` when no cluster has this id.
   public func leaves(ofCluster id: Int, limit: Int = 10, offset: Int = 0) throws(ClusterError) -> [Int] {
     var result: [Int] = []
-    _ = try appendLeaves(&result, id: id, limit: limit, offset: offset, skipped: 0)
+    _ = try appendLeaves(&result, id: id, limit: limit > 0 ? limit : 10, offset: max(0, offset), skipped: 0)
     return result
   }
 

@@ -163,6 +163,10 @@ public struct ClusterIndex<Aggregate> {
     guard options.minPoints >= 1, options.nodeSize >= 1 else {
       throw .invalidOptions("minPoints and nodeSize must be at least 1.")
     }
+    // supercluster's ids keep an item's position in 26 bits (`index << 5` in 32-bit arithmetic).
+    guard points.count < 1 << 26 else {
+      throw .invalidOptions("An index holds at most 67,108,863 points, as supercluster's cluster ids do.")
+    }
     self.options = options
     self.points = points
     self.levels = []

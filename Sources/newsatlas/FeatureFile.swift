@@ -77,10 +77,11 @@ final class FeatureFile {
       reader.skipByteOrderMark()
       reader.skipWhitespace()
       let isJSON = reader.peek == UInt8(ascii: "{")
-      let file = FeatureFile(
-        path: path, propertyNames: propertyNames, source: fd == 0 || !isJSON ? .memory([]) : .file(fd: fd))
+      let file = FeatureFile(path: path, propertyNames: propertyNames, source: .memory([]))
       if isJSON {
         try file.readGeoJSON(&reader, keepText: fd == 0)
+        // From here the file owns the descriptor: features are read back from it, and it closes it.
+        if fd != 0 { file.source = .file(fd: fd) }
       } else {
         try file.readCSV(&reader)
         if fd != 0 { close(fd) }
