@@ -6,6 +6,7 @@ let package = Package(
   products: [
     .library(name: "GeoIndex", targets: ["GeoIndex"]),
     .library(name: "NewsAtlas", targets: ["NewsAtlas"]),
+    .library(name: "Fetch", targets: ["Fetch"]),
     .executable(name: "newsatlas", targets: ["newsatlas"]),
   ],
   dependencies: [
@@ -14,6 +15,10 @@ let package = Package(
   targets: [
     // The pure geo core: stdlib and libm only, no Foundation, no I/O.
     .target(name: "GeoIndex"),
+    // libcurl, reached only through this shim (see PLATFORM.md: Debian's libcurl4-openssl-dev).
+    .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    // An async HTTP client on libcurl's multi interface; curl never appears in its API.
+    .target(name: "Fetch", dependencies: ["CCurl"]),
     // The 54 news countries (embedded at build time) and everything news-specific.
     .target(name: "NewsAtlas", dependencies: ["GeoIndex"]),
     // The thin command-line front end.
@@ -26,6 +31,7 @@ let package = Package(
     ),
     .testTarget(name: "GeoIndexTests", dependencies: ["GeoIndex"]),
     .testTarget(name: "NewsAtlasTests", dependencies: ["NewsAtlas"]),
+    .testTarget(name: "FetchTests", dependencies: ["Fetch"], exclude: ["server.py"]),
     .testTarget(name: "CLITests", dependencies: ["newsatlas", "GeoIndex", "NewsAtlas"]),
   ]
 )

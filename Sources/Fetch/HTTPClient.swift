@@ -1,0 +1,437 @@
+import CCurl
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// An HTTP response: its status, headers and body.
+public struct HTTPResponse: Sendable {
+  /// The HTTP status of the last response (after redirects).
+  public let status: Int
+  /// The last response's headers, in order, names as sent.
+  public let headers: [(name: String, value: String)]
+  public let body: [UInt8]
+
+  /// The first header with this name (case-insensitive).
+  public func header(_ name: String) -> String? {
+    let lowered = name.lowercased()
+    return headers.first { $0.name.lowercased() == lowered }?.value
+  }
+}
+
+/// How a transfer failed before there was an HTTP response to report. HTTP statuses are not errors here.
+public enum HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
+  case invalidURL(String)
+  case cannotResolveHost(String)
+  case connectionRefused(String)
+  case connectionReset(String)
+  case timedOut(String, seconds: Double)
+  case tls(String, detail: String)
+  case responseTooLarge(String, limitBytes: Int)
+  case tooManyRedirects(String, limit: Int)
+  case cancelled(String)
+  case transport(String, detail: String)
+  case shutDown
+
+  public var description: String {
+    switch self {
+    case .invalidURL(let url): return "'\(url)' is not an http or https URL."
+    case .cannotResolveHost(let host): return "The host \(host) could not be found (DNS); check the address and the network."
+    case .connectionRefused(let host): return "\(host) refused the connection; nothing is listening there."
+    case .connectionReset(let host): return "\(host) closed the connection before the response was complete."
+    case .timedOut(let host, let seconds): return "\(host) did not answer within \(seconds) seconds."
+    case .tls(let host, let detail): return "The secure connection to \(host) failed: \(detail)."
+    case .responseTooLarge(let host, let limit): return "The response from \(host) is larger than the \(limit)-byte limit."
+    case .tooManyRedirects(let host, let limit): return "\(host) redirected more than \(limit) times."
+    case .cancelled(let host): return "The request to \(host) was cancelled."
+    case .transport(let host, let detail): return "The request to \(host) failed: \(detail)."
+    case .shutDown: return "The HTTP client was shut down before the request could run."
+    }
+  }
+}
+
+/// How an `HTTPClient` behaves; every value has a documented default.
+public struct HTTPClientConfiguration: Sendable {
+  /// Transfers in flight at once; more wait in line. Default 8.
+  public var maxConcurrentTransfers = 8
+  /// Time allowed to connect (TCP and TLS). Default 10 s.
+  public var connectTimeout: Duration = .seconds(10)
+  /// Time allowed for a whole request, redirects included, unless the request sets its own. Default 30 s.
+  public var requestTimeout: Duration = .seconds(30)
+  /// The largest body accepted; a larger one fails with `responseTooLarge`. Default 16 MiB.
+  public var maxResponseBytes = 16 << 20
+  /// Redirects followed before `tooManyRedirects`. Default 5.
+  public var maxRedirects = 5
+  public var userAgent = "NewsAtlas/0.1 (+libcurl)"
+
+  public init() {}
+}
+
+/// An async HTTP client on libcurl's multi interface.
+///
+/// One thread owns the multi handle and every easy handle (libcurl's threading rule); callers await
+/// continuations. Many transfers share one multi handle, so connections are reused and HTTP/2 multiplexes where
+/// the server offers it; bodies are decompressed (gzip, deflate); TLS verification is always on. A cancelled
+/// task's transfer is removed at the loop's next turn, which the cancellation wakes at once.
+///
+/// The client lives until `shutdown()` or deinit, which stop the thread and fail whatever is still pending.
+public final class HTTPClient: Sendable {
+  public let configuration: HTTPClientConfiguration
+  private let loop: Loop
+
+  public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) {
+    _ = HTTPClient.globalInit
+    self.configuration = configuration
+    loop = Loop(configuration: configuration)
+    loop.start()
+  }
+
+  deinit { loop.stop() }
+
+  /// Stops the loop thread; pending and running requests fail with `shutDown`.
+  public func shutdown() { loop.stop() }
+
+  /// Runs `body` with a client that is shut down when it returns.
+  public static func withClient<T>(
+    configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
+    _ body: (HTTPClient) async throws -> T
+  ) async rethrows -> T {
+    let client = HTTPClient(configuration: configuration)
+    defer { client.shutdown() }
+    return try await body(client)
+  }
+
+  private static let globalInit: Void = {
+    _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+  }()
+
+  /// GETs `url` with extra request headers (sent as given; keys belong here, never in the URL).
+  ///
+  /// - Parameter timeout: this request's overall time limit; the configuration's by default.
+  /// - Throws: `HTTPError` for anything that kept an HTTP response from arriving whole.
+  public func get(_ url: String, headers: [(String, String)] = [], timeout: Duration? = nil)
+    async throws(HTTPError) -> HTTPResponse
+  {
+    guard url.hasPrefix("http://") || url.hasPrefix("https://") else { throw .invalidURL(url) }
+    let transfer = Transfer(
+      url: url, headers: headers, timeout: timeout ?? configuration.requestTimeout, configuration: configuration)
+    let result = await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
+        transfer.continuation = continuation
+        loop.submit(transfer)
+      }
+    } onCancel: {
+      loop.cancel(transfer)
+    }
+    return try result.get()
+  }
+}
+
+/// One request's state, touched by the loop thread only once submitted (the lock guards the handoff).
+final class Transfer: @unchecked Sendable {
+  let url: String
+  let host: String
+  let headers: [(String, String)]
+  let timeout: Duration
+  let maxBytes: Int
+  let maxRedirects: Int
+  var continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>?
+  var body: [UInt8] = []
+  var responseHeaders: [(name: String, value: String)] = []
+  var tooLarge = false
+  var easy: UnsafeMutableRawPointer?
+  var headerList: UnsafeMutablePointer<curl_slist>?
+  let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+
+  init(url: String, headers: [(String, String)], timeout: Duration, configuration: HTTPClientConfiguration) {
+    self.url = url
+    self.headers = headers
+    self.timeout = timeout
+    self.maxBytes = configuration.maxResponseBytes
+    self.maxRedirects = configuration.maxRedirects
+    host = Transfer.host(of: url)
+    errorBuffer.initialize(to: 0)
+  }
+
+  deinit { errorBuffer.deallocate() }
+
+  /// `scheme://host[:port]` of a URL, for messages (no path, no query).
+  static func host(of url: String) -> String {
+    let scalars = Array(url.unicodeScalars)
+    var start = 0
+    while start + 2 < scalars.count && !(scalars[start] == ":" && scalars[start + 1] == "/" && scalars[start + 2] == "/") {
+      start += 1
+    }
+    guard start + 2 < scalars.count else { return url }
+    var end = start + 3
+    while end < scalars.count && scalars[end] != "/" && scalars[end] != "?" && scalars[end] != "#" { end += 1 }
+    var host = String.UnicodeScalarView()
+    host.append(contentsOf: scalars[(start + 3)..<end])
+    return String(host)
+  }
+
+  func finish(_ result: Result<HTTPResponse, HTTPError>) {
+    continuation?.resume(returning: result)
+    continuation = nil
+  }
+}
+
+/// The thread that owns the multi handle.
+final class Loop: @unchecked Sendable {
+  struct Shared {
+    var waiting: [Transfer] = []
+    var cancelled: [ObjectIdentifier] = []
+    var stopping = false
+  }
+
+  let configuration: HTTPClientConfiguration
+  private let shared = Mutex(Shared())
+  private let multi: UnsafeMutableRawPointer
+  private var thread: pthread_t? = nil
+  private var active: [ObjectIdentifier: Transfer] = [:]  // loop thread only
+  private let stopped = Mutex(false)
+
+  init(configuration: HTTPClientConfiguration) {
+    self.configuration = configuration
+    multi = curl_multi_init()
+    _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(1, configuration.maxConcurrentTransfers))
+    _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+  }
+
+  func start() {
+    let context = Unmanaged.passRetained(self).toOpaque()
+    var thread = pthread_t()
+    pthread_create(
+      &thread, nil,
+      { context in
+        let loop = Unmanaged<Loop>.fromOpaque(context!).takeRetainedValue()
+        loop.run()
+        return nil
+      }, context)
+    self.thread = thread
+  }
+
+  func submit(_ transfer: Transfer) {
+    let refused = shared.withLock { shared -> Bool in
+      if shared.stopping { return true }
+      shared.waiting.append(transfer)
+      return false
+    }
+    if refused { transfer.finish(.failure(.shutDown)) } else { curl_multi_wakeup(multi) }
+  }
+
+  func cancel(_ transfer: Transfer) {
+    shared.withLock { $0.cancelled.append(ObjectIdentifier(transfer)) }
+    curl_multi_wakeup(multi)
+  }
+
+  func stop() {
+    let first = stopped.withLock { stopped -> Bool in
+      defer { stopped = true }
+      return !stopped
+    }
+    guard first else { return }
+    shared.withLock { $0.stopping = true }
+    curl_multi_wakeup(multi)
+    if let thread { pthread_join(thread, nil) }
+  }
+
+  private func run() {
+    var running: Int32 = 0
+    while true {
+      let (newcomers, cancelled, stopping) = shared.withLock { shared in
+        let room = max(0, configuration.maxConcurrentTransfers - active.count)
+        let taken = Array(shared.waiting.prefix(room))
+        shared.waiting.removeFirst(taken.count)
+        let cancelled = shared.cancelled
+        shared.cancelled = []
+        return (taken, cancelled, shared.stopping)
+      }
+      if stopping { break }
+      for id in cancelled {
+        if let transfer = active.removeValue(forKey: id) {
+          remove(transfer)
+          transfer.finish(.failure(.cancelled(transfer.host)))
+        } else {
+          shared.withLock { shared in
+            if let i = shared.waiting.firstIndex(where: { ObjectIdentifier($0) == id }) {
+              let transfer = shared.waiting.remove(at: i)
+              transfer.finish(.failure(.cancelled(transfer.host)))
+            }
+          }
+        }
+      }
+      for transfer in newcomers { add(transfer) }
+      _ = curl_multi_perform(multi, &running)
+      var remaining: Int32 = 0
+      while let message = curl_multi_info_read(multi, &remaining) {
+        guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+        var context: UnsafeMutableRawPointer? = nil
+        _ = ccurl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &context)
+        guard let context else { continue }
+        let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+        let code = ccurl_msg_result(message)
+        var status = 0
+        _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        active.removeValue(forKey: ObjectIdentifier(transfer))
+        remove(transfer)
+        transfer.finish(result(code, status: status, transfer))
+      }
+      _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+    }
+    // Shutting down: fail everything still here.
+    for transfer in active.values {
+      remove(transfer)
+      transfer.finish(.failure(.shutDown))
+    }
+    active = [:]
+    let waiting = shared.withLock { shared in
+      defer { shared.waiting = [] }
+      return shared.waiting
+    }
+    for transfer in waiting { transfer.finish(.failure(.shutDown)) }
+    curl_multi_cleanup(multi)
+  }
+
+  /// Creates the transfer's easy handle and adds it to the multi handle; setup failures finish it at once.
+  private func add(_ transfer: Transfer) {
+    guard let easy = curl_easy_init() else {
+      transfer.finish(.failure(.transport(transfer.host, detail: "libcurl could not create a transfer")))
+      return
+    }
+    transfer.easy = easy
+    for (name, value) in transfer.headers {
+      transfer.headerList = curl_slist_append(transfer.headerList, "\(name): \(value)")
+    }
+    let context = Unmanaged.passRetained(transfer).toOpaque()
+    let milliseconds = { (d: Duration) -> Int in
+      Int(d.components.seconds) * 1000 + Int(d.components.attoseconds / 1_000_000_000_000_000)
+    }
+    do throws(HTTPError) {
+      try Curl.check(ccurl_easy_setopt_string(easy, CURLOPT_URL, transfer.url), transfer)
+      try Curl.check(ccurl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context), transfer)
+      try Curl.check(ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context), transfer)
+      try Curl.check(ccurl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context), transfer)
+      try Curl.check(ccurl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, Curl.write), transfer)
+      try Curl.check(ccurl_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, Curl.header), transfer)
+      try Curl.check(ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer), transfer)
+      try Curl.check(ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), transfer)
+      try Curl.check(ccurl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1), transfer)
+      try Curl.check(ccurl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, configuration.maxRedirects), transfer)
+      try Curl.check(ccurl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"), transfer)
+      try Curl.check(ccurl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), transfer)
+      try Curl.check(ccurl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, ""), transfer)
+      try Curl.check(ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), transfer)
+      try Curl.check(ccurl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1), transfer)
+      try Curl.check(ccurl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2), transfer)
+      try Curl.check(
+        ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, milliseconds(configuration.connectTimeout))),
+        transfer)
+      try Curl.check(ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, milliseconds(transfer.timeout))), transfer)
+      try Curl.check(ccurl_easy_setopt_string(easy, CURLOPT_USERAGENT, configuration.userAgent), transfer)
+      if let list = transfer.headerList {
+        try Curl.check(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), transfer)
+      }
+      guard curl_multi_add_handle(multi, easy) == CURLM_OK else {
+        throw HTTPError.transport(transfer.host, detail: "libcurl could not start the transfer")
+      }
+      active[ObjectIdentifier(transfer)] = transfer
+    } catch {
+      Unmanaged<Transfer>.fromOpaque(context).release()
+      cleanUp(transfer)
+      transfer.finish(.failure(error))
+    }
+  }
+
+  /// Takes a transfer off the multi handle and frees its curl resources (loop thread only).
+  private func remove(_ transfer: Transfer) {
+    guard let easy = transfer.easy else { return }
+    curl_multi_remove_handle(multi, easy)
+    Unmanaged.passUnretained(transfer).release()  // the retain taken in add(_:)
+    cleanUp(transfer)
+  }
+
+  private func cleanUp(_ transfer: Transfer) {
+    if let easy = transfer.easy { curl_easy_cleanup(easy) }
+    transfer.easy = nil
+    if let list = transfer.headerList { curl_slist_free_all(list) }
+    transfer.headerList = nil
+  }
+
+  private func result(_ code: CURLcode, status: Int, _ transfer: Transfer) -> Result<HTTPResponse, HTTPError> {
+    if code == CURLE_OK {
+      return .success(HTTPResponse(status: status, headers: transfer.responseHeaders, body: transfer.body))
+    }
+    return .failure(Curl.error(code, transfer, timeout: transfer.timeout))
+  }
+}
+
+/// The checked gateway from curl's return codes to `HTTPError`, and the C callbacks.
+enum Curl {
+  static func check(_ code: CURLcode, _ transfer: Transfer) throws(HTTPError) {
+    guard code == CURLE_OK else { throw error(code, transfer, timeout: transfer.timeout) }
+  }
+
+  static func error(_ code: CURLcode, _ transfer: Transfer, timeout: Duration) -> HTTPError {
+    let detail = transfer.errorBuffer.pointee != 0
+      ? String(cString: transfer.errorBuffer) : String(cString: curl_easy_strerror(code))
+    let host = transfer.host
+    switch code {
+    case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT: return .invalidURL(transfer.url)
+    case CURLE_COULDNT_RESOLVE_HOST: return .cannotResolveHost(host)
+    case CURLE_COULDNT_CONNECT: return .connectionRefused(host)
+    case CURLE_OPERATION_TIMEDOUT:
+      let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+      return .timedOut(host, seconds: seconds)
+    case CURLE_WRITE_ERROR where transfer.tooLarge: return .responseTooLarge(host, limitBytes: transfer.maxBytes)
+    case CURLE_FILESIZE_EXCEEDED: return .responseTooLarge(host, limitBytes: transfer.maxBytes)
+    case CURLE_TOO_MANY_REDIRECTS: return .tooManyRedirects(host, limit: transfer.maxRedirects)
+    case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+      CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+      return .tls(host, detail: detail)
+    case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE: return .connectionReset(host)
+    default: return .transport(host, detail: detail)
+    }
+  }
+
+  /// CURLOPT_WRITEFUNCTION: appends to the body, or aborts (returns 0) past the size limit.
+  static let write: ccurl_write_callback = { pointer, size, count, context in
+    let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+    let bytes = size * count
+    if transfer.body.count + bytes > transfer.maxBytes {
+      transfer.tooLarge = true
+      return 0
+    }
+    pointer!.withMemoryRebound(to: UInt8.self, capacity: bytes) {
+      transfer.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: bytes))
+    }
+    return bytes
+  }
+
+  /// CURLOPT_HEADERFUNCTION: collects the last response's headers (a new status line starts over).
+  static let header: ccurl_write_callback = { pointer, size, count, context in
+    let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+    let bytes = size * count
+    let line = pointer!.withMemoryRebound(to: UInt8.self, capacity: bytes) {
+      String(decoding: UnsafeBufferPointer(start: $0, count: bytes), as: UTF8.self)
+    }
+    if line.hasPrefix("HTTP/") {
+      transfer.responseHeaders = []
+    } else if let colon = line.firstIndex(of: ":") {
+      let name = String(line[..<colon])
+      let value = line[line.index(after: colon)...].trimmingCharacters(in: " \t\r\n")
+      transfer.responseHeaders.append((name, value))
+    }
+    return bytes
+  }
+}
+
+extension Substring {
+  func trimmingCharacters(in set: String) -> String {
+    var slice = self[...]
+    while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
+    while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
+    return String(slice)
+  }
+}

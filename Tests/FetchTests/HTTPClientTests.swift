@@ -1,0 +1,116 @@
+import Fetch
+import Foundation
+import Testing
+
+/// The libcurl client against a real server on 127.0.0.1: success, every failure kept apart, and cancellation.
+@Suite struct HTTPClientTests {
+  let server: LocalServer
+  let client: HTTPClient
+
+  init() throws {
+    server = try LocalServer()
+    var configuration = HTTPClientConfiguration()
+    configuration.maxResponseBytes = 1 << 20
+    configuration.maxRedirects = 3
+    configuration.maxConcurrentTransfers = 16
+    client = HTTPClient(configuration: configuration)
+  }
+
+  @Test func getsABody() async throws {
+    let response = try await client.get(server.base + "/ok")
+    #expect(response.status == 200)
+    #expect(String(decoding: response.body, as: UTF8.self) == "{\"status\":\"ok\"}")
+    #expect(response.header("content-type") == "application/json")
+  }
+
+  @Test func sendsHeadersNotInTheURL() async throws {
+    let response = try await client.get(server.base + "/headers", headers: [("X-Api-Key", "secret-test-key")])
+    let echoed = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: String]
+    #expect(echoed?["x-api-key"] == "secret-test-key")
+    #expect(echoed?["accept-encoding"]?.contains("gzip") == true)
+  }
+
+  @Test func httpErrorsAreResponsesWithTheirHeaders() async throws {
+    let response = try await client.get(server.base + "/status?code=429&retry=7")
+    #expect(response.status == 429)
+    #expect(response.header("Retry-After") == "7")
+  }
+
+  @Test func decompressesGzip() async throws {
+    let response = try await client.get(server.base + "/gzip")
+    let body = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+    #expect(body?["compressed"] as? Bool == true)
+  }
+
+  @Test func followsRedirectsUpToTheLimit() async throws {
+    let response = try await client.get(server.base + "/redirect?n=3")
+    #expect(response.status == 200)
+    await #expect(throws: HTTPError.tooManyRedirects("127.0.0.1:\(server.port)", limit: 3)) {
+      try await client.get(server.base + "/redirect?n=4")
+    }
+  }
+
+  @Test func refusedConnection() async throws {
+    let port = LocalServer.closedPort()
+    await #expect(throws: HTTPError.connectionRefused("127.0.0.1:\(port)")) {
+      try await client.get("http://127.0.0.1:\(port)/ok")
+    }
+  }
+
+  @Test func timesOut() async throws {
+    await #expect(throws: HTTPError.timedOut("127.0.0.1:\(server.port)", seconds: 0.3)) {
+      try await client.get(server.base + "/slow?ms=3000", timeout: .milliseconds(300))
+    }
+  }
+
+  @Test func refusesTooLargeBodies() async throws {
+    await #expect(throws: HTTPError.responseTooLarge("127.0.0.1:\(server.port)", limitBytes: 1 << 20)) {
+      try await client.get(server.base + "/big?bytes=\(2 << 20)")
+    }
+    let fits = try await client.get(server.base + "/big?bytes=\(1 << 19)")
+    #expect(fits.body.count == 1 << 19)
+  }
+
+  @Test func resetConnection() async throws {
+    await #expect(throws: HTTPError.connectionReset("127.0.0.1:\(server.port)")) {
+      try await client.get(server.base + "/reset")
+    }
+  }
+
+  @Test func rejectsOtherSchemes() async throws {
+    await #expect(throws: HTTPError.invalidURL("file:///etc/passwd")) { try await client.get("file:///etc/passwd") }
+  }
+
+  @Test func manyConcurrentRequests() async throws {
+    let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+      for i in 0..<40 {
+        group.addTask { try await client.get(server.base + "/slow?ms=\(50 + i)").status }
+      }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(statuses.count == 40 && statuses.allSatisfy { $0 == 200 })
+  }
+
+  @Test func cancellationEndsTheTransfer() async throws {
+    let task = Task { try await client.get(server.base + "/slow?ms=20000") }
+    // Cancel once the request is on its way; the server's counter says when it has arrived.
+    while true {
+      let count = try await client.get(server.base + "/count")
+      let requests = (try JSONSerialization.jsonObject(with: Data(count.body)) as? [String: Int])?["requests"] ?? 0
+      if requests >= 2 { break }
+      await Task.yield()
+    }
+    task.cancel()
+    await #expect(throws: HTTPError.cancelled("127.0.0.1:\(server.port)")) { try await task.value }
+  }
+
+  @Test func errorsAreOneSentence() {
+    for error in [
+      HTTPError.cannotResolveHost("nowhere.invalid"), .connectionRefused("127.0.0.1:9"),
+      .timedOut("a", seconds: 1), .tls("a", detail: "certificate expired"), .responseTooLarge("a", limitBytes: 5),
+    ] {
+      #expect(error.description.hasSuffix("."))
+      #expect(error.description.filter { $0 == "." }.count >= 1)
+    }
+  }
+}
