@@ -7,6 +7,7 @@ let package = Package(
     .library(name: "GeoIndex", targets: ["GeoIndex"]),
     .library(name: "NewsAtlas", targets: ["NewsAtlas"]),
     .library(name: "Fetch", targets: ["Fetch"]),
+    .library(name: "NewsAPI", targets: ["NewsAPI"]),
     .executable(name: "newsatlas", targets: ["newsatlas"]),
   ],
   dependencies: [
@@ -21,17 +22,22 @@ let package = Package(
     .target(name: "Fetch", dependencies: ["CCurl"]),
     // The 54 news countries (embedded at build time) and everything news-specific.
     .target(name: "NewsAtlas", dependencies: ["GeoIndex"]),
+    // The NewsAPI v2 client, with headlines for every country despite the service's limits.
+    .target(name: "NewsAPI", dependencies: ["Fetch", "NewsAtlas"]),
     // The thin command-line front end.
     .executableTarget(
       name: "newsatlas",
       dependencies: [
-        "GeoIndex", "NewsAtlas",
+        "GeoIndex", "NewsAtlas", "Fetch", "NewsAPI",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .testTarget(name: "GeoIndexTests", dependencies: ["GeoIndex"]),
     .testTarget(name: "NewsAtlasTests", dependencies: ["NewsAtlas"]),
-    .testTarget(name: "FetchTests", dependencies: ["Fetch"], exclude: ["server.py"]),
-    .testTarget(name: "CLITests", dependencies: ["newsatlas", "GeoIndex", "NewsAtlas"]),
+    // The tests' real HTTP server on 127.0.0.1 (server.py) and the code that starts it and waits for it.
+    .target(name: "TestSupport", path: "Tests/Support", exclude: ["server.py"]),
+    .testTarget(name: "FetchTests", dependencies: ["Fetch", "TestSupport"]),
+    .testTarget(name: "NewsAPITests", dependencies: ["NewsAPI", "TestSupport"]),
+    .testTarget(name: "CLITests", dependencies: ["newsatlas", "GeoIndex", "NewsAtlas", "TestSupport"]),
   ]
 )

@@ -7,12 +7,15 @@ import ArgumentParser
 #endif
 
 @main
-struct NewsAtlasCLI: ParsableCommand {
+struct NewsAtlasCLI: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "newsatlas",
     abstract: "Find the news country for a place, exactly and fast.",
     version: "0.1.0",
-    subcommands: [NearestCommand.self, ClustersCommand.self, CountriesCommand.self]
+    subcommands: [
+      NearestCommand.self, ClustersCommand.self, CountriesCommand.self, HeadlinesCommand.self, SearchCommand.self,
+      SourcesCommand.self,
+    ]
   )
 
   /// Writes `--bbox -10,35,30,60` as `--bbox=-10,35,30,60` (and likewise for every option given a value that
@@ -47,10 +50,14 @@ struct NewsAtlasCLI: ParsableCommand {
   }
 
   /// Runs a command, reporting any failure as one sentence on standard error with a sysexits(3) status.
-  static func main() {
+  static func main() async {
     do {
       var command = try parseAsRoot(attachingNegativeValues(Array(CommandLine.arguments.dropFirst())))
-      try command.run()
+      if var command = command as? AsyncParsableCommand {
+        try await command.run()
+      } else {
+        try command.run()
+      }
     } catch let error as CLIError {
       StandardError.write("newsatlas: \(error.description)\n")
       Glibc.exit(error.exitCode)

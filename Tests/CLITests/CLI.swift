@@ -22,10 +22,14 @@ enum CLI {
     return Bundle.main.bundleURL.appendingPathComponent("newsatlas")
   }()
 
-  static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
+  static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Result {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
+    var inherited = ProcessInfo.processInfo.environment
+    inherited["NEWSAPI_KEY"] = nil  // a developer's real key must never reach a test
+    inherited["NEWSATLAS_API_BASE"] = nil
+    process.environment = inherited.merging(environment) { $1 }
     let out = Pipe()
     let err = Pipe()
     let input = Pipe()

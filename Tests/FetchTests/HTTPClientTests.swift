@@ -1,5 +1,6 @@
 import Fetch
 import Foundation
+import TestSupport
 import Testing
 
 /// The libcurl client against a real server on 127.0.0.1: success, every failure kept apart, and cancellation.

@@ -1,18 +1,23 @@
 import Foundation
 
-/// The test server (`server.py`) on 127.0.0.1, started per suite and stopped when its stdin closes.
-final class LocalServer: @unchecked Sendable {
-  let port: Int
+/// The test server (`server.py`) on 127.0.0.1: started by each suite, ready once it prints its port, stopped
+/// when its standard input closes.
+public final class LocalServer: @unchecked Sendable {
+  public let port: Int
+  /// The key the fake NewsAPI accepts (a test fixture, not a real key).
+  public static let newsAPIKey = "test-key-0123456789abcdef0123456789"
   private let process: Process
   private let input: Pipe
+  private let logFile: URL
 
-  var base: String { "http://127.0.0.1:\(port)" }
+  public var base: String { "http://127.0.0.1:\(port)" }
 
-  init() throws {
+  public init() throws {
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("server.py")
     process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", script.path]
+    logFile = FileManager.default.temporaryDirectory.appendingPathComponent("newsatlas-server-\(UUID()).log")
+    process.arguments = ["python3", script.path, logFile.path]
     input = Pipe()
     let output = Pipe()
     process.standardInput = input
@@ -31,13 +36,20 @@ final class LocalServer: @unchecked Sendable {
     self.port = port
   }
 
+  /// The paths and queries the server has been sent, in order.
+  public func log() throws -> [String] {
+    guard let data = try? Data(contentsOf: logFile) else { return [] }
+    return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+  }
+
   deinit {
     try? input.fileHandleForWriting.close()
     process.waitUntilExit()
+    try? FileManager.default.removeItem(at: logFile)
   }
 
   /// A port nothing listens on: bound, read back and released.
-  static func closedPort() -> Int {
+  public static func closedPort() -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)

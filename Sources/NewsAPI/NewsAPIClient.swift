@@ -1,0 +1,248 @@
+import Fetch
+import Foundation
+import NewsAtlas
+
+/// NewsAPI's seven categories.
+public let newsCategories = ["business", "entertainment", "general", "health", "science", "sports", "technology"]
+/// NewsAPI's fourteen languages (`se` is accepted for Swedish and sent as `sv`).
+public let newsLanguages = ["ar", "de", "en", "es", "fr", "he", "it", "nl", "no", "pt", "ru", "sv", "ud", "zh"]
+
+/// A page of articles, without NewsAPI's `[Removed]` placeholders.
+public struct ArticlePage: Sendable, Equatable {
+  public let totalResults: Int
+  public let articles: [Article]
+}
+
+/// `top-headlines` parameters.
+public struct HeadlinesQuery: Sendable {
+  public var country: String?
+  public var category: String?
+  public var sources: [String] = []
+  public var q: String?
+  public var pageSize = 20
+  public var page = 1
+  public init(country: String? = nil, category: String? = nil, sources: [String] = [], q: String? = nil) {
+    self.country = country
+    self.category = category
+    self.sources = sources
+    self.q = q
+  }
+}
+
+/// `everything` parameters.
+public struct SearchQuery: Sendable {
+  public var q: String?
+  public var searchIn: [String] = []
+  public var sources: [String] = []
+  public var domains: [String] = []
+  public var excludeDomains: [String] = []
+  public var from: String?
+  public var to: String?
+  public var language: String?
+  public var sortBy: String?
+  public var pageSize = 20
+  public var page = 1
+  public init(q: String? = nil) { self.q = q }
+}
+
+/// A client for NewsAPI v2 over `Fetch.HTTPClient`.
+///
+/// The key travels in the `X-Api-Key` header only, never in a URL. Invalid combinations are refused before any
+/// request. The rate limit and server errors get at most one retry, after `Retry-After` when it is short.
+public final class NewsAPIClient: Sendable {
+  public let baseURL: String
+  private let key: String
+  private let http: HTTPClient
+  private let timeout: Duration?
+  /// The longest `Retry-After` worth waiting for before the one retry; longer ones are reported instead.
+  public static let longestRetryWait = 10
+
+  /// - Throws: `NewsAPIError.missingKey` for an empty key, `.invalidRequest` for a base that is not a URL.
+  public init(key: String, baseURL: String = "https://newsapi.org", http: HTTPClient, timeout: Duration? = nil)
+    throws(NewsAPIError)
+  {
+    guard !key.isEmpty else { throw .missingKey }
+    guard baseURL.hasPrefix("http://") || baseURL.hasPrefix("https://") else {
+      throw .invalidRequest("The API base '\(baseURL)' is not an http or https URL.")
+    }
+    self.key = key
+    self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+    self.http = http
+    self.timeout = timeout
+  }
+
+  // MARK: - Endpoints
+
+  public func topHeadlines(_ query: HeadlinesQuery) async throws(NewsAPIError) -> ArticlePage {
+    if !query.sources.isEmpty && (query.country != nil || query.category != nil) {
+      throw .invalidRequest("NewsAPI cannot mix sources with a country or a category; give one or the other.")
+    }
+    guard !query.sources.isEmpty || query.q != nil || query.country != nil || query.category != nil else {
+      throw .invalidRequest("Top headlines need a country, a category, sources or a query.")
+    }
+    if let category = query.category, !newsCategories.contains(category) {
+      throw .invalidRequest("'\(category)' is not a NewsAPI category; use one of \(newsCategories.joined(separator: ", ")).")
+    }
+    guard query.sources.count <= 20 else { throw .invalidRequest("NewsAPI takes at most 20 sources a request.") }
+    try Self.checkPaging(pageSize: query.pageSize, page: query.page)
+    var parameters: [(String, String)] = []
+    if let country = query.country { parameters.append(("country", country)) }
+    if let category = query.category { parameters.append(("category", category)) }
+    if !query.sources.isEmpty { parameters.append(("sources", query.sources.joined(separator: ","))) }
+    if let q = query.q { parameters.append(("q", q)) }
+    parameters += [("pageSize", String(query.pageSize)), ("page", String(query.page))]
+    return try await articles("/v2/top-headlines", parameters)
+  }
+
+  public func everything(_ query: SearchQuery) async throws(NewsAPIError) -> ArticlePage {
+    guard query.q != nil || !query.sources.isEmpty || !query.domains.isEmpty else {
+      throw .invalidRequest("A search needs words to look for, sources or domains.")
+    }
+    if let q = query.q, q.count > 500 { throw .invalidRequest("NewsAPI takes search words up to 500 characters.") }
+    guard query.sources.count <= 20 else { throw .invalidRequest("NewsAPI takes at most 20 sources a request.") }
+    let language = query.language == "se" ? "sv" : query.language
+    if let language, !newsLanguages.contains(language) {
+      throw .invalidRequest("'\(language)' is not a NewsAPI language; use one of \(newsLanguages.joined(separator: ", ")).")
+    }
+    if let sortBy = query.sortBy, !["relevancy", "popularity", "publishedAt"].contains(sortBy) {
+      throw .invalidRequest("Sort by relevancy, popularity or publishedAt, not '\(sortBy)'.")
+    }
+    for field in query.searchIn where !["title", "description", "content"].contains(field) {
+      throw .invalidRequest("searchIn takes title, description and content, not '\(field)'.")
+    }
+    try Self.checkPaging(pageSize: query.pageSize, page: query.page)
+    var parameters: [(String, String)] = []
+    if let q = query.q { parameters.append(("q", q)) }
+    if !query.searchIn.isEmpty { parameters.append(("searchIn", query.searchIn.joined(separator: ","))) }
+    if !query.sources.isEmpty { parameters.append(("sources", query.sources.joined(separator: ","))) }
+    if !query.domains.isEmpty { parameters.append(("domains", query.domains.joined(separator: ","))) }
+    if !query.excludeDomains.isEmpty { parameters.append(("excludeDomains", query.excludeDomains.joined(separator: ","))) }
+    if let from = query.from { parameters.append(("from", from)) }
+    if let to = query.to { parameters.append(("to", to)) }
+    if let language { parameters.append(("language", language)) }
+    if let sortBy = query.sortBy { parameters.append(("sortBy", sortBy)) }
+    parameters += [("pageSize", String(query.pageSize)), ("page", String(query.page))]
+    return try await articles("/v2/everything", parameters)
+  }
+
+  /// `top-headlines/sources`, with country codes normalised (`zh` → `cn`, `is` → `il`).
+  public func sources(country: String? = nil, language: String? = nil, category: String? = nil)
+    async throws(NewsAPIError) -> [NewsSource]
+  {
+    struct Body: Decodable { let sources: [NewsSource] }
+    var parameters: [(String, String)] = []
+    if let language { parameters.append(("language", language == "se" ? "sv" : language)) }
+    if let category { parameters.append(("category", category)) }
+    // Filtered here rather than by the service, whose China and Israel sources carry other codes.
+    let all = try await request("/v2/top-headlines/sources", parameters, as: Body.self).sources.map { $0.normalized() }
+    return country.map { code in all.filter { $0.country == code } } ?? all
+  }
+
+  // MARK: - Requests
+
+  static func checkPaging(pageSize: Int, page: Int) throws(NewsAPIError) {
+    guard (1...100).contains(pageSize) else { throw .invalidRequest("pageSize must be 1 to 100, not \(pageSize).") }
+    guard page >= 1 else { throw .invalidRequest("page must be 1 or more, not \(page).") }
+    guard page * pageSize <= 100 else {
+      throw .invalidRequest("The free plan stops at the first 100 results; page \(page) of \(pageSize) goes past it.")
+    }
+  }
+
+  private func articles(_ path: String, _ parameters: [(String, String)]) async throws(NewsAPIError) -> ArticlePage {
+    struct Body: Decodable {
+      let totalResults: Int?
+      let articles: [Article]?
+    }
+    let body = try await request(path, parameters, as: Body.self)
+    return ArticlePage(totalResults: body.totalResults ?? 0, articles: (body.articles ?? []).filter { !$0.isRemoved })
+  }
+
+  /// Sends one GET (and at most one retry), and decodes NewsAPI's success or error body.
+  private func request<T: Decodable>(_ path: String, _ parameters: [(String, String)], as type: T.Type)
+    async throws(NewsAPIError) -> T
+  {
+    let url = baseURL + path + "?" + parameters.map { "\(Self.escape($0.0))=\(Self.escape($0.1))" }.joined(separator: "&")
+    var attempt = 0
+    while true {
+      attempt += 1
+      let response: HTTPResponse
+      do {
+        response = try await http.get(url, headers: [("X-Api-Key", key), ("Accept", "application/json")], timeout: timeout)
+      } catch {
+        if attempt == 1, Self.retryable(error) {
+          try? await Task.sleep(for: .milliseconds(300))
+          continue
+        }
+        throw .transport(error)
+      }
+      if response.status == 200, let value = try? JSONDecoder().decode(T.self, from: Data(response.body)) {
+        return value
+      }
+      let error = Self.error(from: response)
+      if attempt == 1, let wait = Self.retryDelay(error) {
+        try? await Task.sleep(for: .seconds(wait))
+        continue
+      }
+      throw error
+    }
+  }
+
+  /// Seconds to wait before the one retry, or nil: the rate limit and server errors are retried once, after
+  /// `Retry-After` when the service sends one and it is short; a long one is reported instead of waited out.
+  static func retryDelay(_ error: NewsAPIError) -> Int? {
+    switch error {
+    case .service(let status, let code, _, let retryAfter):
+      guard status == 429 || status >= 500 || code == "rateLimited" || code == "unexpectedError" else { return nil }
+      guard code != "apiKeyExhausted" else { return nil }
+      let wait = retryAfter ?? 1
+      return wait <= longestRetryWait ? wait : nil
+    case .unexpectedResponse(let status, _):
+      return status >= 500 ? 1 : nil
+    default:
+      return nil
+    }
+  }
+
+  static func retryable(_ error: HTTPError) -> Bool {
+    switch error {
+    case .connectionReset, .timedOut: return true
+    default: return false
+    }
+  }
+
+  static func error(from response: HTTPResponse) -> NewsAPIError {
+    struct Failure: Decodable {
+      let status: String
+      let code: String?
+      let message: String?
+    }
+    let retryAfter = response.header("Retry-After").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    if let failure = try? JSONDecoder().decode(Failure.self, from: Data(response.body)), failure.status == "error" {
+      return .service(
+        status: response.status, code: failure.code ?? "unknown", message: failure.message ?? "no message",
+        retryAfterSeconds: retryAfter)
+    }
+    if response.status == 200 {
+      return .unexpectedResponse(status: 200, detail: "the body is not the JSON NewsAPI sends")
+    }
+    let text = String(decoding: response.body.prefix(60), as: UTF8.self)
+      .replacingOccurrences(of: "\n", with: " ")
+    return .unexpectedResponse(status: response.status, detail: text.isEmpty ? "an empty body" : "it begins '\(text)'")
+  }
+
+  /// RFC 3986 percent-encoding of a query component.
+  static func escape(_ text: String) -> String {
+    var result = ""
+    for byte in text.utf8 {
+      switch byte {
+      case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+        UInt8(ascii: "~"):
+        result.unicodeScalars.append(Unicode.Scalar(byte))
+      default:
+        result += String(format: "%%%02X", byte)
+      }
+    }
+    return result
+  }
+}

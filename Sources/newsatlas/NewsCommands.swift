@@ -1,0 +1,326 @@
+import ArgumentParser
+import Fetch
+import Foundation
+import GeoIndex
+import NewsAPI
+import NewsAtlas
+
+/// What every command that talks to NewsAPI takes.
+struct ServiceOptions: ParsableArguments {
+  @Option(
+    name: .customLong("api-base"),
+    help: ArgumentHelp("The service's base URL (default $NEWSATLAS_API_BASE, else https://newsapi.org).", valueName: "url"))
+  var apiBase: String?
+
+  @Option(help: ArgumentHelp("Seconds allowed for each request.", valueName: "seconds"))
+  var timeout: Double = 30
+
+  @Option(help: ArgumentHelp("Requests in flight at once.", valueName: "n"))
+  var concurrency: Int = 24
+
+  @Option(help: "Output format: text or json.")
+  var format: OutputFormat = .text
+
+  /// A client from the environment (`NEWSAPI_KEY`, `NEWSATLAS_API_BASE`) and the flags.
+  func client() throws(CLIError) -> (NewsAPIClient, HTTPClient) {
+    guard format == .text || format == .json else {
+      throw .usage("This command prints text or json, not \(format.rawValue).")
+    }
+    guard timeout > 0, timeout.isFinite else { throw .usage("--timeout must be a positive number of seconds.") }
+    guard (1...256).contains(concurrency) else { throw .usage("--concurrency must be 1 to 256, not \(concurrency).") }
+    var configuration = HTTPClientConfiguration()
+    configuration.maxConcurrentTransfers = concurrency
+    configuration.requestTimeout = .milliseconds(Int(timeout * 1000))
+    let http = HTTPClient(configuration: configuration)
+    let environment = ProcessInfo.processInfo.environment
+    let base = apiBase ?? environment["NEWSATLAS_API_BASE"] ?? "https://newsapi.org"
+    do {
+      return (try NewsAPIClient(key: environment["NEWSAPI_KEY"] ?? "", baseURL: base, http: http), http)
+    } catch {
+      throw CLIError(newsAPI: error)
+    }
+  }
+}
+
+extension CLIError {
+  /// sysexits(3) statuses for the service's failures: 78 no key, 64 a request refused before sending, 75 the
+  /// quota (try later), 69 anything else the network or the service did.
+  init(newsAPI error: NewsAPIError) {
+    let code: Int32
+    switch error {
+    case .missingKey: code = 78
+    case .invalidRequest: code = CLIError.usage
+    case _ where error.isQuota: code = 75
+    default: code = 69
+    }
+    self.init(description: error.description, exitCode: code)
+  }
+}
+
+struct HeadlinesCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "headlines",
+    abstract: "Fetch headlines for news countries concurrently, falling back where NewsAPI has none.",
+    discussion: """
+      NewsAPI's top-headlines?country= now answers only for us; for the others NewsAtlas asks for the \
+      country's sources, then searches their domains in the country's language, and says which way served \
+      each answer. The key comes from NEWSAPI_KEY and travels only in a request header.
+      """
+  )
+
+  @Option(help: ArgumentHelp("One country code, such as fr.", valueName: "cc"))
+  var country: String?
+
+  @Option(help: ArgumentHelp("Several country codes, comma-separated.", valueName: "cc,cc"))
+  var countries: String?
+
+  @Option(help: ArgumentHelp("The news country nearest to a place.", valueName: "lat,lon"))
+  var near: String?
+
+  @Option(help: ArgumentHelp("Every country of a cluster of the 54 markers (with --zoom).", valueName: "id"))
+  var cluster: Int?
+
+  @Option(help: ArgumentHelp("The zoom of --cluster.", valueName: "z"))
+  var zoom: Double?
+
+  @Flag(help: "All 54 countries.")
+  var all = false
+
+  @Option(help: ArgumentHelp("One category (business, entertainment, general, health, science, sports, technology).", valueName: "c"))
+  var category: String?
+
+  @Option(help: ArgumentHelp("all: every category of each country.", valueName: "all"))
+  var categories: String?
+
+  @Option(name: .customLong("page-size"), help: ArgumentHelp("Articles per country, 1 to 100.", valueName: "n"))
+  var pageSize: Int = 10
+
+  @OptionGroup var service: ServiceOptions
+
+  func run() async throws {
+    let targets = try Self.countries(country: country, countries: countries, near: near, cluster: cluster, zoom: zoom, all: all)
+    if category != nil && categories != nil { throw CLIError.usage("Give --category or --categories all, not both.") }
+    if let categories, categories != "all" { throw CLIError.usage("--categories takes only 'all'; for one, use --category.") }
+    if let category, !newsCategories.contains(category) {
+      throw CLIError.usage("'\(category)' is not a NewsAPI category; use one of \(newsCategories.joined(separator: ", ")).")
+    }
+    guard (1...100).contains(pageSize) else { throw CLIError.usage("--page-size must be 1 to 100, not \(pageSize).") }
+    let (client, http) = try service.client()
+    defer { http.shutdown() }
+    let wanted: [String?] = categories == "all" ? newsCategories : [category]
+    let jobs = targets.flatMap { country in wanted.map { (country, $0) } }
+    let catalog = SourceCatalog(client: client)
+    let format = service.format
+    let out = OutputBuffer()
+    var results = [Result<CountryHeadlines, NewsAPIError>?](repeating: nil, count: jobs.count)
+    let pageSize = self.pageSize
+    await withTaskGroup(of: (Int, Result<CountryHeadlines, NewsAPIError>).self) { group in
+      for (i, job) in jobs.enumerated() {
+        group.addTask {
+          do throws(NewsAPIError) {
+            return (i, .success(try await client.headlines(for: job.0, category: job.1, pageSize: pageSize, catalog: catalog)))
+          } catch {
+            return (i, .failure(error))
+          }
+        }
+      }
+      for await (i, result) in group {
+        results[i] = result
+        if format == .text {  // as they complete
+          switch result {
+          case .success(let headlines): out.append(Self.text(headlines))
+          case .failure(let error):
+            StandardError.write("newsatlas: \(jobs[i].0.code) \(jobs[i].0.name): \(error.description)\n")
+          }
+          out.flush()
+        }
+      }
+    }
+    if format == .json { out.append(Self.json(jobs, results)) }
+    out.flush()
+    let failures = results.compactMap { result -> NewsAPIError? in
+      if case .failure(let error)? = result { return error }
+      return nil
+    }
+    if let first = failures.first {
+      let quota = failures.contains { $0.isQuota }
+      throw CLIError(
+        description: "\(failures.count) of \(jobs.count) requests failed (the others are above); \(first.description)",
+        exitCode: quota ? 75 : CLIError(newsAPI: first).exitCode)
+    }
+  }
+
+  /// The countries the flags name, in the order given.
+  static func countries(
+    country: String?, countries: String?, near: String?, cluster: Int?, zoom: Double?, all: Bool
+  ) throws(CLIError) -> [Country] {
+    let given = [country != nil, countries != nil, near != nil, cluster != nil, all].filter { $0 }.count
+    guard given == 1 else {
+      throw .usage("Name the countries with one of --country, --countries, --near, --cluster (with --zoom) and --all.")
+    }
+    func lookUp(_ code: String) throws(CLIError) -> Country {
+      guard let found = Country.named(code: code.trimmingSpaces) else {
+        throw .usage("'\(code)' is not one of NewsAPI's 54 countries; 'newsatlas countries' lists them.")
+      }
+      return found
+    }
+    if let country { return [try lookUp(country)] }
+    if let countries {
+      var list: [Country] = []
+      for code in countries.split(separator: ",") { list.append(try lookUp(String(code))) }
+      return list
+    }
+    if let near {
+      let parts = near.split(separator: ",").map(String.init)
+      guard parts.count == 2 else { throw .usage("--near takes LAT,LON, for example 48.85,2.35.") }
+      let point = try NearestCommand.point(latitude: parts[0], longitude: parts[1])
+      return [Country.all[Country.markerIndex.nearest(to: point)!.index]]
+    }
+    if let cluster {
+      guard let zoom else { throw .usage("--cluster needs the --zoom its id came from.") }
+      do {
+        let index = try ClusterIndex(points: Country.all.map(\.marker))
+        _ = zoom  // ids encode their own zoom; --zoom documents which map the id came from
+        return try index.leaves(ofCluster: cluster, limit: .max).map { Country.all[$0] }
+      } catch {
+        throw .usage("\(error.description) 'newsatlas clusters --zoom \(Format.fixed(zoom, 0))' lists the clusters.")
+      }
+    }
+    return Country.all
+  }
+
+  static func text(_ headlines: CountryHeadlines) -> String {
+    let via: String
+    switch headlines.strategy {
+    case .country: via = "top headlines"
+    case .sources: via = "the country's sources"
+    case .everything: via = "a search of its sources' sites"
+    case .none: via = "nothing found anywhere"
+    }
+    var text = "\(headlines.country.code)  \(headlines.country.name)"
+    if let category = headlines.category { text += " · \(category)" }
+    text += " · \(headlines.articles.count) article\(headlines.articles.count == 1 ? "" : "s") via \(via)\n"
+    for article in headlines.articles {
+      text += "    \(article.publishedAt.prefix(10))  \(article.source.name): \(article.title)\n"
+      text += "                \(article.url)\n"
+    }
+    return text
+  }
+
+  static func json(_ jobs: [(Country, String?)], _ results: [Result<CountryHeadlines, NewsAPIError>?]) -> [UInt8] {
+    struct Entry: Encodable {
+      struct Place: Encodable {
+        let code, name, nameFr: String
+      }
+      let country: Place
+      let category: String?
+      let strategy: String?
+      let articles: [Article]?
+      let error: String?
+    }
+    let entries = zip(jobs, results).map { job, result -> Entry in
+      let place = Entry.Place(code: job.0.code, name: job.0.name, nameFr: job.0.nameFrench)
+      switch result {
+      case .success(let headlines)?:
+        return Entry(country: place, category: job.1, strategy: headlines.strategy.rawValue, articles: headlines.articles, error: nil)
+      case .failure(let error)?:
+        return Entry(country: place, category: job.1, strategy: nil, articles: nil, error: error.description)
+      case nil:
+        return Entry(country: place, category: job.1, strategy: nil, articles: nil, error: "not run")
+      }
+    }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return Array((try? encoder.encode(["results": entries])) ?? Data()) + [0x0A]
+  }
+}
+
+struct SearchCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "search", abstract: "Search every article NewsAPI indexes (its everything endpoint).")
+
+  @Argument(help: "Words to look for; NewsAPI's syntax (\"exact phrase\", +must, -not, AND/OR/NOT) works.")
+  var query: String
+
+  @Option(help: ArgumentHelp("One of NewsAPI's 14 languages, such as fr.", valueName: "l"))
+  var language: String?
+
+  @Option(name: .customLong("sort-by"), help: ArgumentHelp("relevancy, popularity or publishedAt.", valueName: "order"))
+  var sortBy: String?
+
+  @Option(help: ArgumentHelp("Oldest date, ISO 8601 (2026-11-01).", valueName: "date"))
+  var from: String?
+
+  @Option(help: ArgumentHelp("Newest date, ISO 8601.", valueName: "date"))
+  var to: String?
+
+  @Option(name: .customLong("page-size"), help: ArgumentHelp("Articles, 1 to 100.", valueName: "n"))
+  var pageSize: Int = 20
+
+  @OptionGroup var service: ServiceOptions
+
+  func run() async throws {
+    var search = SearchQuery(q: query)
+    search.language = language
+    search.sortBy = sortBy
+    search.from = from
+    search.to = to
+    search.pageSize = pageSize
+    let (client, http) = try service.client()
+    defer { http.shutdown() }
+    let page: ArticlePage
+    do { page = try await client.everything(search) } catch { throw CLIError(newsAPI: error) }
+    let out = OutputBuffer()
+    if service.format == .json {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+      struct Body: Encodable {
+        let totalResults: Int
+        let articles: [Article]
+      }
+      out.append(Array(try encoder.encode(Body(totalResults: page.totalResults, articles: page.articles))) + [0x0A])
+      return
+    }
+    out.append("\(page.articles.count) of \(page.totalResults) articles\n")
+    for article in page.articles {
+      out.append("    \(article.publishedAt.prefix(10))  \(article.source.name): \(article.title)\n                \(article.url)\n")
+    }
+  }
+}
+
+struct SourcesCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "sources", abstract: "List NewsAPI's top-headline sources (country codes normalised: zh→cn, is→il).")
+
+  @Option(help: ArgumentHelp("A country code.", valueName: "cc"))
+  var country: String?
+
+  @Option(help: ArgumentHelp("A language.", valueName: "l"))
+  var language: String?
+
+  @Option(help: ArgumentHelp("A category.", valueName: "c"))
+  var category: String?
+
+  @OptionGroup var service: ServiceOptions
+
+  func run() async throws {
+    let (client, http) = try service.client()
+    defer { http.shutdown() }
+    let list: [NewsSource]
+    do {
+      list = try await client.sources(country: country?.lowercased(), language: language, category: category)
+    } catch {
+      throw CLIError(newsAPI: error)
+    }
+    let out = OutputBuffer()
+    if service.format == .json {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+      out.append(Array(try encoder.encode(["sources": list])) + [0x0A])
+      return
+    }
+    for source in list {
+      out.append("\(source.id.padding(to: 28)) \(source.country ?? "--")  \(source.language ?? "--")  \(source.name)\n")
+    }
+  }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `newsatlas headlines`, `search` and `sources` against the fake NewsAPI on 127.0.0.1.
+@Suite struct HeadlinesCommandTests {
+  let server: LocalServer
+  var environment: [String: String] { ["NEWSAPI_KEY": LocalServer.newsAPIKey, "NEWSATLAS_API_BASE": server.base] }
+
+  init() throws { server = try LocalServer() }
+
+  func results(_ result: CLI.Result) throws -> [[String: Any]] {
+    try #require(result.json?["results"] as? [[String: Any]])
+  }
+
+  @Test func countriesInInputOrderWithTheirStrategy() throws {
+    let result = try CLI.run(["headlines", "--countries", "cn,us,il,fr", "--format", "json"], environment: environment)
+    #expect(result.status == 0, "\(result.stderr)")
+    let entries = try results(result)
+    #expect(entries.compactMap { ($0["country"] as? [String: Any])?["code"] as? String } == ["cn", "us", "il", "fr"])
+    #expect(entries.compactMap { $0["strategy"] as? String } == ["none", "country", "everything", "sources"])
+    #expect((entries[1]["articles"] as? [Any])?.count == 2)  // the [Removed] placeholder is dropped
+  }
+
+  @Test func oneFailureKeepsTheOthers() throws {
+    let result = try CLI.run(["headlines", "--countries", "us,kr,fr", "--format", "json"], environment: environment)
+    #expect(result.status == 75)  // the quota: try later
+    let entries = try results(result)
+    #expect(entries.count == 3)
+    #expect(entries[0]["strategy"] as? String == "country" && entries[2]["strategy"] as? String == "sources")
+    #expect((entries[1]["error"] as? String)?.contains("quota") == true)
+    #expect(result.stderr.contains("1 of 3 requests failed"))
+  }
+
+  @Test func allFiftyFourConcurrently() throws {
+    let result = try CLI.run(["headlines", "--all", "--format", "json"], environment: environment)
+    #expect(result.status == 75)  // South Korea is rate-limited by the fake service
+    let entries = try results(result)
+    #expect(entries.count == 54)
+    #expect(entries.filter { $0["error"] != nil }.count == 2)  // kr (quota) and ua (a proxy's HTML page)
+  }
+
+  @Test func everyCategoryOfACountry() throws {
+    let result = try CLI.run(["headlines", "--country", "us", "--categories", "all", "--format", "json"], environment: environment)
+    #expect(result.status == 0)
+    #expect(try results(result).compactMap { $0["category"] as? String }.count == 7)
+  }
+
+  @Test func aClusterOfMarkers() throws {
+    let clusters = try CLI.run(["clusters", "--zoom", "2"])
+    let features = try #require(clusters.json?["features"] as? [[String: Any]])
+    let cluster = try #require(features.first { ($0["properties"] as? [String: Any])?["cluster"] as? Bool == true })
+    let properties = try #require(cluster["properties"] as? [String: Any])
+    let id = try #require(properties["cluster_id"] as? Int)
+    let result = try CLI.run(
+      ["headlines", "--cluster", String(id), "--zoom", "2", "--format", "json"], environment: environment)
+    #expect(try results(result).count == properties["point_count"] as? Int)
+  }
+
+  @Test func nearAPlace() throws {
+    let result = try CLI.run(["headlines", "--near", "48.85,2.35"], environment: environment)
+    #expect(result.status == 0)
+    #expect(result.stdout.hasPrefix("fr  France"))
+  }
+
+  @Test func textPrintsAsTheyArrive() throws {
+    let result = try CLI.run(["headlines", "--countries", "au,us"], environment: environment)
+    #expect(result.status == 0)
+    // Australia's answer takes 300 ms in the fake service: the United States' prints first.
+    #expect(result.stdout.hasPrefix("us  United States"))
+  }
+
+  @Test func searchAndSources() throws {
+    let search = try CLI.run(["search", "climate change", "--format", "json"], environment: environment)
+    #expect(search.status == 0)
+    #expect(search.stdout.contains("About climate change"))
+    let sources = try CLI.run(["sources", "--country", "il"], environment: environment)
+    #expect(sources.stdout.hasPrefix("ynet"))
+  }
+
+  @Test(arguments: [
+    (["headlines", "--country", "xx"], Int32(64), "not one of NewsAPI's 54 countries"),
+    (["headlines", "--country", "fr", "--all"], 64, "one of --country"),
+    (["headlines", "--country", "fr", "--category", "weather"], 64, "not a NewsAPI category"),
+    (["headlines", "--country", "fr", "--page-size", "500"], 64, "--page-size"),
+    (["headlines", "--cluster", "999999", "--zoom", "2"], 64, "No cluster"),
+    (["search", "x", "--language", "xx"], 64, "not a NewsAPI language"),
+  ])
+  func usageErrors(arguments: [String], status: Int32, mentions: String) throws {
+    let result = try CLI.run(arguments, environment: environment)
+    #expect(result.status == status)
+    #expect(result.stderrLines.count == 1, "\(result.stderr)")
+    #expect(result.stderr.contains(mentions), "\(result.stderr)")
+  }
+
+  @Test func missingKeySaysWhereToGetOne() throws {
+    let result = try CLI.run(["headlines", "--country", "fr"], environment: ["NEWSATLAS_API_BASE": server.base])
+    #expect(result.status == 78)
+    #expect(result.stderr.contains("NEWSAPI_KEY") && result.stderr.contains("newsapi.org/register"))
+  }
+
+  @Test func unreachableServiceIsOneSentence() throws {
+    let port = LocalServer.closedPort()
+    let result = try CLI.run(
+      ["headlines", "--country", "us", "--api-base", "http://127.0.0.1:\(port)"], environment: environment)
+    #expect(result.status == 69)
+    #expect(result.stderr.contains("refused the connection"))
+    #expect(!result.stderr.contains(LocalServer.newsAPIKey))
+  }
+}

@@ -1,0 +1,121 @@
+import Fetch
+import Foundation
+import NewsAPI
+import NewsAtlas
+import TestSupport
+import Testing
+
+/// The NewsAPI client against the fake service in server.py, which behaves as the real one is observed to:
+/// top-headlines?country= answers only for us, China's and Israel's sources carry zh and is, [Removed]
+/// placeholders, fractional-second dates, and errors in NewsAPI's own shape.
+@Suite struct NewsAPIClientTests {
+  let server: LocalServer
+  let http: HTTPClient
+  let client: NewsAPIClient
+
+  init() throws {
+    server = try LocalServer()
+    http = HTTPClient()
+    client = try NewsAPIClient(key: LocalServer.newsAPIKey, baseURL: server.base, http: http)
+  }
+
+  func country(_ code: String) -> Country { Country.named(code: code)! }
+
+  @Test func usHeadlinesComeDirectlyWithoutPlaceholders() async throws {
+    let result = try await client.headlines(for: country("us"), catalog: SourceCatalog(client: client))
+    #expect(result.strategy == .country)
+    #expect(result.articles.map(\.title) == ["us one", "us two"])
+    #expect(result.articles[0].publishedDate != nil)  // 2024-04-20T20:52:20.5931133Z
+  }
+
+  @Test func otherCountriesFallBackInOrder() async throws {
+    let catalog = SourceCatalog(client: client)
+    let france = try await client.headlines(for: country("fr"), catalog: catalog)
+    #expect(france.strategy == .sources && france.articles.map(\.title) == ["Paris"])
+    let israel = try await client.headlines(for: country("il"), catalog: catalog)  // sources say "is"
+    #expect(israel.strategy == .everything && israel.articles.map(\.title) == ["Jerusalem"])
+    let china = try await client.headlines(for: country("cn"), catalog: catalog)  // sources say "zh"
+    #expect(china.strategy == .none && china.articles.isEmpty)
+    let brazil = try await client.headlines(for: country("br"), catalog: catalog)  // no sources at all
+    #expect(brazil.strategy == .none)
+    let log = try server.log()
+    #expect(log.filter { $0.hasPrefix("/v2/top-headlines/sources") }.count == 1)  // fetched once, shared
+    #expect(log.contains { $0.contains("domains=ynet.co.il") && $0.contains("language=he") })
+  }
+
+  @Test func theKeyNeverTravelsInAURL() async throws {
+    _ = try await client.topHeadlines(HeadlinesQuery(country: "us"))
+    _ = try await client.everything(SearchQuery(q: "anything"))
+    let log = try server.log()
+    #expect(!log.isEmpty)
+    #expect(log.allSatisfy { !$0.contains(LocalServer.newsAPIKey) && !$0.lowercased().contains("apikey") })
+  }
+
+  @Test func invalidCombinationsAreRefusedBeforeSending() async throws {
+    let before = try server.log().count
+    var mixed = HeadlinesQuery(country: "fr")
+    mixed.sources = ["le-monde"]
+    await #expect(throws: NewsAPIError.self) { try await client.topHeadlines(mixed) }
+    await #expect(throws: NewsAPIError.self) { try await client.topHeadlines(HeadlinesQuery()) }
+    var big = HeadlinesQuery(country: "us")
+    big.pageSize = 101
+    await #expect(throws: NewsAPIError.self) { try await client.topHeadlines(big) }
+    var deep = HeadlinesQuery(country: "us")
+    deep.pageSize = 50
+    deep.page = 3
+    await #expect(throws: NewsAPIError.self) { try await client.topHeadlines(deep) }
+    await #expect(throws: NewsAPIError.self) { try await client.everything(SearchQuery()) }
+    #expect(try server.log().count == before)
+  }
+
+  @Test func rateLimitSaysItIsTheQuotaAndDoesNotHammer() async throws {
+    let before = try server.log().filter { $0.contains("country=kr") }.count
+    do {
+      _ = try await client.topHeadlines(HeadlinesQuery(country: "kr"))
+      Issue.record("expected the rate limit")
+    } catch {
+      #expect(error.isQuota)
+      #expect(error.description.contains("quota") && error.description.contains("3600 seconds"))
+      #expect(!error.description.contains(LocalServer.newsAPIKey))
+    }
+    // Retry-After is an hour: reported, not retried.
+    #expect(try server.log().filter { $0.contains("country=kr") }.count == before + 1)
+  }
+
+  @Test func oneRetryAfterAServerError() async throws {
+    let page = try await client.topHeadlines(HeadlinesQuery(country: "jp"))  // 500 once, then articles
+    #expect(page.articles.map(\.title) == ["Tokyo"])
+    #expect(try server.log().filter { $0.contains("country=jp") }.count == 2)
+  }
+
+  @Test func nonJSONErrorsAndBadKeys() async throws {
+    await #expect(throws: NewsAPIError.unexpectedResponse(status: 503, detail: "it begins '<html>Service Unavailable</html>'")) {
+      try await client.topHeadlines(HeadlinesQuery(country: "ua"))
+    }
+    let wrong = try NewsAPIClient(key: "not-the-key", baseURL: server.base, http: http)
+    do {
+      _ = try await wrong.topHeadlines(HeadlinesQuery(country: "us"))
+      Issue.record("expected apiKeyInvalid")
+    } catch {
+      guard case .service(let status, let code, _, _) = error else { Issue.record("\(error)"); return }
+      #expect(status == 401 && code == "apiKeyInvalid")
+      #expect(!error.description.contains("not-the-key"))
+    }
+    #expect(throws: NewsAPIError.missingKey) { try NewsAPIClient(key: "", http: http) }
+  }
+
+  @Test func sourcesAreNormalised() async throws {
+    let sources = try await client.sources()
+    #expect(sources.first { $0.id == "xinhua-net" }?.country == "cn")
+    #expect(sources.first { $0.id == "ynet" }?.country == "il")
+    #expect(try await client.sources(country: "fr").map(\.id) == ["le-monde", "les-echos"])
+  }
+
+  @Test func transportFailuresAreTyped() async throws {
+    let port = LocalServer.closedPort()
+    let nowhere = try NewsAPIClient(key: "k", baseURL: "http://127.0.0.1:\(port)", http: http)
+    await #expect(throws: NewsAPIError.transport(.connectionRefused("127.0.0.1:\(port)"))) {
+      try await nowhere.topHeadlines(HeadlinesQuery(country: "us"))
+    }
+  }
+}
