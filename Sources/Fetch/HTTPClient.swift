@@ -53,8 +53,8 @@ public enum HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// How an `HTTPClient` behaves; every value has a documented default.
 public struct HTTPClientConfiguration: Sendable {
-  /// Transfers in flight at once; more wait in line. Default 8.
-  public var maxConcurrentTransfers = 8
+  /// Transfers in flight at once; more wait in line. Default 16.
+  public var maxConcurrentTransfers = 16
   /// Time allowed to connect (TCP and TLS). Default 10 s.
   public var connectTimeout: Duration = .seconds(10)
   /// Time allowed for a whole request, redirects included, unless the request sets its own. Default 30 s.

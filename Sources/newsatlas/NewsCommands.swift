@@ -16,7 +16,7 @@ struct ServiceOptions: ParsableArguments {
   var timeout: Double = 30
 
   @Option(help: ArgumentHelp("Requests in flight at once.", valueName: "n"))
-  var concurrency: Int = 24
+  var concurrency: Int = 32
 
   @Option(help: "Output format: text or json.")
   var format: OutputFormat = .text
