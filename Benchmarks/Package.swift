@@ -26,6 +26,14 @@ let package = Package(
       path: "Benchmarks/GeoIndexBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     ),
+    // The fetch layer against a bare libcurl multi loop and URLSession (compare.py http).
+    .target(name: "CurlLoop", path: "Sources/CurlLoop", linkerSettings: [.linkedLibrary("curl")]),
+    .executableTarget(
+      name: "httpbench",
+      dependencies: ["CurlLoop", .product(name: "Fetch", package: parent)],
+      path: "Sources/httpbench",
+      swiftSettings: [.swiftLanguageMode(.v5)]  // a benchmark script: top-level globals shared by tasks
+    ),
     // The Swift side of compare.py: the same points and queries as the Python peers, timed in one process.
     .executableTarget(
       name: "compare",

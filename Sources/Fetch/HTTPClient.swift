@@ -278,6 +278,9 @@ final class Loop: @unchecked Sendable {
         remove(transfer)
         transfer.finish(result(code, status: status, transfer))
       }
+      // Transfers finished and others are waiting for their places: start them now rather than after a poll.
+      let waiting = shared.withLock { !$0.waiting.isEmpty || !$0.cancelled.isEmpty }
+      if waiting && active.count < configuration.maxConcurrentTransfers { continue }
       _ = curl_multi_poll(multi, nil, 0, 1000, nil)
     }
     // Shutting down: fail everything still here.
