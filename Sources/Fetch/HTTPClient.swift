@@ -9,9 +9,25 @@ import Synchronization
 public struct HTTPResponse: Sendable {
   /// The HTTP status of the last response (after redirects).
   public let status: Int
-  /// The last response's headers, in order, names as sent.
-  public let headers: [(name: String, value: String)]
   public let body: [UInt8]
+  /// The last response's header block as received; parsed only when asked.
+  let rawHeaders: [UInt8]
+
+  init(status: Int, rawHeaders: [UInt8], body: [UInt8]) {
+    self.status = status
+    self.rawHeaders = rawHeaders
+    self.body = body
+  }
+
+  /// The last response's headers, in order, names as sent.
+  public var headers: [(name: String, value: String)] {
+    rawHeaders.split(separator: 0x0A).compactMap { line in
+      guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+      let name = String(decoding: line[line.startIndex..<colon], as: UTF8.self)
+      let value = String(decoding: line[(colon + 1)...], as: UTF8.self)
+      return (name, Substring(value).trimmingCharacters(in: " \t\r"))
+    }
+  }
 
   /// The first header with this name (case-insensitive).
   public func header(_ name: String) -> String? {
@@ -138,7 +154,7 @@ final class Transfer: @unchecked Sendable {
   let maxRedirects: Int
   var continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>?
   var body: [UInt8] = []
-  var responseHeaders: [(name: String, value: String)] = []
+  var responseHeaders: [UInt8] = []
   var tooLarge = false
   var easy: UnsafeMutableRawPointer?
   var headerList: UnsafeMutablePointer<curl_slist>?
@@ -190,6 +206,8 @@ final class Loop: @unchecked Sendable {
   private let multi: UnsafeMutableRawPointer
   private var thread: pthread_t? = nil
   private var active: [ObjectIdentifier: Transfer] = [:]  // loop thread only
+  /// Finished easy handles, reset and kept for the next transfers (loop thread only).
+  private var idle: [UnsafeMutableRawPointer] = []
   private let stopped = Mutex(false)
 
   init(configuration: HTTPClientConfiguration) {
@@ -289,6 +307,8 @@ final class Loop: @unchecked Sendable {
       transfer.finish(.failure(.shutDown))
     }
     active = [:]
+    for easy in idle { curl_easy_cleanup(easy) }
+    idle = []
     let waiting = shared.withLock { shared in
       defer { shared.waiting = [] }
       return shared.waiting
@@ -299,7 +319,7 @@ final class Loop: @unchecked Sendable {
 
   /// Creates the transfer's easy handle and adds it to the multi handle; setup failures finish it at once.
   private func add(_ transfer: Transfer) {
-    guard let easy = curl_easy_init() else {
+    guard let easy = idle.popLast() ?? curl_easy_init() else {
       transfer.finish(.failure(.transport(transfer.host, detail: "libcurl could not create a transfer")))
       return
     }
@@ -356,7 +376,15 @@ final class Loop: @unchecked Sendable {
   }
 
   private func cleanUp(_ transfer: Transfer) {
-    if let easy = transfer.easy { curl_easy_cleanup(easy) }
+    if let easy = transfer.easy {
+      // Reset (every option back to its default, caches kept) and keep it, up to one per place.
+      if idle.count < configuration.maxConcurrentTransfers {
+        curl_easy_reset(easy)
+        idle.append(easy)
+      } else {
+        curl_easy_cleanup(easy)
+      }
+    }
     transfer.easy = nil
     if let list = transfer.headerList { curl_slist_free_all(list) }
     transfer.headerList = nil
@@ -364,7 +392,7 @@ final class Loop: @unchecked Sendable {
 
   private func result(_ code: CURLcode, status: Int, _ transfer: Transfer) -> Result<HTTPResponse, HTTPError> {
     if code == CURLE_OK {
-      return .success(HTTPResponse(status: status, headers: transfer.responseHeaders, body: transfer.body))
+      return .success(HTTPResponse(status: status, rawHeaders: transfer.responseHeaders, body: transfer.body))
     }
     return .failure(Curl.error(code, transfer, timeout: transfer.timeout))
   }
@@ -412,19 +440,18 @@ enum Curl {
     return bytes
   }
 
-  /// CURLOPT_HEADERFUNCTION: collects the last response's headers (a new status line starts over).
+  /// CURLOPT_HEADERFUNCTION: keeps the last response's header block (a new status line starts over).
   static let header: ccurl_write_callback = { pointer, size, count, context in
     let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
     let bytes = size * count
-    let line = pointer!.withMemoryRebound(to: UInt8.self, capacity: bytes) {
-      String(decoding: UnsafeBufferPointer(start: $0, count: bytes), as: UTF8.self)
-    }
-    if line.hasPrefix("HTTP/") {
-      transfer.responseHeaders = []
-    } else if let colon = line.firstIndex(of: ":") {
-      let name = String(line[..<colon])
-      let value = line[line.index(after: colon)...].trimmingCharacters(in: " \t\r\n")
-      transfer.responseHeaders.append((name, value))
+    pointer!.withMemoryRebound(to: UInt8.self, capacity: bytes) { line in
+      if bytes >= 5 && line[0] == UInt8(ascii: "H") && line[1] == UInt8(ascii: "T") && line[2] == UInt8(ascii: "T")
+        && line[3] == UInt8(ascii: "P") && line[4] == UInt8(ascii: "/")
+      {
+        transfer.responseHeaders.removeAll(keepingCapacity: true)
+      } else {
+        transfer.responseHeaders.append(contentsOf: UnsafeBufferPointer(start: line, count: bytes))
+      }
     }
     return bytes
   }
