@@ -80,6 +80,9 @@ public struct HTTPClientConfiguration: Sendable {
   /// Redirects followed before `tooManyRedirects`. Default 5.
   public var maxRedirects = 5
   public var userAgent = "NewsAtlas/0.1 (+libcurl)"
+  /// A time by which every request must be done, whatever its own timeout; nil (the default) for none. A request
+  /// started after it fails at once with `timedOut`.
+  public var deadline: ContinuousClock.Instant? = nil
 
   public init() {}
 }
@@ -130,8 +133,13 @@ public final class HTTPClient: Sendable {
     async throws(HTTPError) -> HTTPResponse
   {
     guard url.hasPrefix("http://") || url.hasPrefix("https://") else { throw .invalidURL(url) }
-    let transfer = Transfer(
-      url: url, headers: headers, timeout: timeout ?? configuration.requestTimeout, configuration: configuration)
+    var limit = timeout ?? configuration.requestTimeout
+    if let deadline = configuration.deadline {
+      let left = ContinuousClock.now.duration(to: deadline)
+      guard left > .milliseconds(1) else { throw .timedOut(Transfer.host(of: url), seconds: 0) }
+      limit = min(limit, left)
+    }
+    let transfer = Transfer(url: url, headers: headers, timeout: limit, configuration: configuration)
     let result = await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
         transfer.continuation = continuation

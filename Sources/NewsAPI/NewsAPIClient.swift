@@ -138,6 +138,25 @@ public final class NewsAPIClient: Sendable {
     return country.map { code in all.filter { $0.country == code } } ?? all
   }
 
+  /// Every page of a search, until `totalResults` or the plan's first 100 results, whichever comes first.
+  public func everythingPages(_ query: SearchQuery, resultLimit: Int = 100) async throws(NewsAPIError) -> ArticlePage {
+    var query = query
+    query.page = 1
+    var articles: [Article] = []
+    var total = 0
+    let limit = Swift.min(resultLimit, 100)
+    while true {
+      query.pageSize = Swift.min(query.pageSize, limit)
+      let page = try await everything(query)
+      total = page.totalResults
+      articles += page.articles
+      let fetched = query.page * query.pageSize
+      if fetched >= total || fetched + query.pageSize > limit || page.articles.isEmpty { break }
+      query.page += 1
+    }
+    return ArticlePage(totalResults: total, articles: articles)
+  }
+
   // MARK: - Requests
 
   static func checkPaging(pageSize: Int, page: Int) throws(NewsAPIError) {

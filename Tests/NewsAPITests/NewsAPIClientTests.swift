@@ -111,6 +111,29 @@ import Testing
     #expect(try await client.sources(country: "fr").map(\.id) == ["le-monde", "les-echos"])
   }
 
+  @Test func pagingStopsAtTotalResults() async throws {
+    var query = SearchQuery(q: "paged")
+    query.pageSize = 20
+    let all = try await client.everythingPages(query)
+    #expect(all.totalResults == 45 && all.articles.count == 45)
+    #expect(all.articles.last?.title == "r44")
+    #expect(try server.log().filter { $0.contains("q=paged") }.count == 3)
+    let capped = try await client.everythingPages(query, resultLimit: 30)
+    #expect(capped.articles.count == 20)  // the next page would pass the limit
+  }
+
+  @Test func anOverallDeadlineBoundsEveryRequest() async throws {
+    var configuration = HTTPClientConfiguration()
+    configuration.deadline = .now + .milliseconds(400)
+    let bounded = HTTPClient(configuration: configuration)
+    let started = try await bounded.get(server.base + "/ok")
+    #expect(started.status == 200)
+    await #expect(throws: HTTPError.self) { try await bounded.get(server.base + "/slow?ms=5000") }
+    await #expect(throws: HTTPError.timedOut("127.0.0.1:\(server.port)", seconds: 0)) {
+      try await bounded.get(server.base + "/ok")  // after the deadline: refused at once
+    }
+  }
+
   @Test func transportFailuresAreTyped() async throws {
     let port = LocalServer.closedPort()
     let nowhere = try NewsAPIClient(key: "k", baseURL: "http://127.0.0.1:\(port)", http: http)

@@ -103,6 +103,10 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/v2/everything":
             if "ynet.co.il" in query.get("domains", "").split(",") and query.get("language") == "he":
                 return ok([article("Jerusalem")])
+            if query.get("q") == "paged":  # 45 results in all, pages of pageSize
+                size, page = int(query.get("pageSize", "20")), int(query.get("page", "1"))
+                start = (page - 1) * size
+                return ok([article(f"r{i}") for i in range(start, min(start + size, 45))], 45)
             if query.get("q"):
                 return ok([article("About " + query["q"])])
             return ok([])
