@@ -154,6 +154,9 @@ public final class HTTPClient: Sendable {
 
 /// One request's state, touched by the loop thread only once submitted (the lock guards the handoff).
 final class Transfer: @unchecked Sendable {
+  /// Never reused (an address can be, once a finished transfer is freed), so a late cancel cannot hit another.
+  let id: UInt64
+  private static let nextID = Atomic<UInt64>(1)
   let url: String
   let host: String
   let headers: [(String, String)]
@@ -169,6 +172,7 @@ final class Transfer: @unchecked Sendable {
   let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
   init(url: String, headers: [(String, String)], timeout: Duration, configuration: HTTPClientConfiguration) {
+    id = Transfer.nextID.add(1, ordering: .relaxed).oldValue
     self.url = url
     self.headers = headers
     self.timeout = timeout
@@ -205,7 +209,7 @@ final class Transfer: @unchecked Sendable {
 final class Loop: @unchecked Sendable {
   struct Shared {
     var waiting: [Transfer] = []
-    var cancelled: [ObjectIdentifier] = []
+    var cancelled: [UInt64] = []
     var stopping = false
   }
 
@@ -213,7 +217,7 @@ final class Loop: @unchecked Sendable {
   private let shared = Mutex(Shared())
   private let multi: UnsafeMutableRawPointer
   private var thread: pthread_t? = nil
-  private var active: [ObjectIdentifier: Transfer] = [:]  // loop thread only
+  private var active: [UInt64: Transfer] = [:]  // loop thread only
   /// Finished easy handles, reset and kept for the next transfers (loop thread only).
   private var idle: [UnsafeMutableRawPointer] = []
   private let stopped = Mutex(false)
@@ -248,7 +252,7 @@ final class Loop: @unchecked Sendable {
   }
 
   func cancel(_ transfer: Transfer) {
-    shared.withLock { $0.cancelled.append(ObjectIdentifier(transfer)) }
+    shared.withLock { $0.cancelled.append(transfer.id) }
     curl_multi_wakeup(multi)
   }
 
@@ -281,7 +285,7 @@ final class Loop: @unchecked Sendable {
           transfer.finish(.failure(.cancelled(transfer.host)))
         } else {
           shared.withLock { shared in
-            if let i = shared.waiting.firstIndex(where: { ObjectIdentifier($0) == id }) {
+            if let i = shared.waiting.firstIndex(where: { $0.id == id }) {
               let transfer = shared.waiting.remove(at: i)
               transfer.finish(.failure(.cancelled(transfer.host)))
             }
@@ -300,7 +304,7 @@ final class Loop: @unchecked Sendable {
         let code = ccurl_msg_result(message)
         var status = 0
         _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
-        active.removeValue(forKey: ObjectIdentifier(transfer))
+        active.removeValue(forKey: transfer.id)
         remove(transfer)
         transfer.finish(result(code, status: status, transfer))
       }
@@ -367,7 +371,7 @@ final class Loop: @unchecked Sendable {
       guard curl_multi_add_handle(multi, easy) == CURLM_OK else {
         throw HTTPError.transport(transfer.host, detail: "libcurl could not start the transfer")
       }
-      active[ObjectIdentifier(transfer)] = transfer
+      active[transfer.id] = transfer
     } catch {
       Unmanaged<Transfer>.fromOpaque(context).release()
       cleanUp(transfer)
