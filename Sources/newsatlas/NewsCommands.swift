@@ -200,10 +200,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
     var text = "\(headlines.country.code)  \(headlines.country.name)"
     if let category = headlines.category { text += " · \(category)" }
     text += " · \(headlines.articles.count) article\(headlines.articles.count == 1 ? "" : "s") via \(via)\n"
-    for article in headlines.articles {
-      text += "    \(article.publishedAt.prefix(10))  \(article.source.name): \(article.title)\n"
-      text += "                \(article.url)\n"
-    }
+    for article in headlines.articles { text += article.textLines }
     return text
   }
 
@@ -229,9 +226,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
         return Entry(country: place, category: job.1, strategy: nil, articles: nil, error: "not run")
       }
     }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return Array((try? encoder.encode(["results": entries])) ?? Data()) + [0x0A]
+    return encodedLine(["results": entries])
   }
 }
 
@@ -272,19 +267,15 @@ struct SearchCommand: AsyncParsableCommand {
     do { page = try await client.everything(search) } catch { throw CLIError(newsAPI: error) }
     let out = OutputBuffer()
     if service.format == .json {
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
       struct Body: Encodable {
         let totalResults: Int
         let articles: [Article]
       }
-      out.append(Array(try encoder.encode(Body(totalResults: page.totalResults, articles: page.articles))) + [0x0A])
+      out.append(encodedLine(Body(totalResults: page.totalResults, articles: page.articles)))
       return
     }
     out.append("\(page.articles.count) of \(page.totalResults) articles\n")
-    for article in page.articles {
-      out.append("    \(article.publishedAt.prefix(10))  \(article.source.name): \(article.title)\n                \(article.url)\n")
-    }
+    for article in page.articles { out.append(article.textLines) }
   }
 }
 
@@ -314,13 +305,25 @@ struct SourcesCommand: AsyncParsableCommand {
     }
     let out = OutputBuffer()
     if service.format == .json {
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-      out.append(Array(try encoder.encode(["sources": list])) + [0x0A])
+      out.append(encodedLine(["sources": list]))
       return
     }
     for source in list {
       out.append("\(source.id.padding(to: 28)) \(source.country ?? "--")  \(source.language ?? "--")  \(source.name)\n")
     }
   }
+}
+
+extension Article {
+  /// Two lines for people: date, source and title, then the link.
+  var textLines: String {
+    "    \(publishedAt.prefix(10))  \(source.name): \(title)\n                \(url)\n"
+  }
+}
+
+/// One JSON document on a line, keys sorted, slashes as they are.
+func encodedLine(_ value: some Encodable) -> [UInt8] {
+  let encoder = JSONEncoder()
+  encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+  return Array((try? encoder.encode(value)) ?? Data("null".utf8)) + [0x0A]
 }
