@@ -20,8 +20,10 @@ let package = Package(
     .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     // An async HTTP client on libcurl's multi interface; curl never appears in its API.
     .target(name: "Fetch", dependencies: ["CCurl"]),
-    // The 54 news countries (embedded at build time) and everything news-specific.
-    .target(name: "NewsAtlas", dependencies: ["GeoIndex"]),
+    // Data/boundaries.bin, embedded at build time (C23 #embed).
+    .target(name: "CBoundaries"),
+    // The 54 news countries and the world's borders (both embedded at build time).
+    .target(name: "NewsAtlas", dependencies: ["GeoIndex", "CBoundaries"]),
     // The NewsAPI v2 client, with headlines for every country despite the service's limits.
     .target(name: "NewsAPI", dependencies: ["Fetch", "NewsAtlas"]),
     // The thin command-line front end.

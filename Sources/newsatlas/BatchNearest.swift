@@ -16,6 +16,8 @@ struct BatchNearest {
   let format: OutputFormat
   let count: Int
   let maxKilometers: Double
+  /// Resolve each row (the country it is in, else the nearest) instead of finding its nearest markers.
+  var resolve = false
 
   struct Failures {
     var rows = 0
@@ -34,9 +36,11 @@ struct BatchNearest {
     var state = State(batch: self)
     if format == .csv {
       state.out.append(
-        target.isCountries
-          ? "line,latitude,longitude,code,name,distance_km,bearing_deg,error\n"
-          : "line,latitude,longitude,index,distance_km,bearing_deg,error\n")
+        resolve
+          ? "line,latitude,longitude,code,name,method,containing,distance_km,error\n"
+          : target.isCountries
+            ? "line,latitude,longitude,code,name,distance_km,bearing_deg,error\n"
+            : "line,latitude,longitude,index,distance_km,bearing_deg,error\n")
     }
     let chunkSize = 1 << 22
     let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize * 2 + 1)
@@ -159,6 +163,10 @@ struct BatchNearest {
         return
       }
       let query = GeoPoint(uncheckedLatitude: latitude, longitude: longitude)
+      if batch.resolve {
+        resolveRow(latitudeText, longitudeText, Country.resolve(query))
+        return
+      }
       if batch.format == .csv {
         let neighbor: Neighbor?
         if batch.maxKilometers.isInfinite {
@@ -200,6 +208,35 @@ struct BatchNearest {
       out.flushIfFull()
     }
 
+    mutating func resolveRow(
+      _ latitudeText: UnsafeBufferPointer<UInt8>, _ longitudeText: UnsafeBufferPointer<UInt8>, _ resolution: Resolution
+    ) {
+      if batch.format == .csv {
+        out.append(integer: lineNumber)
+        out.append(byte: 0x2C)
+        out.appendBytes(Fields.unquoted(latitudeText))
+        out.append(byte: 0x2C)
+        out.appendBytes(Fields.unquoted(longitudeText))
+        out.append(byte: 0x2C)
+        out.append(countryColumns[Country.all.firstIndex(of: resolution.country)!])
+        out.append(resolution.method.rawValue)
+        out.append(byte: 0x2C)
+        if let containing = resolution.containing { out.append(containing.code) }
+        out.append(byte: 0x2C)
+        out.append(sixDecimals: resolution.distanceKilometers)
+        out.append(",\n")
+      } else {
+        var json = JSONWriter()
+        json.object { object in
+          object.number("line", Double(lineNumber))
+          resolution.write(to: &object)
+        }
+        json.bytes.append(0x0A)
+        out.append(json.bytes)
+      }
+      out.flushIfFull()
+    }
+
     mutating func jsonlRow(_ query: GeoPoint, _ found: [Neighbor]) {
       var json = JSONWriter()
       let target = batch.target
@@ -221,7 +258,7 @@ struct BatchNearest {
       if batch.format == .csv {
         let latitude = fields.count > columns.latitude ? fields.string(columns.latitude) : ""
         let longitude = fields.count > columns.longitude ? fields.string(columns.longitude) : ""
-        let empty = batch.target.isCountries ? ",,,," : ",,,"
+        let empty = batch.resolve ? ",,,,," : batch.target.isCountries ? ",,,," : ",,,"
         out.append("\(lineNumber),\(csvField(latitude)),\(csvField(longitude))\(empty)\(csvField(message))\n")
       } else {
         var json = JSONWriter()

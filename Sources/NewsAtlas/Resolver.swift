@@ -1,0 +1,64 @@
+import CBoundaries
+import GeoIndex
+
+/// A place resolved to a news country as a person expects: the country it is in, else the nearest one.
+public struct Resolution: Sendable, Equatable {
+  /// How the country was chosen.
+  public enum Method: String, Sendable {
+    /// The point is inside one of the 54 countries' borders.
+    case inside
+    /// The point is at sea within 12 nautical miles of one of the 54 countries' coasts.
+    case territorialSea = "territorial-sea"
+    /// The point is in none of the 54 (or at sea): the nearest of their markers by great-circle distance.
+    case nearest
+  }
+
+  public let query: GeoPoint
+  public let country: Country
+  public let method: Method
+  /// The country (of all ~240) whose borders or territorial sea hold the point, if any: "Algeria" for Algiers.
+  public let containing: (code: String, name: String)?
+  /// The great-circle distance from the point to the chosen country's marker, in kilometres.
+  public let distanceKilometers: Double
+
+  public static func == (a: Resolution, b: Resolution) -> Bool {
+    a.query == b.query && a.country == b.country && a.method == b.method
+      && a.containing?.code == b.containing?.code && a.distanceKilometers == b.distanceKilometers
+  }
+}
+
+extension Country {
+  /// Every country's borders (Natural Earth 1:10m, public domain), compiled into the binary.
+  public static let boundaries: CountryBoundaries = {
+    do {
+      return try CountryBoundaries(data: UnsafeRawBufferPointer(start: cboundaries_bytes(), count: cboundaries_count()))
+    } catch {
+      fatalError("The border data compiled into NewsAtlas is unreadable: \(error). Rebuild from a clean checkout.")
+    }
+  }()
+
+  /// For each border country, the news country with that code, if it is one of the 54.
+  private static let newsCountryByBorder: [Int?] = boundaries.codes.map { code in
+    all.firstIndex { $0.code == code }
+  }
+
+  /// The news country for a place: the one it is in (or in the territorial sea of), else the nearest marker.
+  ///
+  /// - Complexity: O(1) away from borders and coasts; O(k) for the k border segments near the point.
+  public static func resolve(_ point: GeoPoint) -> Resolution {
+    let location = boundaries.locate(point)
+    let containing = location.countryIndex.map { (code: boundaries.codes[$0], name: boundaries.names[$0]) }
+    if let border = location.countryIndex, let news = newsCountryByBorder[border] {
+      let country = all[news]
+      let method: Resolution.Method
+      if case .territorialSea = location { method = .territorialSea } else { method = .inside }
+      return Resolution(
+        query: point, country: country, method: method, containing: containing,
+        distanceKilometers: GreatCircle.distanceKilometers(from: point, to: country.marker))
+    }
+    let nearest = markerIndex.nearest(to: point)!
+    return Resolution(
+      query: point, country: all[nearest.index], method: .nearest, containing: containing,
+      distanceKilometers: nearest.distanceKilometers)
+  }
+}

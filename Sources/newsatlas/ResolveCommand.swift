@@ -1,0 +1,101 @@
+import ArgumentParser
+import GeoIndex
+import NewsAtlas
+
+struct ResolveCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "resolve",
+    abstract: "Resolve a place to a news country: the one it is in, else the nearest.",
+    discussion: """
+      A place inside one of the 54 countries' borders, or within 12 nautical miles of their coasts, resolves to \
+      that country, even when another country's marker is nearer; anywhere else resolves to the nearest marker \
+      by great-circle distance. Borders: Natural Earth 1:10m admin-0 (public domain), compiled in. \
+      --input FILE (or -) resolves one latitude,longitude per line, as nearest does.
+      """
+  )
+
+  @Argument(
+    parsing: .allUnrecognized,
+    help: ArgumentHelp("Latitude and longitude in degrees.", valueName: "lat lon"))
+  var rawCoordinates: [String] = []
+
+  @Option(help: "Output format: text or json for one place; csv or jsonl with --input.")
+  var format: OutputFormat?
+
+  @Option(help: ArgumentHelp("Resolve every latitude,longitude line of this file (- for standard input).", valueName: "file"))
+  var input: String?
+
+  func run() throws {
+    let coordinates = rawCoordinates.filter { $0 != "--" }
+    if let option = coordinates.first(where: { $0.hasPrefix("-") && !$0.isNumber }) {
+      throw CLIError.usage("Unknown option '\(option)'; 'newsatlas resolve --help' lists the options.")
+    }
+    if let input {
+      guard coordinates.isEmpty else { throw CLIError.usage("Give either LAT LON or --input FILE, not both.") }
+      let format = self.format ?? .csv
+      guard format == .csv || format == .jsonl else {
+        throw CLIError.usage("With --input the format is csv or jsonl, not \(format.rawValue).")
+      }
+      var batch = BatchNearest(target: .countries, format: format, count: 1, maxKilometers: .infinity)
+      batch.resolve = true
+      let failed = try batch.run(path: input)
+      if failed.rows > 0 {
+        throw CLIError.data(
+          "\(failed.rows) of \(failed.total) rows failed (the first on line \(failed.firstLine)); "
+            + "their \(format == .csv ? "error column" : "\"error\" member") says why.")
+      }
+      return
+    }
+    guard coordinates.count == 2 else {
+      throw CLIError.usage(
+        coordinates.isEmpty
+          ? "Give a latitude and a longitude (for example: resolve 48.58 7.75), or --input FILE."
+          : coordinates.count == 1 ? "Give the longitude after the latitude \(coordinates[0])."
+          : "Give one latitude and one longitude, not \(coordinates.count) values.")
+    }
+    let point = try NearestCommand.point(latitude: coordinates[0], longitude: coordinates[1])
+    let format = self.format ?? .text
+    guard format == .text || format == .json else {
+      throw CLIError.usage("For one place the format is text or json; csv and jsonl go with --input.")
+    }
+    let resolution = Country.resolve(point)
+    let out = OutputBuffer()
+    if format == .json {
+      var json = JSONWriter()
+      json.object { resolution.write(to: &$0) }
+      out.append(json.bytes)
+      out.append("\n")
+      return
+    }
+    var line = "\(resolution.country.code)  \(resolution.country.name)  (\(resolution.method.rawValue)"
+    if let containing = resolution.containing, resolution.method == .nearest {
+      line += "; in \(containing.name)"
+    }
+    line += ", marker \(Format.fixed(resolution.distanceKilometers, 1)) km away)\n"
+    out.append(line)
+  }
+}
+
+extension Resolution {
+  /// `"query":{…},"country":{…},"method":…,"containing":{…}|null,"distanceKm":…`
+  func write(to object: inout JSONWriter.ObjectWriter) {
+    let query = self.query
+    object.object("query") { $0.number("latitude", query.latitude); $0.number("longitude", query.longitude) }
+    let country = self.country
+    object.object("country") {
+      $0.string("code", country.code)
+      $0.string("name", country.name)
+      $0.string("nameFr", country.nameFrench)
+    }
+    object.string("method", method.rawValue)
+    if let containing {
+      object.object("containing") {
+        $0.string("code", containing.code)
+        $0.string("name", containing.name)
+      }
+    } else {
+      object.value("containing", .null)
+    }
+    object.number("distanceKm", distanceKilometers)
+  }
+}
