@@ -35,7 +35,7 @@ let package = Package(
       ]
     ),
     .testTarget(name: "GeoIndexTests", dependencies: ["GeoIndex"]),
-    .testTarget(name: "NewsAtlasTests", dependencies: ["NewsAtlas"]),
+    .testTarget(name: "NewsAtlasTests", dependencies: ["NewsAtlas"], exclude: ["Fixtures"]),
     // The tests' real HTTP server on 127.0.0.1 (server.py) and the code that starts it and waits for it.
     .target(name: "TestSupport", path: "Tests/Support", exclude: ["server.py"]),
     .testTarget(name: "FetchTests", dependencies: ["Fetch", "TestSupport"]),
