@@ -74,7 +74,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
   @Option(help: ArgumentHelp("Several country codes, comma-separated.", valueName: "cc,cc"))
   var countries: String?
 
-  @Option(help: ArgumentHelp("The news country nearest to a place.", valueName: "lat,lon"))
+  @Option(help: ArgumentHelp("The news country of a place: the one it is in, else the nearest (as resolve).", valueName: "lat,lon"))
   var near: String?
 
   @Option(help: ArgumentHelp("Every country of a cluster of the 54 markers (with --zoom).", valueName: "id"))
@@ -174,7 +174,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
       let parts = near.split(separator: ",").map(String.init)
       guard parts.count == 2 else { throw .usage("--near takes LAT,LON, for example 48.85,2.35.") }
       let point = try NearestCommand.point(latitude: parts[0], longitude: parts[1])
-      return [Country.all[Country.markerIndex.nearest(to: point)!.index]]
+      return [Country.resolve(point).country]  // the country it is in, else the nearest
     }
     if let cluster {
       guard let zoom else { throw .usage("--cluster needs the --zoom its id came from.") }
