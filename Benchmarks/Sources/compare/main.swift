@@ -23,6 +23,10 @@ func best(rounds: Int, _ body: () -> Double) -> Double {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count > 3 && arguments[1] == "resolve" {
+  resolveMeasurements(pointsPath: arguments[2], codesPath: arguments[3])
+  exit(0)
+}
 if arguments.count > 1 && arguments[1] == "clusters" {
   clusterMeasurements(sizes: arguments.count > 2 ? arguments[2].split(separator: ",").map { Int($0)! } : [10_000, 1_000_000])
   exit(0)
