@@ -53,12 +53,14 @@ public enum HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .invalidURL(let url): return "'\(url)' is not an http or https URL."
-    case .cannotResolveHost(let host): return "The host \(host) could not be found (DNS); check the address and the network."
+    case .cannotResolveHost(let host):
+      return "The host \(host) could not be found (DNS); check the address and the network."
     case .connectionRefused(let host): return "\(host) refused the connection; nothing is listening there."
     case .connectionReset(let host): return "\(host) closed the connection before the response was complete."
     case .timedOut(let host, let seconds): return "\(host) did not answer within \(seconds) seconds."
     case .tls(let host, let detail): return "The secure connection to \(host) failed: \(detail)."
-    case .responseTooLarge(let host, let limit): return "The response from \(host) is larger than the \(limit)-byte limit."
+    case .responseTooLarge(let host, let limit):
+      return "The response from \(host) is larger than the \(limit)-byte limit."
     case .tooManyRedirects(let host, let limit): return "\(host) redirected more than \(limit) times."
     case .cancelled(let host): return "The request to \(host) was cancelled."
     case .transport(let host, let detail): return "The request to \(host) failed: \(detail)."
@@ -141,7 +143,8 @@ public final class HTTPClient: Sendable {
     }
     let transfer = Transfer(url: url, headers: headers, timeout: limit, configuration: configuration)
     let result = await withTaskCancellationHandler {
-      await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
+      await withCheckedContinuation {
+        (continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
         transfer.continuation = continuation
         loop.submit(transfer)
       }
@@ -188,12 +191,16 @@ final class Transfer: @unchecked Sendable {
   static func host(of url: String) -> String {
     let scalars = Array(url.unicodeScalars)
     var start = 0
-    while start + 2 < scalars.count && !(scalars[start] == ":" && scalars[start + 1] == "/" && scalars[start + 2] == "/") {
+    while start + 2 < scalars.count
+      && !(scalars[start] == ":" && scalars[start + 1] == "/" && scalars[start + 2] == "/")
+    {
       start += 1
     }
     guard start + 2 < scalars.count else { return url }
     var end = start + 3
-    while end < scalars.count && scalars[end] != "/" && scalars[end] != "?" && scalars[end] != "#" { end += 1 }
+    while end < scalars.count && scalars[end] != "/" && scalars[end] != "?" && scalars[end] != "#" {
+      end += 1
+    }
     var host = String.UnicodeScalarView()
     host.append(contentsOf: scalars[(start + 3)..<end])
     return String(host)
@@ -225,7 +232,8 @@ final class Loop: @unchecked Sendable {
   init(configuration: HTTPClientConfiguration) {
     self.configuration = configuration
     multi = curl_multi_init()
-    _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(1, configuration.maxConcurrentTransfers))
+    _ = ccurl_multi_setopt_long(
+      multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(1, configuration.maxConcurrentTransfers))
     _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
   }
 
@@ -357,13 +365,16 @@ final class Loop: @unchecked Sendable {
       try Curl.check(ccurl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"), transfer)
       try Curl.check(ccurl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), transfer)
       try Curl.check(ccurl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, ""), transfer)
-      try Curl.check(ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), transfer)
+      try Curl.check(
+        ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), transfer)
       try Curl.check(ccurl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1), transfer)
       try Curl.check(ccurl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2), transfer)
       try Curl.check(
-        ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, milliseconds(configuration.connectTimeout))),
+        ccurl_easy_setopt_long(
+          easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, milliseconds(configuration.connectTimeout))),
         transfer)
-      try Curl.check(ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, milliseconds(transfer.timeout))), transfer)
+      try Curl.check(
+        ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, milliseconds(transfer.timeout))), transfer)
       try Curl.check(ccurl_easy_setopt_string(easy, CURLOPT_USERAGENT, configuration.userAgent), transfer)
       if let list = transfer.headerList {
         try Curl.check(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), transfer)
@@ -402,7 +413,8 @@ final class Loop: @unchecked Sendable {
     transfer.headerList = nil
   }
 
-  private func result(_ code: CURLcode, status: Int, _ transfer: Transfer) -> Result<HTTPResponse, HTTPError> {
+  private func result(_ code: CURLcode, status: Int, _ transfer: Transfer) -> Result<HTTPResponse, HTTPError>
+  {
     if code == CURLE_OK {
       return .success(HTTPResponse(status: status, rawHeaders: transfer.responseHeaders, body: transfer.body))
     }
@@ -417,7 +429,8 @@ enum Curl {
   }
 
   static func error(_ code: CURLcode, _ transfer: Transfer, timeout: Duration) -> HTTPError {
-    let detail = transfer.errorBuffer.pointee != 0
+    let detail =
+      transfer.errorBuffer.pointee != 0
       ? String(cString: transfer.errorBuffer) : String(cString: curl_easy_strerror(code))
     let host = transfer.host
     switch code {
@@ -427,13 +440,15 @@ enum Curl {
     case CURLE_OPERATION_TIMEDOUT:
       let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
       return .timedOut(host, seconds: seconds)
-    case CURLE_WRITE_ERROR where transfer.tooLarge: return .responseTooLarge(host, limitBytes: transfer.maxBytes)
+    case CURLE_WRITE_ERROR where transfer.tooLarge:
+      return .responseTooLarge(host, limitBytes: transfer.maxBytes)
     case CURLE_FILESIZE_EXCEEDED: return .responseTooLarge(host, limitBytes: transfer.maxBytes)
     case CURLE_TOO_MANY_REDIRECTS: return .tooManyRedirects(host, limit: transfer.maxRedirects)
     case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
       CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
       return .tls(host, detail: detail)
-    case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE: return .connectionReset(host)
+    case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE:
+      return .connectionReset(host)
     default: return .transport(host, detail: detail)
     }
   }
@@ -457,7 +472,8 @@ enum Curl {
     let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
     let bytes = size * count
     pointer!.withMemoryRebound(to: UInt8.self, capacity: bytes) { line in
-      if bytes >= 5 && line[0] == UInt8(ascii: "H") && line[1] == UInt8(ascii: "T") && line[2] == UInt8(ascii: "T")
+      if bytes >= 5 && line[0] == UInt8(ascii: "H") && line[1] == UInt8(ascii: "T")
+        && line[2] == UInt8(ascii: "T")
         && line[3] == UInt8(ascii: "P") && line[4] == UInt8(ascii: "/")
       {
         transfer.responseHeaders.removeAll(keepingCapacity: true)

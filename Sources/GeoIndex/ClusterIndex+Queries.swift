@@ -31,13 +31,15 @@ extension ClusterIndex {
   /// returns its eastern part then its western part, a fractional zoom is floored, and a zoom above `maxZoom`
   /// returns the input points.
   public func clusters(in box: GeoBox, zoom: Double) -> [ClusterItem] {
-    var minLongitude = ((box.west + 180).truncatingRemainder(dividingBy: 360) + 360)
+    var minLongitude =
+      ((box.west + 180).truncatingRemainder(dividingBy: 360) + 360)
       .truncatingRemainder(dividingBy: 360) - 180
     let minLatitude = max(-90, min(90, box.south))
     var maxLongitude =
       box.east == 180
       ? 180
-      : ((box.east + 180).truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) - 180
+      : ((box.east + 180).truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360)
+        - 180
     let maxLatitude = max(-90, min(90, box.north))
     if box.east - box.west >= 360 {
       minLongitude = -180
@@ -45,7 +47,8 @@ extension ClusterIndex {
     } else if minLongitude > maxLongitude {
       return clusters(
         in: GeoBox(west: minLongitude, south: minLatitude, east: 180, north: maxLatitude), zoom: zoom)
-        + clusters(in: GeoBox(west: -180, south: minLatitude, east: maxLongitude, north: maxLatitude), zoom: zoom)
+        + clusters(
+          in: GeoBox(west: -180, south: minLatitude, east: maxLongitude, north: maxLatitude), zoom: zoom)
     }
     let level = level(limitZoom(zoom))
     var found: [Int] = []
@@ -137,7 +140,8 @@ extension ClusterIndex {
     var features: [TileFeature] = []
     var found: [Int] = []
     level.tree.range(
-      minX: (Double(x) - buffer) / z2, minY: top, maxX: (Double(x) + 1 + buffer) / z2, maxY: bottom, into: &found)
+      minX: (Double(x) - buffer) / z2, minY: top, maxX: (Double(x) + 1 + buffer) / z2, maxY: bottom,
+      into: &found)
     addTileFeatures(found, level, x: Double(x), y: Double(y), z2: z2, to: &features)
     if x == 0 {
       found.removeAll()
@@ -208,7 +212,8 @@ extension ClusterIndex {
       Cluster(
         id: level.ids[i], pointCount: count,
         center: GeoPoint(
-          uncheckedLatitude: Projection.latitude(y: level.ys[i]), longitude: Projection.longitude(x: level.xs[i])),
+          uncheckedLatitude: Projection.latitude(y: level.ys[i]),
+          longitude: Projection.longitude(x: level.xs[i])),
         aggregateIndex: aggregateIndex >= 0 ? aggregateIndex : nil))
   }
 }

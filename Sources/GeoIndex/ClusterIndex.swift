@@ -154,7 +154,8 @@ public struct ClusterIndex<Aggregate> {
   ) throws(ClusterError) {
     guard options.minZoom >= 0, options.maxZoom >= options.minZoom, options.maxZoom <= 30 else {
       throw .invalidOptions(
-        "The zooms must satisfy 0 <= minZoom <= maxZoom <= 30, not \(options.minZoom) and \(options.maxZoom).")
+        "The zooms must satisfy 0 <= minZoom <= maxZoom <= 30, not \(options.minZoom) and \(options.maxZoom)."
+      )
     }
     guard options.radiusPixels > 0, options.radiusPixels.isFinite, options.extent > 0, options.extent.isFinite
     else {
@@ -190,7 +191,8 @@ public struct ClusterIndex<Aggregate> {
         aggregation: aggregation, aggregates: &aggregates, neighbors: &neighbors)
       // A zoom where nothing merged holds the same items in the same order: its tree is the same tree.
       next.tree =
-        changed ? PlanarKDTree(xs: next.xs, ys: next.ys, nodeSize: options.nodeSize) : built[built.count - 1].tree
+        changed
+        ? PlanarKDTree(xs: next.xs, ys: next.ys, nodeSize: options.nodeSize) : built[built.count - 1].tree
       if let retained = options.retainedZooms, !retained.contains(zoom + 1) {
         built[built.count - 1] = Level(nodeSize: options.nodeSize)  // done with it: free it now
         built[built.count - 1].dropped = true

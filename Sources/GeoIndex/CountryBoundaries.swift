@@ -75,7 +75,8 @@ public struct CountryBoundaries: Sendable {
     let namesLength = Int(reader.u32())
     let expected = 32 + 2 * countryCount + namesLength + 12 * ringCount + 8 * pointCount + 2 * columns * rows
     guard data.count == expected else {
-      throw FormatError(description: "The border data is \(data.count) bytes where its header says \(expected).")
+      throw FormatError(
+        description: "The border data is \(data.count) bytes where its header says \(expected).")
     }
     let codeBytes = reader.bytes(2 * countryCount)
     codes = (0..<countryCount).map { String(decoding: codeBytes[(2 * $0)..<(2 * $0 + 2)], as: UTF8.self) }
@@ -98,7 +99,8 @@ public struct CountryBoundaries: Sendable {
     var coordinates = [Int32](repeating: 0, count: 2 * pointCount)
     let pointOffset = reader.offset
     coordinates.withUnsafeMutableBytes { target in
-      target.copyMemory(from: UnsafeRawBufferPointer(rebasing: data[pointOffset..<(pointOffset + 8 * pointCount)]))
+      target.copyMemory(
+        from: UnsafeRawBufferPointer(rebasing: data[pointOffset..<(pointOffset + 8 * pointCount)]))
     }
     #if _endian(big)
       for i in 0..<(2 * pointCount) { coordinates[i] = Int32(littleEndian: coordinates[i]) }
@@ -108,7 +110,8 @@ public struct CountryBoundaries: Sendable {
     let cellOffset = reader.offset
     var cellCountry = [UInt16](repeating: 0, count: cellCount)
     cellCountry.withUnsafeMutableBytes { target in
-      target.copyMemory(from: UnsafeRawBufferPointer(rebasing: data[cellOffset..<(cellOffset + 2 * cellCount)]))
+      target.copyMemory(
+        from: UnsafeRawBufferPointer(rebasing: data[cellOffset..<(cellOffset + 2 * cellCount)]))
     }
     #if _endian(big)
       for i in 0..<cellCountry.count { cellCountry[i] = UInt16(littleEndian: cellCountry[i]) }
@@ -221,7 +224,8 @@ public struct CountryBoundaries: Sendable {
         for k in Int(cellStarts[cell])..<Int(cellStarts[cell + 1]) {
           let i = Int(cellEdges[k])
           let distance = Self.kilometres(
-            from: point, toSegment: (Double(coordinates[2 * i]) * 1e-7, Double(coordinates[2 * i + 1]) * 1e-7),
+            from: point,
+            toSegment: (Double(coordinates[2 * i]) * 1e-7, Double(coordinates[2 * i + 1]) * 1e-7),
             (Double(coordinates[2 * i + 2]) * 1e-7, Double(coordinates[2 * i + 3]) * 1e-7),
             cosLatitude: cosLatitude, kilometresPerDegree: kilometresPerDegree)
           if distance <= limit && (best == nil || distance < best!.distance) {

@@ -184,7 +184,8 @@ extension SphericalKDTree {
       var farOffsets = offsets
       farOffsets[axis] = difference
       if difference < 0 {
-        search(query, node: 2 * node, low: low, high: middle, bound: bound, offsets: offsets, visitor: &visitor)
+        search(
+          query, node: 2 * node, low: low, high: middle, bound: bound, offsets: offsets, visitor: &visitor)
         if farBound <= visitor.limit {
           search(
             query, node: 2 * node + 1, low: middle, high: high, bound: farBound, offsets: farOffsets,
@@ -192,7 +193,8 @@ extension SphericalKDTree {
         }
       } else {
         search(
-          query, node: 2 * node + 1, low: middle, high: high, bound: bound, offsets: offsets, visitor: &visitor)
+          query, node: 2 * node + 1, low: middle, high: high, bound: bound, offsets: offsets,
+          visitor: &visitor)
         if farBound <= visitor.limit {
           search(
             query, node: 2 * node, low: low, high: middle, bound: farBound, offsets: farOffsets,

@@ -25,14 +25,17 @@ public struct CountryHeadlines: Sendable {
 extension NewsAPIClient {
   /// Headlines for a country, falling back from `top-headlines?country=` to its sources, then to `everything`
   /// restricted to their domains. "No headlines anywhere" is a result with strategy `.none`.
-  public func headlines(for country: Country, category: String? = nil, pageSize: Int = 20, catalog: SourceCatalog)
+  public func headlines(
+    for country: Country, category: String? = nil, pageSize: Int = 20, catalog: SourceCatalog
+  )
     async throws(NewsAPIError) -> CountryHeadlines
   {
     var query = HeadlinesQuery(country: country.code, category: category)
     query.pageSize = pageSize
     let direct = try await topHeadlines(query)
     if !direct.articles.isEmpty {
-      return CountryHeadlines(country: country, category: category, strategy: .country, articles: direct.articles)
+      return CountryHeadlines(
+        country: country, category: category, strategy: .country, articles: direct.articles)
     }
     let all = try await catalog.all()
     let own = all.filter { $0.country == country.code && (category == nil || $0.category == category) }
@@ -43,7 +46,8 @@ extension NewsAPIClient {
     bySource.pageSize = pageSize
     let viaSources = try await topHeadlines(bySource)
     if !viaSources.articles.isEmpty {
-      return CountryHeadlines(country: country, category: category, strategy: .sources, articles: viaSources.articles)
+      return CountryHeadlines(
+        country: country, category: category, strategy: .sources, articles: viaSources.articles)
     }
     let domains = Array(Set(own.compactMap(\.domain))).sorted()
     guard !domains.isEmpty else {
@@ -72,7 +76,9 @@ public actor SourceCatalog {
     if loading == nil {
       let client = self.client
       loading = Task {
-        do throws(NewsAPIError) { return .success(try await client.sources()) } catch { return .failure(error) }
+        do throws(NewsAPIError) { return .success(try await client.sources()) } catch {
+          return .failure(error)
+        }
       }
     }
     return try await loading!.value.get()

@@ -3,9 +3,13 @@ import Foundation
 import NewsAtlas
 
 /// NewsAPI's seven categories.
-public let newsCategories = ["business", "entertainment", "general", "health", "science", "sports", "technology"]
+public let newsCategories = [
+  "business", "entertainment", "general", "health", "science", "sports", "technology",
+]
 /// NewsAPI's fourteen languages (`se` is accepted for Swedish and sent as `sv`).
-public let newsLanguages = ["ar", "de", "en", "es", "fr", "he", "it", "nl", "no", "pt", "ru", "sv", "ud", "zh"]
+public let newsLanguages = [
+  "ar", "de", "en", "es", "fr", "he", "it", "nl", "no", "pt", "ru", "sv", "ud", "zh",
+]
 
 /// A page of articles, without NewsAPI's `[Removed]` placeholders.
 public struct ArticlePage: Sendable, Equatable {
@@ -58,7 +62,9 @@ public final class NewsAPIClient: Sendable {
   public static let longestRetryWait = 10
 
   /// - Throws: `NewsAPIError.missingKey` for an empty key, `.invalidRequest` for a base that is not a URL.
-  public init(key: String, baseURL: String = "https://newsapi.org", http: HTTPClient, timeout: Duration? = nil)
+  public init(
+    key: String, baseURL: String = "https://newsapi.org", http: HTTPClient, timeout: Duration? = nil
+  )
     throws(NewsAPIError)
   {
     guard !key.isEmpty else { throw .missingKey }
@@ -81,9 +87,12 @@ public final class NewsAPIClient: Sendable {
       throw .invalidRequest("Top headlines need a country, a category, sources or a query.")
     }
     if let category = query.category, !newsCategories.contains(category) {
-      throw .invalidRequest("'\(category)' is not a NewsAPI category; use one of \(newsCategories.joined(separator: ", ")).")
+      throw .invalidRequest(
+        "'\(category)' is not a NewsAPI category; use one of \(newsCategories.joined(separator: ", ")).")
     }
-    guard query.sources.count <= 20 else { throw .invalidRequest("NewsAPI takes at most 20 sources a request.") }
+    guard query.sources.count <= 20 else {
+      throw .invalidRequest("NewsAPI takes at most 20 sources a request.")
+    }
     try Self.checkPaging(pageSize: query.pageSize, page: query.page)
     var parameters: [(String, String)] = []
     if let country = query.country { parameters.append(("country", country)) }
@@ -98,11 +107,16 @@ public final class NewsAPIClient: Sendable {
     guard query.q != nil || !query.sources.isEmpty || !query.domains.isEmpty else {
       throw .invalidRequest("A search needs words to look for, sources or domains.")
     }
-    if let q = query.q, q.count > 500 { throw .invalidRequest("NewsAPI takes search words up to 500 characters.") }
-    guard query.sources.count <= 20 else { throw .invalidRequest("NewsAPI takes at most 20 sources a request.") }
+    if let q = query.q, q.count > 500 {
+      throw .invalidRequest("NewsAPI takes search words up to 500 characters.")
+    }
+    guard query.sources.count <= 20 else {
+      throw .invalidRequest("NewsAPI takes at most 20 sources a request.")
+    }
     let language = query.language == "se" ? "sv" : query.language
     if let language, !newsLanguages.contains(language) {
-      throw .invalidRequest("'\(language)' is not a NewsAPI language; use one of \(newsLanguages.joined(separator: ", ")).")
+      throw .invalidRequest(
+        "'\(language)' is not a NewsAPI language; use one of \(newsLanguages.joined(separator: ", ")).")
     }
     if let sortBy = query.sortBy, !["relevancy", "popularity", "publishedAt"].contains(sortBy) {
       throw .invalidRequest("Sort by relevancy, popularity or publishedAt, not '\(sortBy)'.")
@@ -116,7 +130,9 @@ public final class NewsAPIClient: Sendable {
     if !query.searchIn.isEmpty { parameters.append(("searchIn", query.searchIn.joined(separator: ","))) }
     if !query.sources.isEmpty { parameters.append(("sources", query.sources.joined(separator: ","))) }
     if !query.domains.isEmpty { parameters.append(("domains", query.domains.joined(separator: ","))) }
-    if !query.excludeDomains.isEmpty { parameters.append(("excludeDomains", query.excludeDomains.joined(separator: ","))) }
+    if !query.excludeDomains.isEmpty {
+      parameters.append(("excludeDomains", query.excludeDomains.joined(separator: ",")))
+    }
     if let from = query.from { parameters.append(("from", from)) }
     if let to = query.to { parameters.append(("to", to)) }
     if let language { parameters.append(("language", language)) }
@@ -134,12 +150,16 @@ public final class NewsAPIClient: Sendable {
     if let language { parameters.append(("language", language == "se" ? "sv" : language)) }
     if let category { parameters.append(("category", category)) }
     // Filtered here rather than by the service, whose China and Israel sources carry other codes.
-    let all = try await request("/v2/top-headlines/sources", parameters, as: Body.self).sources.map { $0.normalized() }
+    let all = try await request("/v2/top-headlines/sources", parameters, as: Body.self).sources.map {
+      $0.normalized()
+    }
     return country.map { code in all.filter { $0.country == code } } ?? all
   }
 
   /// Every page of a search, until `totalResults` or the plan's first 100 results, whichever comes first.
-  public func everythingPages(_ query: SearchQuery, resultLimit: Int = 100) async throws(NewsAPIError) -> ArticlePage {
+  public func everythingPages(_ query: SearchQuery, resultLimit: Int = 100) async throws(NewsAPIError)
+    -> ArticlePage
+  {
     var query = query
     query.page = 1
     var articles: [Article] = []
@@ -160,33 +180,42 @@ public final class NewsAPIClient: Sendable {
   // MARK: - Requests
 
   static func checkPaging(pageSize: Int, page: Int) throws(NewsAPIError) {
-    guard (1...100).contains(pageSize) else { throw .invalidRequest("pageSize must be 1 to 100, not \(pageSize).") }
+    guard (1...100).contains(pageSize) else {
+      throw .invalidRequest("pageSize must be 1 to 100, not \(pageSize).")
+    }
     guard page >= 1 else { throw .invalidRequest("page must be 1 or more, not \(page).") }
     guard page * pageSize <= 100 else {
-      throw .invalidRequest("The free plan stops at the first 100 results; page \(page) of \(pageSize) goes past it.")
+      throw .invalidRequest(
+        "The free plan stops at the first 100 results; page \(page) of \(pageSize) goes past it.")
     }
   }
 
-  private func articles(_ path: String, _ parameters: [(String, String)]) async throws(NewsAPIError) -> ArticlePage {
+  private func articles(_ path: String, _ parameters: [(String, String)]) async throws(NewsAPIError)
+    -> ArticlePage
+  {
     struct Body: Decodable {
       let totalResults: Int?
       let articles: [Article]?
     }
     let body = try await request(path, parameters, as: Body.self)
-    return ArticlePage(totalResults: body.totalResults ?? 0, articles: (body.articles ?? []).filter { !$0.isRemoved })
+    return ArticlePage(
+      totalResults: body.totalResults ?? 0, articles: (body.articles ?? []).filter { !$0.isRemoved })
   }
 
   /// Sends one GET (and at most one retry), and decodes NewsAPI's success or error body.
   private func request<T: Decodable>(_ path: String, _ parameters: [(String, String)], as type: T.Type)
     async throws(NewsAPIError) -> T
   {
-    let url = baseURL + path + "?" + parameters.map { "\(Self.escape($0.0))=\(Self.escape($0.1))" }.joined(separator: "&")
+    let url =
+      baseURL + path + "?"
+      + parameters.map { "\(Self.escape($0.0))=\(Self.escape($0.1))" }.joined(separator: "&")
     var attempt = 0
     while true {
       attempt += 1
       let response: HTTPResponse
       do {
-        response = try await http.get(url, headers: [("X-Api-Key", key), ("Accept", "application/json")], timeout: timeout)
+        response = try await http.get(
+          url, headers: [("X-Api-Key", key), ("Accept", "application/json")], timeout: timeout)
       } catch {
         if attempt == 1, Self.retryable(error) {
           try? await Task.sleep(for: .milliseconds(300))
@@ -211,7 +240,9 @@ public final class NewsAPIClient: Sendable {
   static func retryDelay(_ error: NewsAPIError) -> Int? {
     switch error {
     case .service(let status, let code, _, let retryAfter):
-      guard status == 429 || status >= 500 || code == "rateLimited" || code == "unexpectedError" else { return nil }
+      guard status == 429 || status >= 500 || code == "rateLimited" || code == "unexpectedError" else {
+        return nil
+      }
       guard code != "apiKeyExhausted" else { return nil }
       let wait = retryAfter ?? 1
       return wait <= longestRetryWait ? wait : nil
@@ -236,7 +267,9 @@ public final class NewsAPIClient: Sendable {
       let message: String?
     }
     let retryAfter = response.header("Retry-After").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-    if let failure = try? JSONDecoder().decode(Failure.self, from: Data(response.body)), failure.status == "error" {
+    if let failure = try? JSONDecoder().decode(Failure.self, from: Data(response.body)),
+      failure.status == "error"
+    {
       return .service(
         status: response.status, code: failure.code ?? "unknown", message: failure.message ?? "no message",
         retryAfterSeconds: retryAfter)
@@ -246,7 +279,8 @@ public final class NewsAPIClient: Sendable {
     }
     let text = String(decoding: response.body.prefix(60), as: UTF8.self)
       .replacingOccurrences(of: "\n", with: " ")
-    return .unexpectedResponse(status: response.status, detail: text.isEmpty ? "an empty body" : "it begins '\(text)'")
+    return .unexpectedResponse(
+      status: response.status, detail: text.isEmpty ? "an empty body" : "it begins '\(text)'")
   }
 
   /// RFC 3986 percent-encoding of a query component.

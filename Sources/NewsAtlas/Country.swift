@@ -13,7 +13,8 @@ public struct Country: Hashable, Sendable {
   /// The country's main language among NewsAPI's 14, or "en" where NewsAPI has none of its languages.
   public let language: String
 
-  init(code: String, name: String, nameFrench: String, latitude: Double, longitude: Double, language: String) {
+  init(code: String, name: String, nameFrench: String, latitude: Double, longitude: Double, language: String)
+  {
     self.code = code
     self.name = name
     self.nameFrench = nameFrench

@@ -31,9 +31,11 @@ extension Country {
   /// Every country's borders (Natural Earth 1:10m, public domain), compiled into the binary.
   public static let boundaries: CountryBoundaries = {
     do {
-      return try CountryBoundaries(data: UnsafeRawBufferPointer(start: cboundaries_bytes(), count: cboundaries_count()))
+      return try CountryBoundaries(
+        data: UnsafeRawBufferPointer(start: cboundaries_bytes(), count: cboundaries_count()))
     } catch {
-      fatalError("The border data compiled into NewsAtlas is unreadable: \(error). Rebuild from a clean checkout.")
+      fatalError(
+        "The border data compiled into NewsAtlas is unreadable: \(error). Rebuild from a clean checkout.")
     }
   }()
 

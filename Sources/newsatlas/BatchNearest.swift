@@ -141,7 +141,9 @@ struct BatchNearest {
       }
       failures.total += 1
       guard fields.count > max(columns.latitude, columns.longitude) else {
-        fail(fields, "expected latitude,longitude but found \(fields.count) field\(fields.count == 1 ? "" : "s")")
+        fail(
+          fields, "expected latitude,longitude but found \(fields.count) field\(fields.count == 1 ? "" : "s")"
+        )
         return
       }
       let latitudeText = fields[columns.latitude]
@@ -176,12 +178,14 @@ struct BatchNearest {
         }
         csvRow(latitudeText, longitudeText, query, neighbor)
       } else {
-        jsonlRow(query, tree.neighbors(of: query, count: batch.count, maxDistanceKilometers: batch.maxKilometers))
+        jsonlRow(
+          query, tree.neighbors(of: query, count: batch.count, maxDistanceKilometers: batch.maxKilometers))
       }
     }
 
     mutating func csvRow(
-      _ latitudeText: UnsafeBufferPointer<UInt8>, _ longitudeText: UnsafeBufferPointer<UInt8>, _ query: GeoPoint,
+      _ latitudeText: UnsafeBufferPointer<UInt8>, _ longitudeText: UnsafeBufferPointer<UInt8>,
+      _ query: GeoPoint,
       _ neighbor: Neighbor?
     ) {
       out.append(integer: lineNumber)
@@ -199,7 +203,8 @@ struct BatchNearest {
         }
         out.append(sixDecimals: neighbor.distanceKilometers)
         out.append(byte: 0x2C)
-        out.append(sixDecimals: GreatCircle.initialBearingDegrees(from: query, to: batch.target.location(neighbor)))
+        out.append(
+          sixDecimals: GreatCircle.initialBearingDegrees(from: query, to: batch.target.location(neighbor)))
         out.append(byte: 0x2C)
         out.append(byte: 0x0A)
       } else {
@@ -209,7 +214,8 @@ struct BatchNearest {
     }
 
     mutating func resolveRow(
-      _ latitudeText: UnsafeBufferPointer<UInt8>, _ longitudeText: UnsafeBufferPointer<UInt8>, _ resolution: Resolution
+      _ latitudeText: UnsafeBufferPointer<UInt8>, _ longitudeText: UnsafeBufferPointer<UInt8>,
+      _ resolution: Resolution
     ) {
       if batch.format == .csv {
         out.append(integer: lineNumber)
@@ -242,7 +248,10 @@ struct BatchNearest {
       let target = batch.target
       json.object { object in
         object.number("line", Double(lineNumber))
-        object.object("query") { $0.number("latitude", query.latitude); $0.number("longitude", query.longitude) }
+        object.object("query") {
+          $0.number("latitude", query.latitude)
+          $0.number("longitude", query.longitude)
+        }
         object.array("results", found) { json, neighbor in
           json.object { target.writeResult(neighbor, from: query, to: &$0) }
         }
@@ -276,7 +285,9 @@ struct BatchNearest {
 
 /// A CSV field, quoted when it holds a comma, a quote or a line break.
 func csvField(_ text: String) -> String {
-  guard text.utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else { return text }
+  guard text.utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else {
+    return text
+  }
   return "\"" + text.replacingAll("\"", with: "\"\"") + "\""
 }
 

@@ -12,7 +12,12 @@ enum CSV {
       if quoted {
         if c == "\"" {
           if let next = iterator.next() {
-            if next == "\"" { field.unicodeScalars.append("\"") } else { quoted = false; pending = next }
+            if next == "\"" {
+              field.unicodeScalars.append("\"")
+            } else {
+              quoted = false
+              pending = next
+            }
           } else {
             quoted = false
           }
@@ -23,13 +28,22 @@ enum CSV {
       }
       switch c {
       case "\"" where field.isEmpty: quoted = true
-      case ",": row.append(field); field = ""
+      case ",":
+        row.append(field)
+        field = ""
       case "\r": continue
-      case "\n": row.append(field); rows.append(row); row = []; field = ""
+      case "\n":
+        row.append(field)
+        rows.append(row)
+        row = []
+        field = ""
       default: field.unicodeScalars.append(c)
       }
     }
-    if !field.isEmpty || !row.isEmpty { row.append(field); rows.append(row) }
+    if !field.isEmpty || !row.isEmpty {
+      row.append(field)
+      rows.append(row)
+    }
     return rows
   }
 

@@ -13,13 +13,20 @@ struct ClustersCommand: ParsableCommand {
       """
   )
 
-  @Option(help: ArgumentHelp("The zoom level; fractions floor, zooms above --max-zoom give the raw points.", valueName: "z"))
+  @Option(
+    help: ArgumentHelp(
+      "The zoom level; fractions floor, zooms above --max-zoom give the raw points.", valueName: "z"))
   var zoom: Double?
 
-  @Option(help: ArgumentHelp("The box to return, as west,south,east,north degrees (default: the world).", valueName: "w,s,e,n"))
+  @Option(
+    help: ArgumentHelp(
+      "The box to return, as west,south,east,north degrees (default: the world).", valueName: "w,s,e,n"))
   var bbox: String?
 
-  @Option(help: ArgumentHelp("A GeoJSON FeatureCollection or a CSV file (latitude,longitude[,…]); - for standard input.", valueName: "file"))
+  @Option(
+    help: ArgumentHelp(
+      "A GeoJSON FeatureCollection or a CSV file (latitude,longitude[,…]); - for standard input.",
+      valueName: "file"))
   var points: String?
 
   @Option(help: ArgumentHelp("Cluster radius in pixels.", valueName: "px"))
@@ -34,28 +41,42 @@ struct ClustersCommand: ParsableCommand {
   @Option(name: .customLong("max-zoom"), help: ArgumentHelp("The highest zoom clustered.", valueName: "z"))
   var maxZoom: Int = 16
 
-  @Option(name: .customLong("min-points"), help: ArgumentHelp("The fewest points that make a cluster.", valueName: "n"))
+  @Option(
+    name: .customLong("min-points"),
+    help: ArgumentHelp("The fewest points that make a cluster.", valueName: "n"))
   var minPoints: Int = 2
 
-  @Option(name: .customLong("node-size"), help: ArgumentHelp("Leaf size of the k-d trees (it changes output order, as in supercluster).", valueName: "n"))
+  @Option(
+    name: .customLong("node-size"),
+    help: ArgumentHelp(
+      "Leaf size of the k-d trees (it changes output order, as in supercluster).", valueName: "n"))
   var nodeSize: Int = 64
 
-  @Option(help: ArgumentHelp("Give each cluster the sum of its points' numeric PROP (repeatable).", valueName: "prop"))
+  @Option(
+    help: ArgumentHelp(
+      "Give each cluster the sum of its points' numeric PROP (repeatable).", valueName: "prop"))
   var sum: [String] = []
 
-  @Option(help: ArgumentHelp("Give each cluster the smallest of its points' numeric PROP (repeatable).", valueName: "prop"))
+  @Option(
+    help: ArgumentHelp(
+      "Give each cluster the smallest of its points' numeric PROP (repeatable).", valueName: "prop"))
   var min: [String] = []
 
-  @Option(help: ArgumentHelp("Give each cluster the largest of its points' numeric PROP (repeatable).", valueName: "prop"))
+  @Option(
+    help: ArgumentHelp(
+      "Give each cluster the largest of its points' numeric PROP (repeatable).", valueName: "prop"))
   var max: [String] = []
 
-  @Option(name: .customLong("expansion-zoom"), help: ArgumentHelp("Print the zoom at which cluster ID splits.", valueName: "id"))
+  @Option(
+    name: .customLong("expansion-zoom"),
+    help: ArgumentHelp("Print the zoom at which cluster ID splits.", valueName: "id"))
   var expansionZoom: Int?
 
   @Option(help: ArgumentHelp("Print the clusters and points cluster ID splits into.", valueName: "id"))
   var children: Int?
 
-  @Option(help: ArgumentHelp("Print the input points of cluster ID (see --limit and --offset).", valueName: "id"))
+  @Option(
+    help: ArgumentHelp("Print the input points of cluster ID (see --limit and --offset).", valueName: "id"))
   var leaves: Int?
 
   @Option(help: ArgumentHelp("With --leaves: how many points (0 means all).", valueName: "n"))
@@ -64,11 +85,15 @@ struct ClustersCommand: ParsableCommand {
   @Option(help: ArgumentHelp("With --leaves: how many points to skip first.", valueName: "n"))
   var offset: Int = 0
 
-  @Option(help: ArgumentHelp("Print map tile Z/X/Y in tile coordinates, as supercluster's getTile.", valueName: "z/x/y"))
+  @Option(
+    help: ArgumentHelp(
+      "Print map tile Z/X/Y in tile coordinates, as supercluster's getTile.", valueName: "z/x/y"))
   var tile: String?
 
   func run() throws {
-    let queries = [zoom != nil, expansionZoom != nil, children != nil, leaves != nil, tile != nil].filter { $0 }
+    let queries = [zoom != nil, expansionZoom != nil, children != nil, leaves != nil, tile != nil].filter {
+      $0
+    }
     guard queries.count == 1 else {
       throw CLIError.usage(
         queries.isEmpty
@@ -97,7 +122,8 @@ struct ClustersCommand: ParsableCommand {
     if let (z, _, _) = tileAddress { options.retainedZooms = level(Double(z))...level(Double(z)) }
 
     let names = aggregations.map(\.property)
-    let file = try points.map { path throws(CLIError) in try FeatureFile.load(path: path, propertyNames: names) }
+    let file =
+      try points.map { path throws(CLIError) in try FeatureFile.load(path: path, propertyNames: names) }
       ?? FeatureFile.countries(propertyNames: names)
     let index: ClusterIndex<[Double]>
     do {
@@ -140,7 +166,8 @@ struct ClustersCommand: ParsableCommand {
     let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
     let values = parts.compactMap { $0.isNumber ? Double($0) : nil }
     guard parts.count == 4, values.count == 4 else {
-      throw .usage("--bbox takes four numbers, west,south,east,north (for example -10,35,30,60), not '\(text)'.")
+      throw .usage(
+        "--bbox takes four numbers, west,south,east,north (for example -10,35,30,60), not '\(text)'.")
     }
     return GeoBox(west: values[0], south: values[1], east: values[2], north: values[3])
   }
@@ -152,20 +179,25 @@ struct ClustersCommand: ParsableCommand {
     }
     let side = 1 << parts[0]
     guard (0..<side).contains(parts[1]), (0..<side).contains(parts[2]) else {
-      throw .usage("At zoom \(parts[0]) a tile's x and y run from 0 to \(side - 1); '\(text)' is off the map.")
+      throw .usage(
+        "At zoom \(parts[0]) a tile's x and y run from 0 to \(side - 1); '\(text)' is off the map.")
     }
     return (parts[0], parts[1], parts[2])
   }
 
   static func aggregations(sum: [String], min: [String], max: [String]) throws(CLIError) -> [Aggregation] {
     let all =
-      sum.map { Aggregation(property: $0, operation: .sum) } + min.map { Aggregation(property: $0, operation: .min) }
+      sum.map { Aggregation(property: $0, operation: .sum) }
+      + min.map { Aggregation(property: $0, operation: .min) }
       + max.map { Aggregation(property: $0, operation: .max) }
     var seen = Set<String>()
     for aggregation in all where !seen.insert(aggregation.property).inserted {
-      throw .usage("The property '\(aggregation.property)' is aggregated twice; give it to one of --sum, --min and --max.")
+      throw .usage(
+        "The property '\(aggregation.property)' is aggregated twice; give it to one of --sum, --min and --max."
+      )
     }
-    for aggregation in all where ["cluster", "cluster_id", "point_count", "point_count_abbreviated"].contains(aggregation.property) {
+    for aggregation in all
+    where ["cluster", "cluster_id", "point_count", "point_count_abbreviated"].contains(aggregation.property) {
       throw .usage("'\(aggregation.property)' is a cluster property of its own; aggregate another property.")
     }
     return all

@@ -30,7 +30,8 @@ struct CountriesCommand: ParsableCommand {
       return
     }
     if countries.isEmpty {
-      throw CLIError.data("No news country matches '\(query ?? "")'; try a code such as fr or a name such as Égypte.")
+      throw CLIError.data(
+        "No news country matches '\(query ?? "")'; try a code such as fr or a name such as Égypte.")
     }
     let width = countries.map(\.name.count).max() ?? 0
     for country in countries {

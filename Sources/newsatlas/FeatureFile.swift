@@ -121,7 +121,8 @@ final class FeatureFile {
       case "type":
         let type = try reader.readValue()
         guard case .string("FeatureCollection") = type else {
-          throw CLIError.data("'\(path)' is not a GeoJSON FeatureCollection (its type is not \"FeatureCollection\").")
+          throw CLIError.data(
+            "'\(path)' is not a GeoJSON FeatureCollection (its type is not \"FeatureCollection\").")
         }
         sawType = true
       case "features":
@@ -195,11 +196,13 @@ final class FeatureFile {
       var isPoint = false
       var coordinates: UnsafeBufferPointer<UInt8>? = nil
       guard
-        JSONScan.members(of: geometry, { key, value in
-          if JSONScan.equals(key, "type") { isPoint = JSONScan.equals(value, "\"Point\"") }
-          if JSONScan.equals(key, "coordinates") { coordinates = value }
-          return true
-        })
+        JSONScan.members(
+          of: geometry,
+          { key, value in
+            if JSONScan.equals(key, "type") { isPoint = JSONScan.equals(value, "\"Point\"") }
+            if JSONScan.equals(key, "coordinates") { coordinates = value }
+            return true
+          })
       else { return false }
       if isPoint {
         guard let coordinates, let pair = JSONScan.numberPair(coordinates),
@@ -217,7 +220,9 @@ final class FeatureFile {
   }
 
   private func add(feature: JSONValue, index: Int) throws(CLIError) {
-    guard case .object = feature else { throw CLIError.data("Feature \(index) in '\(path)' is not an object.") }
+    guard case .object = feature else {
+      throw CLIError.data("Feature \(index) in '\(path)' is not an object.")
+    }
     var point: GeoPoint? = nil
     if let geometry = feature["geometry"], case .string("Point")? = geometry["type"] {
       guard case .array(let coordinates)? = geometry["coordinates"], coordinates.count >= 2,
@@ -255,16 +260,19 @@ final class FeatureFile {
         header = fields
         guard let found = CSV.coordinateColumns(header) else {
           throw CLIError.data(
-            "'\(path)' has no latitude and longitude columns in its header; name them latitude and longitude.")
+            "'\(path)' has no latitude and longitude columns in its header; name them latitude and longitude."
+          )
         }
         columns = found
         continue
       }
       guard fields.count > max(columns.latitude, columns.longitude) else {
-        throw CLIError.data("Line \(lineNumber) of '\(path)' has \(fields.count) fields; latitude and longitude are missing.")
+        throw CLIError.data(
+          "Line \(lineNumber) of '\(path)' has \(fields.count) fields; latitude and longitude are missing.")
       }
       let point = try NearestCommand.csvPoint(
-        latitude: fields[columns.latitude], longitude: fields[columns.longitude], line: lineNumber, path: path)
+        latitude: fields[columns.latitude], longitude: fields[columns.longitude], line: lineNumber, path: path
+      )
       var properties: [(key: String, value: JSONValue)] = []
       for (i, field) in fields.enumerated() where i != columns.latitude && i != columns.longitude {
         properties.append((i < header.count ? header[i] : "column\(i + 1)", .string(field)))
@@ -303,7 +311,9 @@ final class FeatureFile {
       var buffer = [UInt8](repeating: 0, count: end - start)
       var done = 0
       while done < buffer.count {
-        let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(start + done)) }
+        let got = buffer.withUnsafeMutableBytes {
+          pread(fd, $0.baseAddress! + done, $0.count - done, off_t(start + done))
+        }
         if got <= 0 { break }
         done += got
       }
@@ -500,7 +510,8 @@ struct ByteReader {
       lineStart = i + 1
     }
     let column = at - lineStart + 1
-    return .data("'\(path)' is not valid GeoJSON at line \(line), column \(column) (byte \(base + at)): \(reason).")
+    return .data(
+      "'\(path)' is not valid GeoJSON at line \(line), column \(column) (byte \(base + at)): \(reason).")
   }
 }
 
@@ -546,10 +557,14 @@ enum JSONScan {
     i = skip(text, i + 1)
     while numbers.count < 2 {
       var end = i
-      while end < text.count && ![UInt8(ascii: ","), UInt8(ascii: "]"), 0x20, 0x0A, 0x0D, 0x09].contains(text[end]) {
+      while end < text.count
+        && ![UInt8(ascii: ","), UInt8(ascii: "]"), 0x20, 0x0A, 0x0D, 0x09].contains(text[end])
+      {
         end += 1
       }
-      guard end > i, let value = NumberParser.parse(UnsafeBufferPointer(rebasing: text[i..<end])) else { return nil }
+      guard end > i, let value = NumberParser.parse(UnsafeBufferPointer(rebasing: text[i..<end])) else {
+        return nil
+      }
       numbers.append(value)
       i = skip(text, end)
       guard i < text.count else { return nil }
@@ -671,7 +686,9 @@ enum JSONScan {
 
   private static func skip(_ text: UnsafeBufferPointer<UInt8>, _ start: Int) -> Int {
     var i = start
-    while i < text.count && (text[i] == 0x20 || text[i] == 0x0A || text[i] == 0x0D || text[i] == 0x09) { i += 1 }
+    while i < text.count && (text[i] == 0x20 || text[i] == 0x0A || text[i] == 0x0D || text[i] == 0x09) {
+      i += 1
+    }
     return i
   }
 

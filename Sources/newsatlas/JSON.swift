@@ -84,9 +84,15 @@ struct JSONParser {
     case UInt8(ascii: "{"): return try object(depth: depth)
     case UInt8(ascii: "["): return try array(depth: depth)
     case UInt8(ascii: "\""): return .string(try string())
-    case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-    case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-    case UInt8(ascii: "n"): try literal("null"); return .null
+    case UInt8(ascii: "t"):
+      try literal("true")
+      return .bool(true)
+    case UInt8(ascii: "f"):
+      try literal("false")
+      return .bool(false)
+    case UInt8(ascii: "n"):
+      try literal("null")
+      return .null
     case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
     default: throw error("unexpected character '\(Unicode.Scalar(bytes[position]))'")
     }
@@ -94,7 +100,8 @@ struct JSONParser {
 
   private mutating func literal(_ word: StaticString) throws(JSONSyntaxError) {
     let count = word.utf8CodeUnitCount
-    let matches = position + count <= bytes.count
+    let matches =
+      position + count <= bytes.count
       && (0..<count).allSatisfy { bytes[position + $0] == word.utf8Start[$0] }
     guard matches else { throw error("unexpected word; expected \(word)") }
     position += count
@@ -176,7 +183,9 @@ struct JSONParser {
     }
     if position < bytes.count && (bytes[position] | 0x20) == UInt8(ascii: "e") {
       position += 1
-      if position < bytes.count && (bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")) {
+      if position < bytes.count
+        && (bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-"))
+      {
         position += 1
       }
       guard digits(&position, bytes) > 0 else { throw error("an exponent needs digits") }
@@ -222,7 +231,9 @@ struct JSONParser {
           else { throw error("a high surrogate must be followed by a low one") }
           position += 2
           let low = try hex4()
-          guard (0xDC00..<0xE000).contains(low) else { throw error("a high surrogate must be followed by a low one") }
+          guard (0xDC00..<0xE000).contains(low) else {
+            throw error("a high surrogate must be followed by a low one")
+          }
           code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
         }
         guard let scalar = Unicode.Scalar(code) else { throw error("\\u escape is not a character") }
@@ -336,10 +347,22 @@ struct JSONWriter {
       json.string(name)
       json.bytes.append(UInt8(ascii: ":"))
     }
-    mutating func number(_ name: String, _ value: Double) { key(name); json.number(value) }
-    mutating func string(_ name: String, _ value: String) { key(name); json.string(value) }
-    mutating func value(_ name: String, _ value: JSONValue) { key(name); json.value(value) }
-    mutating func object(_ name: String, _ body: (inout ObjectWriter) -> Void) { key(name); json.object(body) }
+    mutating func number(_ name: String, _ value: Double) {
+      key(name)
+      json.number(value)
+    }
+    mutating func string(_ name: String, _ value: String) {
+      key(name)
+      json.string(value)
+    }
+    mutating func value(_ name: String, _ value: JSONValue) {
+      key(name)
+      json.value(value)
+    }
+    mutating func object(_ name: String, _ body: (inout ObjectWriter) -> Void) {
+      key(name)
+      json.object(body)
+    }
 
     /// `"geometry":{"type":"Point","coordinates":[longitude,latitude]}`, GeoJSON's order.
     mutating func pointGeometry(_ point: GeoPoint) {

@@ -41,7 +41,8 @@ struct NearestCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Answer every latitude,longitude line of this file (- for standard input), in order.", valueName: "file"))
+      "Answer every latitude,longitude line of this file (- for standard input), in order.", valueName: "file"
+    ))
   var input: String?
 
   func run() throws {
@@ -49,9 +50,10 @@ struct NearestCommand: ParsableCommand {
     if let maxKilometers, !(maxKilometers >= 0) {
       throw CLIError.usage("--max-km must be a distance of 0 kilometres or more, not \(maxKilometers).")
     }
-    let target = try points.map { path throws(CLIError) in
-      try Target.features(FeatureFile.load(path: path, propertyNames: []))
-    } ?? Target.countries
+    let target =
+      try points.map { path throws(CLIError) in
+        try Target.features(FeatureFile.load(path: path, propertyNames: []))
+      } ?? Target.countries
     if let option = coordinates.first(where: { $0.hasPrefix("-") && !$0.isNumber }) {
       throw CLIError.usage("Unknown option '\(option)'; 'newsatlas nearest --help' lists the options.")
     }
@@ -67,7 +69,8 @@ struct NearestCommand: ParsableCommand {
         throw CLIError.usage("With --input the format is csv or jsonl, not \(format.rawValue).")
       }
       guard format == .jsonl || count == 1 else {
-        throw CLIError.usage("--count above 1 needs --format jsonl with --input; csv has one row per input line.")
+        throw CLIError.usage(
+          "--count above 1 needs --format jsonl with --input; csv has one row per input line.")
       }
       let failed = try BatchNearest(
         target: target, format: format, count: count, maxKilometers: maxKilometers ?? .infinity
@@ -80,7 +83,8 @@ struct NearestCommand: ParsableCommand {
       return
     }
     guard let latitudeText = coordinates.first else {
-      throw CLIError.usage("Give a latitude and a longitude (for example: nearest 48.85 2.35), or --input FILE.")
+      throw CLIError.usage(
+        "Give a latitude and a longitude (for example: nearest 48.85 2.35), or --input FILE.")
     }
     guard coordinates.count == 2 else {
       throw CLIError.usage("Give the longitude after the latitude \(latitudeText).")
@@ -88,7 +92,8 @@ struct NearestCommand: ParsableCommand {
     let query = try Self.point(latitude: latitudeText, longitude: coordinates[1])
     let format = self.format ?? .text
     guard format == .text || format == .json || format == .geojson else {
-      throw CLIError.usage("For one place the format is text, json or geojson; csv and jsonl go with --input.")
+      throw CLIError.usage(
+        "For one place the format is text, json or geojson; csv and jsonl go with --input.")
     }
     let found = target.tree.neighbors(
       of: query, count: count, maxDistanceKilometers: maxKilometers ?? .infinity)
@@ -97,7 +102,10 @@ struct NearestCommand: ParsableCommand {
     case .json:
       var json = JSONWriter()
       json.object { object in
-        object.object("query") { $0.number("latitude", query.latitude); $0.number("longitude", query.longitude) }
+        object.object("query") {
+          $0.number("latitude", query.latitude)
+          $0.number("longitude", query.longitude)
+        }
         object.array("results", found) { json, neighbor in
           json.object { target.writeResult(neighbor, from: query, to: &$0) }
         }
@@ -116,7 +124,8 @@ struct NearestCommand: ParsableCommand {
       out.append("\n")
     default:
       if found.isEmpty {
-        out.append("Nothing within \(Format.fixed(maxKilometers ?? 0, 1)) km of \(latitudeText), \(coordinates[1]).\n")
+        out.append(
+          "Nothing within \(Format.fixed(maxKilometers ?? 0, 1)) km of \(latitudeText), \(coordinates[1]).\n")
       }
       for neighbor in found {
         out.append(target.textLine(neighbor, from: query))
@@ -127,7 +136,9 @@ struct NearestCommand: ParsableCommand {
 
 /// Why a latitude and longitude are not a place on the earth, as a sentence without its capital and full stop,
 /// naming the values as the user typed them; nil when they are fine.
-func rangeProblem(latitude: Double, _ latitudeText: String, longitude: Double, _ longitudeText: String) -> String? {
+func rangeProblem(latitude: Double, _ latitudeText: String, longitude: Double, _ longitudeText: String)
+  -> String?
+{
   if !(-90.0...90.0).contains(latitude) {
     return "the latitude \(latitudeText) is outside -90...90; latitudes are degrees north of the equator"
   }
@@ -147,7 +158,9 @@ extension String {
 
 extension NearestCommand {
   /// A point from a CSV row, or a data error naming the line.
-  static func csvPoint(latitude: String, longitude: String, line: Int, path: String) throws(CLIError) -> GeoPoint {
+  static func csvPoint(latitude: String, longitude: String, line: Int, path: String) throws(CLIError)
+    -> GeoPoint
+  {
     let latitudeText = latitude.trimmingSpaces
     let longitudeText = longitude.trimmingSpaces
     guard latitudeText.isNumber, let latitudeValue = Double(latitudeText) else {
@@ -156,7 +169,9 @@ extension NearestCommand {
     guard longitudeText.isNumber, let longitudeValue = Double(longitudeText) else {
       throw .data("Line \(line) of '\(path)': the longitude '\(longitudeText)' is not a number.")
     }
-    if let problem = rangeProblem(latitude: latitudeValue, latitudeText, longitude: longitudeValue, longitudeText) {
+    if let problem = rangeProblem(
+      latitude: latitudeValue, latitudeText, longitude: longitudeValue, longitudeText)
+    {
       throw .data("Line \(line) of '\(path)': \(problem).")
     }
     return GeoPoint(uncheckedLatitude: latitudeValue, longitude: longitudeValue)
@@ -222,7 +237,8 @@ enum Target {
   func properties(_ neighbor: Neighbor) -> JSONValue {
     switch self {
     case .countries: return .null
-    case .userPoints(let file, _, let slots): return file.feature(slots[neighbor.index])["properties"] ?? .null
+    case .userPoints(let file, _, let slots):
+      return file.feature(slots[neighbor.index])["properties"] ?? .null
     }
   }
 
@@ -271,7 +287,8 @@ enum Target {
   func textLine(_ neighbor: Neighbor, from query: GeoPoint) -> String {
     let location = location(neighbor)
     let distance = Format.fixed(neighbor.distanceKilometers, 1).leftPadding(to: 8) + " km"
-    let bearing = Format.fixed(GreatCircle.initialBearingDegrees(from: query, to: location), 0)
+    let bearing =
+      Format.fixed(GreatCircle.initialBearingDegrees(from: query, to: location), 0)
       .leftPadding(to: 3) + "°"
     switch self {
     case .countries:

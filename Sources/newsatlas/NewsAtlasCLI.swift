@@ -13,7 +13,8 @@ struct NewsAtlasCLI: AsyncParsableCommand {
     abstract: "Find the news country for a place, exactly and fast.",
     version: "0.1.0",
     subcommands: [
-      NearestCommand.self, ResolveCommand.self, ClustersCommand.self, CountriesCommand.self, HeadlinesCommand.self,
+      NearestCommand.self, ResolveCommand.self, ClustersCommand.self, CountriesCommand.self,
+      HeadlinesCommand.self,
       SearchCommand.self,
       SourcesCommand.self,
     ]

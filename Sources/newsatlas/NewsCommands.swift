@@ -9,7 +9,8 @@ import NewsAtlas
 struct ServiceOptions: ParsableArguments {
   @Option(
     name: .customLong("api-base"),
-    help: ArgumentHelp("The service's base URL (default $NEWSATLAS_API_BASE, else https://newsapi.org).", valueName: "url"))
+    help: ArgumentHelp(
+      "The service's base URL (default $NEWSATLAS_API_BASE, else https://newsapi.org).", valueName: "url"))
   var apiBase: String?
 
   @Option(help: ArgumentHelp("Seconds allowed for each request.", valueName: "seconds"))
@@ -26,8 +27,12 @@ struct ServiceOptions: ParsableArguments {
     guard format == .text || format == .json else {
       throw .usage("This command prints text or json, not \(format.rawValue).")
     }
-    guard timeout > 0, timeout.isFinite else { throw .usage("--timeout must be a positive number of seconds.") }
-    guard (1...256).contains(concurrency) else { throw .usage("--concurrency must be 1 to 256, not \(concurrency).") }
+    guard timeout > 0, timeout.isFinite else {
+      throw .usage("--timeout must be a positive number of seconds.")
+    }
+    guard (1...256).contains(concurrency) else {
+      throw .usage("--concurrency must be 1 to 256, not \(concurrency).")
+    }
     var configuration = HTTPClientConfiguration()
     configuration.maxConcurrentTransfers = concurrency
     configuration.requestTimeout = .milliseconds(Int(timeout * 1000))
@@ -74,7 +79,9 @@ struct HeadlinesCommand: AsyncParsableCommand {
   @Option(help: ArgumentHelp("Several country codes, comma-separated.", valueName: "cc,cc"))
   var countries: String?
 
-  @Option(help: ArgumentHelp("The news country of a place: the one it is in, else the nearest (as resolve).", valueName: "lat,lon"))
+  @Option(
+    help: ArgumentHelp(
+      "The news country of a place: the one it is in, else the nearest (as resolve).", valueName: "lat,lon"))
   var near: String?
 
   @Option(help: ArgumentHelp("Every country of a cluster of the 54 markers (with --zoom).", valueName: "id"))
@@ -86,25 +93,37 @@ struct HeadlinesCommand: AsyncParsableCommand {
   @Flag(help: "All 54 countries.")
   var all = false
 
-  @Option(help: ArgumentHelp("One category (business, entertainment, general, health, science, sports, technology).", valueName: "c"))
+  @Option(
+    help: ArgumentHelp(
+      "One category (business, entertainment, general, health, science, sports, technology).", valueName: "c")
+  )
   var category: String?
 
   @Option(help: ArgumentHelp("all: every category of each country.", valueName: "all"))
   var categories: String?
 
-  @Option(name: .customLong("page-size"), help: ArgumentHelp("Articles per country, 1 to 100.", valueName: "n"))
+  @Option(
+    name: .customLong("page-size"), help: ArgumentHelp("Articles per country, 1 to 100.", valueName: "n"))
   var pageSize: Int = 10
 
   @OptionGroup var service: ServiceOptions
 
   func run() async throws {
-    let targets = try Self.countries(country: country, countries: countries, near: near, cluster: cluster, zoom: zoom, all: all)
-    if category != nil && categories != nil { throw CLIError.usage("Give --category or --categories all, not both.") }
-    if let categories, categories != "all" { throw CLIError.usage("--categories takes only 'all'; for one, use --category.") }
-    if let category, !newsCategories.contains(category) {
-      throw CLIError.usage("'\(category)' is not a NewsAPI category; use one of \(newsCategories.joined(separator: ", ")).")
+    let targets = try Self.countries(
+      country: country, countries: countries, near: near, cluster: cluster, zoom: zoom, all: all)
+    if category != nil && categories != nil {
+      throw CLIError.usage("Give --category or --categories all, not both.")
     }
-    guard (1...100).contains(pageSize) else { throw CLIError.usage("--page-size must be 1 to 100, not \(pageSize).") }
+    if let categories, categories != "all" {
+      throw CLIError.usage("--categories takes only 'all'; for one, use --category.")
+    }
+    if let category, !newsCategories.contains(category) {
+      throw CLIError.usage(
+        "'\(category)' is not a NewsAPI category; use one of \(newsCategories.joined(separator: ", ")).")
+    }
+    guard (1...100).contains(pageSize) else {
+      throw CLIError.usage("--page-size must be 1 to 100, not \(pageSize).")
+    }
     let (client, http) = try service.client()
     defer { http.shutdown() }
     let wanted: [String?] = categories == "all" ? newsCategories : [category]
@@ -118,7 +137,11 @@ struct HeadlinesCommand: AsyncParsableCommand {
       for (i, job) in jobs.enumerated() {
         group.addTask {
           do throws(NewsAPIError) {
-            return (i, .success(try await client.headlines(for: job.0, category: job.1, pageSize: pageSize, catalog: catalog)))
+            return (
+              i,
+              .success(
+                try await client.headlines(for: job.0, category: job.1, pageSize: pageSize, catalog: catalog))
+            )
           } catch {
             return (i, .failure(error))
           }
@@ -145,7 +168,8 @@ struct HeadlinesCommand: AsyncParsableCommand {
     if let first = failures.first {
       let quota = failures.contains { $0.isQuota }
       throw CLIError(
-        description: "\(failures.count) of \(jobs.count) requests failed (the others are above); \(first.description)",
+        description:
+          "\(failures.count) of \(jobs.count) requests failed (the others are above); \(first.description)",
         exitCode: quota ? 75 : CLIError(newsAPI: first).exitCode)
     }
   }
@@ -156,7 +180,8 @@ struct HeadlinesCommand: AsyncParsableCommand {
   ) throws(CLIError) -> [Country] {
     let given = [country != nil, countries != nil, near != nil, cluster != nil, all].filter { $0 }.count
     guard given == 1 else {
-      throw .usage("Name the countries with one of --country, --countries, --near, --cluster (with --zoom) and --all.")
+      throw .usage(
+        "Name the countries with one of --country, --countries, --near, --cluster (with --zoom) and --all.")
     }
     func lookUp(_ code: String) throws(CLIError) -> Country {
       guard let found = Country.named(code: code.trimmingSpaces) else {
@@ -183,7 +208,8 @@ struct HeadlinesCommand: AsyncParsableCommand {
         _ = zoom  // ids encode their own zoom; --zoom documents which map the id came from
         return try index.leaves(ofCluster: cluster, limit: .max).map { Country.all[$0] }
       } catch {
-        throw .usage("\(error.description) 'newsatlas clusters --zoom \(Format.fixed(zoom, 0))' lists the clusters.")
+        throw .usage(
+          "\(error.description) 'newsatlas clusters --zoom \(Format.fixed(zoom, 0))' lists the clusters.")
       }
     }
     return Country.all
@@ -204,7 +230,9 @@ struct HeadlinesCommand: AsyncParsableCommand {
     return text
   }
 
-  static func json(_ jobs: [(Country, String?)], _ results: [Result<CountryHeadlines, NewsAPIError>?]) -> [UInt8] {
+  static func json(_ jobs: [(Country, String?)], _ results: [Result<CountryHeadlines, NewsAPIError>?])
+    -> [UInt8]
+  {
     struct Entry: Encodable {
       struct Place: Encodable {
         let code, name, nameFr: String
@@ -219,7 +247,9 @@ struct HeadlinesCommand: AsyncParsableCommand {
       let place = Entry.Place(code: job.0.code, name: job.0.name, nameFr: job.0.nameFrench)
       switch result {
       case .success(let headlines)?:
-        return Entry(country: place, category: job.1, strategy: headlines.strategy.rawValue, articles: headlines.articles, error: nil)
+        return Entry(
+          country: place, category: job.1, strategy: headlines.strategy.rawValue,
+          articles: headlines.articles, error: nil)
       case .failure(let error)?:
         return Entry(country: place, category: job.1, strategy: nil, articles: nil, error: error.description)
       case nil:
@@ -240,7 +270,9 @@ struct SearchCommand: AsyncParsableCommand {
   @Option(help: ArgumentHelp("One of NewsAPI's 14 languages, such as fr.", valueName: "l"))
   var language: String?
 
-  @Option(name: .customLong("sort-by"), help: ArgumentHelp("relevancy, popularity or publishedAt.", valueName: "order"))
+  @Option(
+    name: .customLong("sort-by"),
+    help: ArgumentHelp("relevancy, popularity or publishedAt.", valueName: "order"))
   var sortBy: String?
 
   @Option(help: ArgumentHelp("Oldest date, ISO 8601 (2026-11-01).", valueName: "date"))
@@ -281,7 +313,8 @@ struct SearchCommand: AsyncParsableCommand {
 
 struct SourcesCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "sources", abstract: "List NewsAPI's top-headline sources (country codes normalised: zh→cn, is→il).")
+    commandName: "sources",
+    abstract: "List NewsAPI's top-headline sources (country codes normalised: zh→cn, is→il).")
 
   @Option(help: ArgumentHelp("A country code.", valueName: "cc"))
   var country: String?
@@ -309,7 +342,9 @@ struct SourcesCommand: AsyncParsableCommand {
       return
     }
     for source in list {
-      out.append("\(source.id.padding(to: 28)) \(source.country ?? "--")  \(source.language ?? "--")  \(source.name)\n")
+      out.append(
+        "\(source.id.padding(to: 28)) \(source.country ?? "--")  \(source.language ?? "--")  \(source.name)\n"
+      )
     }
   }
 }

@@ -22,7 +22,9 @@ struct ResolveCommand: ParsableCommand {
   @Option(help: "Output format: text or json for one place; csv or jsonl with --input.")
   var format: OutputFormat?
 
-  @Option(help: ArgumentHelp("Resolve every latitude,longitude line of this file (- for standard input).", valueName: "file"))
+  @Option(
+    help: ArgumentHelp(
+      "Resolve every latitude,longitude line of this file (- for standard input).", valueName: "file"))
   var input: String?
 
   func run() throws {
@@ -31,7 +33,9 @@ struct ResolveCommand: ParsableCommand {
       throw CLIError.usage("Unknown option '\(option)'; 'newsatlas resolve --help' lists the options.")
     }
     if let input {
-      guard coordinates.isEmpty else { throw CLIError.usage("Give either LAT LON or --input FILE, not both.") }
+      guard coordinates.isEmpty else {
+        throw CLIError.usage("Give either LAT LON or --input FILE, not both.")
+      }
       let format = self.format ?? .csv
       guard format == .csv || format == .jsonl else {
         throw CLIError.usage("With --input the format is csv or jsonl, not \(format.rawValue).")
@@ -50,8 +54,9 @@ struct ResolveCommand: ParsableCommand {
       throw CLIError.usage(
         coordinates.isEmpty
           ? "Give a latitude and a longitude (for example: resolve 48.58 7.75), or --input FILE."
-          : coordinates.count == 1 ? "Give the longitude after the latitude \(coordinates[0])."
-          : "Give one latitude and one longitude, not \(coordinates.count) values.")
+          : coordinates.count == 1
+            ? "Give the longitude after the latitude \(coordinates[0])."
+            : "Give one latitude and one longitude, not \(coordinates.count) values.")
     }
     let point = try NearestCommand.point(latitude: coordinates[0], longitude: coordinates[1])
     let format = self.format ?? .text
@@ -80,7 +85,10 @@ extension Resolution {
   /// `"query":{…},"country":{…},"method":…,"containing":{…}|null,"distanceKm":…`
   func write(to object: inout JSONWriter.ObjectWriter) {
     let query = self.query
-    object.object("query") { $0.number("latitude", query.latitude); $0.number("longitude", query.longitude) }
+    object.object("query") {
+      $0.number("latitude", query.latitude)
+      $0.number("longitude", query.longitude)
+    }
     let country = self.country
     object.object("country") {
       $0.string("code", country.code)

@@ -22,7 +22,9 @@ enum CLI {
     return Bundle.main.bundleURL.appendingPathComponent("newsatlas")
   }()
 
-  static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Result {
+  static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws
+    -> Result
+  {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments

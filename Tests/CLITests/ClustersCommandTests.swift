@@ -4,7 +4,8 @@ import Testing
 
 /// `newsatlas clusters` against supercluster's golden outputs, and its error cases.
 @Suite struct ClustersCommandTests {
-  static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+  static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures")
 
   /// points-10k.json as the GeoJSON supercluster was given: `{"index": i}` properties.
@@ -17,7 +18,8 @@ import Testing
     }
     return try! CLI.temporaryFile(
       named: "points-10k.geojson",
-      contents: "{\"type\":\"FeatureCollection\",\"features\":[\n" + features.joined(separator: ",\n") + "\n]}")
+      contents: "{\"type\":\"FeatureCollection\",\"features\":[\n" + features.joined(separator: ",\n")
+        + "\n]}")
   }()
 
   static func json(_ text: String) throws -> Any { try JSONSerialization.jsonObject(with: Data(text.utf8)) }
@@ -25,7 +27,8 @@ import Testing
   @Test(arguments: ["points-10k-clusters-z0.json", "points-10k-clusters-z2.json"])
   func worldClustersAreSuperclusters(_ name: String) throws {
     let expected = try #require(
-      try JSONSerialization.jsonObject(with: Data(contentsOf: Self.fixtures.appendingPathComponent("supercluster/\(name)")))
+      try JSONSerialization.jsonObject(
+        with: Data(contentsOf: Self.fixtures.appendingPathComponent("supercluster/\(name)")))
         as? [String: Any])
     let zoom = try #require(expected["zoom"] as? Int)
     let result = try CLI.run(["clusters", "--points", Self.points10k, "--zoom", String(zoom)])
@@ -37,7 +40,9 @@ import Testing
     #expect(features.count == want.count)
     for (got, wanted) in zip(features, want) {
       #expect(got["id"] as? Int == wanted["id"] as? Int)
-      #expect(NSDictionary(dictionary: got["properties"] as! [String: Any]) == NSDictionary(dictionary: wanted["properties"] as! [String: Any]))
+      #expect(
+        NSDictionary(dictionary: got["properties"] as! [String: Any])
+          == NSDictionary(dictionary: wanted["properties"] as! [String: Any]))
       let a = (got["geometry"] as! [String: Any])["coordinates"] as! [Double]
       let b = (wanted["geometry"] as! [String: Any])["coordinates"] as! [Double]
       #expect(abs(a[0] - b[0]) <= 1e-9 && abs(a[1] - b[1]) <= 1e-9)
@@ -51,7 +56,8 @@ import Testing
     #expect(result.status == 0, "\(result.stderr)")
     let got = try Self.json(result.stdout) as! NSDictionary
     let want =
-      try JSONSerialization.jsonObject(with: Data(contentsOf: Self.fixtures.appendingPathComponent("supercluster/\(file)")))
+      try JSONSerialization.jsonObject(
+        with: Data(contentsOf: Self.fixtures.appendingPathComponent("supercluster/\(file)")))
       as! NSDictionary
     #expect(got == want)
   }
@@ -65,16 +71,25 @@ import Testing
       }
       let clusters: [Entry]
     }
-    let data = try Data(contentsOf: Self.fixtures.appendingPathComponent("supercluster/points-10k-cluster-navigation.json"))
+    let data = try Data(
+      contentsOf: Self.fixtures.appendingPathComponent("supercluster/points-10k-cluster-navigation.json"))
     for entry in try JSONDecoder().decode(Navigation.self, from: data).clusters.prefix(4) {
-      let zoom = try CLI.run(["clusters", "--points", Self.points10k, "--expansion-zoom", String(entry.cluster_id)])
+      let zoom = try CLI.run([
+        "clusters", "--points", Self.points10k, "--expansion-zoom", String(entry.cluster_id),
+      ])
       #expect(zoom.stdout == "{\"clusterId\":\(entry.cluster_id),\"expansionZoom\":\(entry.expansionZoom)}\n")
       let leaves = try CLI.run([
-        "clusters", "--points", Self.points10k, "--leaves", String(entry.cluster_id), "--limit", "5", "--offset", "3",
+        "clusters", "--points", Self.points10k, "--leaves", String(entry.cluster_id), "--limit", "5",
+        "--offset", "3",
       ])
-      let features = try #require((try Self.json(leaves.stdout) as? [String: Any])?["features"] as? [[String: Any]])
-      #expect(features.compactMap { ($0["properties"] as? [String: Any])?["index"] as? Int } == entry.leavesLimit5Offset3)
-      let children = try CLI.run(["clusters", "--points", Self.points10k, "--children", String(entry.cluster_id)])
+      let features = try #require(
+        (try Self.json(leaves.stdout) as? [String: Any])?["features"] as? [[String: Any]])
+      #expect(
+        features.compactMap { ($0["properties"] as? [String: Any])?["index"] as? Int }
+          == entry.leavesLimit5Offset3)
+      let children = try CLI.run([
+        "clusters", "--points", Self.points10k, "--children", String(entry.cluster_id),
+      ])
       #expect(children.status == 0)
     }
   }
@@ -82,7 +97,8 @@ import Testing
   @Test func countriesByDefaultWithUnclusteredFeaturesUnchanged() throws {
     let result = try CLI.run(["clusters", "--zoom", "2"])
     #expect(result.status == 0)
-    let features = try #require((try Self.json(result.stdout) as? [String: Any])?["features"] as? [[String: Any]])
+    let features = try #require(
+      (try Self.json(result.stdout) as? [String: Any])?["features"] as? [[String: Any]])
     var total = 0
     for feature in features {
       let properties = try #require(feature["properties"] as? [String: Any])
@@ -100,11 +116,17 @@ import Testing
 
   @Test func sumMinMaxAggregateNumericProperties() throws {
     let path = try CLI.temporaryFile(
-      named: "people.csv", contents: "latitude,longitude,people,name\n10,20,5,a\n10.0001,20.0001,7,b\n10.0002,20,x,c\n-40,100,1,d\n")
-    let result = try CLI.run(["clusters", "--points", path, "--zoom", "3", "--sum", "people", "--max", "name"])
+      named: "people.csv",
+      contents:
+        "latitude,longitude,people,name\n10,20,5,a\n10.0001,20.0001,7,b\n10.0002,20,x,c\n-40,100,1,d\n")
+    let result = try CLI.run([
+      "clusters", "--points", path, "--zoom", "3", "--sum", "people", "--max", "name",
+    ])
     #expect(result.status == 0, "\(result.stderr)")
-    let features = try #require((try Self.json(result.stdout) as? [String: Any])?["features"] as? [[String: Any]])
-    let cluster = try #require(features.first { ($0["properties"] as? [String: Any])?["cluster"] as? Bool == true })
+    let features = try #require(
+      (try Self.json(result.stdout) as? [String: Any])?["features"] as? [[String: Any]])
+    let cluster = try #require(
+      features.first { ($0["properties"] as? [String: Any])?["cluster"] as? Bool == true })
     let properties = try #require(cluster["properties"] as? [String: Any])
     #expect(properties["people"] as? Double == 12)  // "x" is not a number and is left out
     #expect(properties["name"] is NSNull)  // no point has a numeric name
@@ -119,8 +141,11 @@ import Testing
   }
 
   @Test func bboxAcrossTheAntimeridian() throws {
-    let both = try CLI.run(["clusters", "--points", Self.points10k, "--zoom", "17", "--bbox", "170,-10,-170,10"])
-    let features = try #require((try Self.json(both.stdout) as? [String: Any])?["features"] as? [[String: Any]])
+    let both = try CLI.run([
+      "clusters", "--points", Self.points10k, "--zoom", "17", "--bbox", "170,-10,-170,10",
+    ])
+    let features = try #require(
+      (try Self.json(both.stdout) as? [String: Any])?["features"] as? [[String: Any]])
     let longitudes = features.map { (($0["geometry"] as! [String: Any])["coordinates"] as! [Double])[0] }
     #expect(!longitudes.isEmpty && longitudes.allSatisfy { $0 >= 170 || $0 <= -170 })
     #expect(longitudes.contains { $0 > 0 } && longitudes.contains { $0 < 0 })
@@ -148,10 +173,14 @@ import Testing
   }
 
   @Test(arguments: [
-    ("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,2]}},\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,tru]}}]}",
-     "line 2, column 63 (byte 170): unexpected word"),
-    ("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[0,0]}},{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[200,0]}}]}",
-     "Feature 1"),
+    (
+      "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,2]}},\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,tru]}}]}",
+      "line 2, column 63 (byte 170): unexpected word"
+    ),
+    (
+      "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[0,0]}},{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[200,0]}}]}",
+      "Feature 1"
+    ),
     ("{\"type\":\"Topology\",\"features\":[]}", "not a GeoJSON FeatureCollection"),
   ])
   func malformedFilesNameWhere(contents: String, mentions: String) throws {
@@ -165,8 +194,13 @@ import Testing
   @Test func streamsFromStandardInput() throws {
     let result = try CLI.run(
       ["clusters", "--points", "-", "--zoom", "20"],
-      stdin: "{\"features\":[{\"type\":\"Feature\",\"id\":\"x\",\"properties\":{\"a\":[1,{\"b\":null}]},\"geometry\":{\"type\":\"Point\",\"coordinates\":[3,4]}}],\"type\":\"FeatureCollection\"}")
+      stdin:
+        "{\"features\":[{\"type\":\"Feature\",\"id\":\"x\",\"properties\":{\"a\":[1,{\"b\":null}]},\"geometry\":{\"type\":\"Point\",\"coordinates\":[3,4]}}],\"type\":\"FeatureCollection\"}"
+    )
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(result.stdout == "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"id\":\"x\",\"properties\":{\"a\":[1,{\"b\":null}]},\"geometry\":{\"type\":\"Point\",\"coordinates\":[3,4]}}]}\n")
+    #expect(
+      result.stdout
+        == "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"id\":\"x\",\"properties\":{\"a\":[1,{\"b\":null}]},\"geometry\":{\"type\":\"Point\",\"coordinates\":[3,4]}}]}\n"
+    )
   }
 }

@@ -5,7 +5,9 @@ import Testing
 /// `newsatlas headlines`, `search` and `sources` against the fake NewsAPI on 127.0.0.1.
 @Suite struct HeadlinesCommandTests {
   let server: LocalServer
-  var environment: [String: String] { ["NEWSAPI_KEY": LocalServer.newsAPIKey, "NEWSATLAS_API_BASE": server.base] }
+  var environment: [String: String] {
+    ["NEWSAPI_KEY": LocalServer.newsAPIKey, "NEWSATLAS_API_BASE": server.base]
+  }
 
   init() throws { server = try LocalServer() }
 
@@ -14,16 +16,21 @@ import Testing
   }
 
   @Test func countriesInInputOrderWithTheirStrategy() throws {
-    let result = try CLI.run(["headlines", "--countries", "cn,us,il,fr", "--format", "json"], environment: environment)
+    let result = try CLI.run(
+      ["headlines", "--countries", "cn,us,il,fr", "--format", "json"], environment: environment)
     #expect(result.status == 0, "\(result.stderr)")
     let entries = try results(result)
-    #expect(entries.compactMap { ($0["country"] as? [String: Any])?["code"] as? String } == ["cn", "us", "il", "fr"])
+    #expect(
+      entries.compactMap { ($0["country"] as? [String: Any])?["code"] as? String } == [
+        "cn", "us", "il", "fr",
+      ])
     #expect(entries.compactMap { $0["strategy"] as? String } == ["none", "country", "everything", "sources"])
     #expect((entries[1]["articles"] as? [Any])?.count == 2)  // the [Removed] placeholder is dropped
   }
 
   @Test func oneFailureKeepsTheOthers() throws {
-    let result = try CLI.run(["headlines", "--countries", "us,kr,fr", "--format", "json"], environment: environment)
+    let result = try CLI.run(
+      ["headlines", "--countries", "us,kr,fr", "--format", "json"], environment: environment)
     #expect(result.status == 75)  // the quota: try later
     let entries = try results(result)
     #expect(entries.count == 3)
@@ -41,7 +48,8 @@ import Testing
   }
 
   @Test func everyCategoryOfACountry() throws {
-    let result = try CLI.run(["headlines", "--country", "us", "--categories", "all", "--format", "json"], environment: environment)
+    let result = try CLI.run(
+      ["headlines", "--country", "us", "--categories", "all", "--format", "json"], environment: environment)
     #expect(result.status == 0)
     #expect(try results(result).compactMap { $0["category"] as? String }.count == 7)
   }
@@ -49,7 +57,8 @@ import Testing
   @Test func aClusterOfMarkers() throws {
     let clusters = try CLI.run(["clusters", "--zoom", "2"])
     let features = try #require(clusters.json?["features"] as? [[String: Any]])
-    let cluster = try #require(features.first { ($0["properties"] as? [String: Any])?["cluster"] as? Bool == true })
+    let cluster = try #require(
+      features.first { ($0["properties"] as? [String: Any])?["cluster"] as? Bool == true })
     let properties = try #require(cluster["properties"] as? [String: Any])
     let id = try #require(properties["cluster_id"] as? Int)
     let result = try CLI.run(
@@ -94,7 +103,8 @@ import Testing
   }
 
   @Test func missingKeySaysWhereToGetOne() throws {
-    let result = try CLI.run(["headlines", "--country", "fr"], environment: ["NEWSATLAS_API_BASE": server.base])
+    let result = try CLI.run(
+      ["headlines", "--country", "fr"], environment: ["NEWSATLAS_API_BASE": server.base])
     #expect(result.status == 78)
     #expect(result.stderr.contains("NEWSAPI_KEY") && result.stderr.contains("newsapi.org/register"))
   }

@@ -77,7 +77,9 @@ import Testing
           {"type":"Feature","properties":{"name":"south","rank":1.50},"geometry":{"type":"Point","coordinates":[2.35,48.8]}}
         ]}
         """)
-    let result = try CLI.run(["nearest", "48.81", "2.35", "--points", path, "--count", "2", "--format", "json"])
+    let result = try CLI.run([
+      "nearest", "48.81", "2.35", "--points", path, "--count", "2", "--format", "json",
+    ])
     #expect(result.status == 0, "\(result.stderr)")
     let results = try #require(result.json?["results"] as? [[String: Any]])
     #expect(results.compactMap { $0["index"] as? Int } == [2, 0])
@@ -101,8 +103,11 @@ import Testing
     let path = try CLI.temporaryFile(named: "in.csv", contents: input)
     let result = try CLI.run(["nearest", "--input", path])
     #expect(result.status == 65)
-    let rows = result.stdout.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
-    #expect(rows[0].joined(separator: ",") == "line,latitude,longitude,code,name,distance_km,bearing_deg,error")
+    let rows = result.stdout.split(separator: "\n").map {
+      $0.split(separator: ",", omittingEmptySubsequences: false)
+    }
+    #expect(
+      rows[0].joined(separator: ",") == "line,latitude,longitude,code,name,distance_km,bearing_deg,error")
     #expect(rows.dropFirst().map { String($0[0]) } == ["2", "3", "5", "6", "7", "8"])
     #expect(rows[1][3] == "fr" && rows[4][3] == "au" && rows[6][3] == "ng")
     #expect(rows[2].last?.contains("line 3: the latitude 'abc' is not a number") == true)
@@ -151,12 +156,19 @@ import Testing
     .init(arguments: ["nearest", "45"], status: 64, mentions: "Give the longitude after the latitude 45"),
     .init(arguments: ["nearest"], status: 64, mentions: "Give a latitude and a longitude"),
     .init(arguments: ["nearest", "1", "2", "3"], status: 64, mentions: "not 3 values"),
-    .init(arguments: ["nearest", "1", "2", "--count", "0"], status: 64, mentions: "--count must be 1 or more"),
-    .init(arguments: ["nearest", "1", "2", "--format", "csv"], status: 64, mentions: "csv and jsonl go with --input"),
+    .init(
+      arguments: ["nearest", "1", "2", "--count", "0"], status: 64, mentions: "--count must be 1 or more"),
+    .init(
+      arguments: ["nearest", "1", "2", "--format", "csv"], status: 64,
+      mentions: "csv and jsonl go with --input"),
     .init(arguments: ["nearest", "1", "2", "--format", "xml"], status: 64, mentions: "xml"),
-    .init(arguments: ["nearest", "--cuont", "2", "1", "2"], status: 64, mentions: "Unknown option '--cuont'"),
-    .init(arguments: ["nearest", "--max-km", "-5", "1", "2"], status: 64, mentions: "--max-km must be a distance"),
-    .init(arguments: ["nearest", "1", "2", "--points", "/nonexistent/p.json"], status: 64, mentions: "Cannot open"),
+    .init(
+      arguments: ["nearest", "--cuont", "2", "1", "2"], status: 64, mentions: "Unknown option '--cuont'"),
+    .init(
+      arguments: ["nearest", "--max-km", "-5", "1", "2"], status: 64, mentions: "--max-km must be a distance"),
+    .init(
+      arguments: ["nearest", "1", "2", "--points", "/nonexistent/p.json"], status: 64, mentions: "Cannot open"
+    ),
     .init(arguments: ["nearest", "--input", "/nonexistent/in.csv"], status: 64, mentions: "Cannot open"),
     .init(arguments: ["nearest", "--input", "-", "--count", "2"], status: 64, mentions: "--format jsonl"),
     .init(arguments: ["nearest", "1", "2", "--input", "-"], status: 64, mentions: "not both"),
@@ -177,8 +189,10 @@ import Testing
   @Test(arguments: [
     ("{\"type\":\"FeatureCollection\",\"features\":[", "not valid GeoJSON at line 1, column 41 (byte 40)"),
     ("{\"type\":\"Feature\"}", "not a GeoJSON FeatureCollection"),
-    ("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[0,0]}},{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[10,95]}}]}",
-     "Feature 1"),
+    (
+      "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[0,0]}},{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[10,95]}}]}",
+      "Feature 1"
+    ),
     ("name,lat,lon\nx,abc,3\n", "Line 2"),
     ("name,city\nx,y\n", "no latitude and longitude columns"),
     ("", "holds no points"),

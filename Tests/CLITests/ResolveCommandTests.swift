@@ -29,20 +29,24 @@ import Testing
 
   @Test func batchResolvesEveryRowInOrder() throws {
     let result = try CLI.run(
-      ["resolve", "--input", "-"], stdin: "latitude,longitude\n48.58,7.75\n43.20,5.30\nnope,1\n36.7538,3.0588\n")
+      ["resolve", "--input", "-"],
+      stdin: "latitude,longitude\n48.58,7.75\n43.20,5.30\nnope,1\n36.7538,3.0588\n")
     #expect(result.status == 65)
     let rows = result.stdout.split(separator: "\n")
     #expect(rows[0] == "line,latitude,longitude,code,name,method,containing,distance_km,error")
     #expect(rows[1].hasPrefix("2,48.58,7.75,fr,France,inside,fr,"))
     #expect(rows[2].hasPrefix("3,43.20,5.30,fr,France,territorial-sea,fr,"))
-    #expect(rows[3].hasPrefix("4,nope,1,,,,,line 4") && rows[3].contains("line 4: the latitude 'nope' is not a number"))
+    #expect(
+      rows[3].hasPrefix("4,nope,1,,,,,line 4")
+        && rows[3].contains("line 4: the latitude 'nope' is not a number"))
     #expect(rows[4].hasPrefix("5,36.7538,3.0588,pt,Portugal,nearest,dz,"))
   }
 
   @Test func jsonlBatch() throws {
     let result = try CLI.run(["resolve", "--input", "-", "--format", "jsonl"], stdin: "22.3193,114.1694\n")
     #expect(result.status == 0)
-    let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     #expect(object["line"] as? Int == 1)
     #expect((object["country"] as? [String: String])?["code"] == "hk")
   }

@@ -79,7 +79,9 @@ import Testing
   }
 
   @Test func rejectsOtherSchemes() async throws {
-    await #expect(throws: HTTPError.invalidURL("file:///etc/passwd")) { try await client.get("file:///etc/passwd") }
+    await #expect(throws: HTTPError.invalidURL("file:///etc/passwd")) {
+      try await client.get("file:///etc/passwd")
+    }
   }
 
   @Test func manyConcurrentRequests() async throws {
@@ -97,7 +99,8 @@ import Testing
     // Cancel once the request is on its way; the server's counter says when it has arrived.
     while true {
       let count = try await client.get(server.base + "/count")
-      let requests = (try JSONSerialization.jsonObject(with: Data(count.body)) as? [String: Int])?["requests"] ?? 0
+      let requests =
+        (try JSONSerialization.jsonObject(with: Data(count.body)) as? [String: Int])?["requests"] ?? 0
       if requests >= 2 { break }
       await Task.yield()
     }
@@ -108,7 +111,8 @@ import Testing
   @Test func errorsAreOneSentence() {
     for error in [
       HTTPError.cannotResolveHost("nowhere.invalid"), .connectionRefused("127.0.0.1:9"),
-      .timedOut("a", seconds: 1), .tls("a", detail: "certificate expired"), .responseTooLarge("a", limitBytes: 5),
+      .timedOut("a", seconds: 1), .tls("a", detail: "certificate expired"),
+      .responseTooLarge("a", limitBytes: 5),
     ] {
       #expect(error.description.hasSuffix("."))
       #expect(error.description.filter { $0 == "." }.count >= 1)

@@ -29,7 +29,9 @@ import Testing
     case text(String)
     init(from decoder: Decoder) throws {
       let container = try decoder.singleValueContainer()
-      if let number = try? container.decode(Int.self) { self = .number(number) } else {
+      if let number = try? container.decode(Int.self) {
+        self = .number(number)
+      } else {
         self = .text(try container.decode(String.self))
       }
     }
@@ -169,7 +171,9 @@ import Testing
       }
       let features: [Feature]
     }
-    return try Fixtures.decode(File.self, "supercluster/places.json").features.map { ($0.properties.name, $0.id) }
+    return try Fixtures.decode(File.self, "supercluster/places.json").features.map {
+      ($0.properties.name, $0.id)
+    }
   }
 
   /// supercluster's upstream bbox tests on places.json at zoom 1.

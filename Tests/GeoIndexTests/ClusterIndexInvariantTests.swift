@@ -141,7 +141,12 @@ import Testing
       guard let p = points[i] else { return false }
       return abs(p.latitude) <= 50 && (p.longitude >= 170 || p.longitude <= -170)
     }
-    #expect(Set(across.map { item -> Int in if case .point(let i) = item { return i }; return -1 }) == Set(brute))
+    #expect(
+      Set(
+        across.map { item -> Int in
+          if case .point(let i) = item { return i }
+          return -1
+        }) == Set(brute))
   }
 
   @Test func invalidOptionsAreErrors() {

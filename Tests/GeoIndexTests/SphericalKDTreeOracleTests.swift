@@ -49,7 +49,8 @@ import Testing
 
   @Test func manyDuplicatesTieByLowestIndex() throws {
     let paris = try GeoPoint(latitude: 48.8566, longitude: 2.3522)
-    let points = Array(repeating: paris, count: 500) + SeededSpherePoints.make(count: 500, seed: 7)
+    let points =
+      Array(repeating: paris, count: 500) + SeededSpherePoints.make(count: 500, seed: 7)
       + Array(repeating: paris, count: 500)
     let tree = SphericalKDTree(points: points, leafSize: 3)
     #expect(tree.nearest(to: paris) == Neighbor(index: 0, distanceKilometers: 0))
@@ -122,7 +123,10 @@ import Testing
 enum BruteForce {
   static func sorted(_ points: [GeoPoint], from query: GeoPoint) -> [Neighbor] {
     points.enumerated()
-      .map { Neighbor(index: $0.offset, distanceKilometers: GreatCircle.distanceKilometers(from: query, to: $0.element)) }
+      .map {
+        Neighbor(
+          index: $0.offset, distanceKilometers: GreatCircle.distanceKilometers(from: query, to: $0.element))
+      }
       .sorted {
         $0.distanceKilometers < $1.distanceKilometers
           || ($0.distanceKilometers == $1.distanceKilometers && $0.index < $1.index)

@@ -89,7 +89,10 @@ import Testing
   }
 
   @Test func nonJSONErrorsAndBadKeys() async throws {
-    await #expect(throws: NewsAPIError.unexpectedResponse(status: 503, detail: "it begins '<html>Service Unavailable</html>'")) {
+    await #expect(
+      throws: NewsAPIError.unexpectedResponse(
+        status: 503, detail: "it begins '<html>Service Unavailable</html>'")
+    ) {
       try await client.topHeadlines(HeadlinesQuery(country: "ua"))
     }
     let wrong = try NewsAPIClient(key: "not-the-key", baseURL: server.base, http: http)
@@ -97,7 +100,10 @@ import Testing
       _ = try await wrong.topHeadlines(HeadlinesQuery(country: "us"))
       Issue.record("expected apiKeyInvalid")
     } catch {
-      guard case .service(let status, let code, _, _) = error else { Issue.record("\(error)"); return }
+      guard case .service(let status, let code, _, _) = error else {
+        Issue.record("\(error)")
+        return
+      }
       #expect(status == 401 && code == "apiKeyInvalid")
       #expect(!error.description.contains("not-the-key"))
     }

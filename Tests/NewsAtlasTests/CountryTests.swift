@@ -36,7 +36,9 @@ import Testing
     ("za", -35.0, -22.0, 16.0, 33.0), ("il", 29.5, 33.3, 34.2, 35.9), ("jp", 30.0, 45.5, 129.0, 146.0),
     ("br", -33.0, 5.0, -74.0, -35.0), ("ru", 41.0, 78.0, 27.0, 180.0), ("nz", -47.5, -34.0, 166.0, 179.0),
   ])
-  func markerInsideItsCountrysBox(code: String, south: Double, north: Double, west: Double, east: Double) throws {
+  func markerInsideItsCountrysBox(code: String, south: Double, north: Double, west: Double, east: Double)
+    throws
+  {
     let country = try #require(Country.named(code: code))
     #expect((south...north).contains(country.marker.latitude))
     #expect((west...east).contains(country.marker.longitude))

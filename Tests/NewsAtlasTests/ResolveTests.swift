@@ -126,14 +126,19 @@ import Testing
     let resolution = Country.resolve(strasbourg)
     #expect(resolution.country.code == "fr" && resolution.method == .inside)
     let france = try #require(Country.named(code: "fr"))
-    #expect(abs(resolution.distanceKilometers - GreatCircle.distanceKilometers(from: strasbourg, to: france.marker)) < 1e-9)
+    #expect(
+      abs(resolution.distanceKilometers - GreatCircle.distanceKilometers(from: strasbourg, to: france.marker))
+        < 1e-9)
   }
 
   /// 100,000 seeded random points on land against shapely's answers on the unsimplified polygons
   /// (scripts/reference_land_points.py): the agreement, printed, must be at least 99.95 %.
   @Test func agreesWithTheFullResolutionReference() throws {
-    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/land-reference.txt")
-    let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+      "Fixtures/land-reference.txt")
+    let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").filter {
+      !$0.hasPrefix("#")
+    }
     let reference = lines.map { line -> (Int, String) in
       let parts = line.split(separator: " ")
       return (Int(parts[0])!, String(parts[1]))
@@ -158,7 +163,9 @@ import Testing
       }
     }
     let agreement = Double(agree) / Double(reference.count)
-    print("Land agreement with the full-resolution reference: \(agree) of \(reference.count) (\(agreement * 100) %)")
+    print(
+      "Land agreement with the full-resolution reference: \(agree) of \(reference.count) (\(agreement * 100) %)"
+    )
     #expect(agreement >= 0.9995, "\(disagreements)")
   }
 

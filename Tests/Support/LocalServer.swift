@@ -13,7 +13,8 @@ public final class LocalServer: @unchecked Sendable {
   public var base: String { "http://127.0.0.1:\(port)" }
 
   public init() throws {
-    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("server.py")
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+      "server.py")
     process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     logFile = FileManager.default.temporaryDirectory.appendingPathComponent("newsatlas-server-\(UUID()).log")
