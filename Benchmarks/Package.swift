@@ -37,7 +37,9 @@ let package = Package(
     // The Swift side of compare.py: the same points and queries as the Python peers, timed in one process.
     .executableTarget(
       name: "compare",
-      dependencies: [.product(name: "GeoIndex", package: parent), .product(name: "NewsAtlas", package: parent)],
+      dependencies: [
+        .product(name: "GeoIndex", package: parent), .product(name: "NewsAtlas", package: parent),
+      ],
       path: "Sources/compare"
     ),
   ]

@@ -5,7 +5,8 @@ import GeoIndex
 func clusterBenchmarks() {
   for n in [10_000, 1_000_000] {
     let points: [GeoPoint?] = SeededSpherePoints.make(count: n, seed: 1)
-    Benchmark("cluster build n=\(n)", configuration: .init(maxIterations: n >= 1_000_000 ? 5 : 200)) { benchmark in
+    Benchmark("cluster build n=\(n)", configuration: .init(maxIterations: n >= 1_000_000 ? 5 : 200)) {
+      benchmark in
       for _ in benchmark.scaledIterations { blackHole(try ClusterIndex(points: points)) }
     }
     let index = try! ClusterIndex(points: points)

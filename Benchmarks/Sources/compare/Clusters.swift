@@ -20,6 +20,8 @@ func clusterMeasurements(sizes: [Int]) {
       consume(total)
       return elapsed * 1000
     }
-    print("{\"clusters\":true,\"n\":\(n),\"buildMs\":\(buildMilliseconds),\"allZoomQueriesMs\":\(queryMilliseconds)}")
+    print(
+      "{\"clusters\":true,\"n\":\(n),\"buildMs\":\(buildMilliseconds),\"allZoomQueriesMs\":\(queryMilliseconds)}"
+    )
   }
 }

@@ -1,8 +1,9 @@
+import GeoIndex
+import NewsAtlas
+
 #if canImport(Glibc)
   import Glibc
 #endif
-import GeoIndex
-import NewsAtlas
 
 /// Times `Country.resolve` over the points of a file (one "latitude,longitude" a line), single-threaded, and
 /// writes each point's containing country code (or "-") to `codesPath`, for the comparison with a peer.

@@ -28,10 +28,12 @@ if arguments.count > 3 && arguments[1] == "resolve" {
   exit(0)
 }
 if arguments.count > 1 && arguments[1] == "clusters" {
-  clusterMeasurements(sizes: arguments.count > 2 ? arguments[2].split(separator: ",").map { Int($0)! } : [10_000, 1_000_000])
+  clusterMeasurements(
+    sizes: arguments.count > 2 ? arguments[2].split(separator: ",").map { Int($0)! } : [10_000, 1_000_000])
   exit(0)
 }
-let sizes = arguments.count > 1 ? arguments[1].split(separator: ",").map { Int($0)! } : [54, 10_000, 1_000_000]
+let sizes =
+  arguments.count > 1 ? arguments[1].split(separator: ",").map { Int($0)! } : [54, 10_000, 1_000_000]
 let leaf = Int(String(cString: getenv("LEAF") ?? strdup("16"))) ?? 16
 let queryCount = arguments.count > 2 ? Int(arguments[2])! : 100_000
 var shuffle = SeededSpherePoints(seed: 3)
@@ -61,25 +63,28 @@ for n in sizes {
   // The naive twin: every distance, keep the smallest (ties to the lowest index).
   let bruteQueries = Array(queries.prefix(max(200, min(queries.count, 50_000_000 / n))))
   let skipBrute = arguments.count > 3
-  let bruteNanoseconds = skipBrute ? 0 : best(rounds: 3) {
-    var checksum = 0
-    let start = now()
-    for query in bruteQueries {
-      var bestIndex = 0
-      var bestDistance = Double.infinity
-      for (i, point) in points.enumerated() {
-        let d = GreatCircle.distanceKilometers(from: query, to: point)
-        if d < bestDistance {
-          bestDistance = d
-          bestIndex = i
+  let bruteNanoseconds =
+    skipBrute
+    ? 0
+    : best(rounds: 3) {
+      var checksum = 0
+      let start = now()
+      for query in bruteQueries {
+        var bestIndex = 0
+        var bestDistance = Double.infinity
+        for (i, point) in points.enumerated() {
+          let d = GreatCircle.distanceKilometers(from: query, to: point)
+          if d < bestDistance {
+            bestDistance = d
+            bestIndex = i
+          }
         }
+        checksum &+= bestIndex
       }
-      checksum &+= bestIndex
+      let elapsed = now() - start
+      consume(checksum)
+      return elapsed * 1e9 / Double(bruteQueries.count)
     }
-    let elapsed = now() - start
-    consume(checksum)
-    return elapsed * 1e9 / Double(bruteQueries.count)
-  }
   print(
     "{\"n\":\(n),\"queries\":\(queries.count),\"buildMs\":\(buildMilliseconds),"
       + "\"nearestNs\":\(nearestNanoseconds),\"bruteForceNs\":\(bruteNanoseconds)}")

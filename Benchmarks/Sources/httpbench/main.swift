@@ -87,4 +87,5 @@ let sessionSeconds = try await best(2) {
 
 print(
   "{\"total\":\(total),\"concurrency\":\(concurrency),\"curlLoopPerSecond\":\(Double(total) / curlSeconds),"
-    + "\"clientPerSecond\":\(Double(total) / clientSeconds),\"urlSessionPerSecond\":\(Double(total) / sessionSeconds)}")
+    + "\"clientPerSecond\":\(Double(total) / clientSeconds),\"urlSessionPerSecond\":\(Double(total) / sessionSeconds)}"
+)
