@@ -75,7 +75,7 @@ import Testing
   @Test func textPrintsAsTheyArrive() throws {
     let result = try CLI.run(["headlines", "--countries", "au,us"], environment: environment)
     #expect(result.status == 0)
-    // Australia's answer takes 300 ms in the fake service: the United States' prints first.
+    // Australia's answer takes a second in the fake service: the United States' prints first.
     #expect(result.stdout.hasPrefix("us  United States"))
   }
 

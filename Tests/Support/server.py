@@ -66,7 +66,7 @@ class Handler(BaseHTTPRequestHandler):
                                               "message": "Your API key is invalid or incorrect."}).encode())
         delay = int(query.get("delayms", "0")) or int(self.headers.get("X-Test-Delay", "0"))
         if query.get("country") in ("au", "nz"):
-            delay = 300
+            delay = 1000  # slow answers, to show that text output follows arrival
         if delay:
             time.sleep(delay / 1000)
         ok = lambda articles, total=None: self.send(200, json.dumps(
