@@ -16,7 +16,7 @@ struct NewsAtlasCLI: AsyncParsableCommand {
       NearestCommand.self, ResolveCommand.self, ClustersCommand.self, CountriesCommand.self,
       HeadlinesCommand.self,
       SearchCommand.self,
-      SourcesCommand.self,
+      SourcesCommand.self, ConfigCommand.self,
     ]
   )
 

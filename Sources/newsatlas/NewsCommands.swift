@@ -22,8 +22,8 @@ struct ServiceOptions: ParsableArguments {
   @Option(help: "Output format: text or json.")
   var format: OutputFormat = .text
 
-  /// A client from the environment (`NEWSAPI_KEY`, `NEWSATLAS_API_BASE`) and the flags.
-  func client() throws(CLIError) -> (NewsAPIClient, HTTPClient) {
+  /// A client from the flags, else the environment (`NEWSAPI_KEY`, `NEWSATLAS_API_BASE`), else the settings file.
+  func client(settings: Settings) throws(CLIError) -> (NewsAPIClient, HTTPClient) {
     guard format == .text || format == .json else {
       throw .usage("This command prints text or json, not \(format.rawValue).")
     }
@@ -38,9 +38,10 @@ struct ServiceOptions: ParsableArguments {
     configuration.requestTimeout = .milliseconds(Int(timeout * 1000))
     let http = HTTPClient(configuration: configuration)
     let environment = ProcessInfo.processInfo.environment
-    let base = apiBase ?? environment["NEWSATLAS_API_BASE"] ?? "https://newsapi.org"
+    let base = apiBase ?? environment["NEWSATLAS_API_BASE"] ?? settings[.apiBase] ?? "https://newsapi.org"
+    let key = environment["NEWSAPI_KEY"].flatMap { $0.isEmpty ? nil : $0 } ?? settings[.apiKey] ?? ""
     do {
-      return (try NewsAPIClient(key: environment["NEWSAPI_KEY"] ?? "", baseURL: base, http: http), http)
+      return (try NewsAPIClient(key: key, baseURL: base, http: http), http)
     } catch {
       throw CLIError(newsAPI: error)
     }
@@ -109,9 +110,14 @@ struct HeadlinesCommand: AsyncParsableCommand {
   @OptionGroup var service: ServiceOptions
 
   func run() async throws {
+    let settings = try Settings.load()
+    // With no country named, the favourite from the settings; with no category, the default one.
+    let named = country != nil || countries != nil || near != nil || cluster != nil || all
     let targets = try Self.countries(
-      country: country, countries: countries, near: near, cluster: cluster, zoom: zoom, all: all)
-    if category != nil && categories != nil {
+      country: named ? country : settings[.country], countries: countries, near: near, cluster: cluster,
+      zoom: zoom, all: all)
+    let category = self.category ?? (categories == nil ? settings[.category] : nil)
+    if self.category != nil && categories != nil {
       throw CLIError.usage("Give --category or --categories all, not both.")
     }
     if let categories, categories != "all" {
@@ -124,7 +130,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
     guard (1...100).contains(pageSize) else {
       throw CLIError.usage("--page-size must be 1 to 100, not \(pageSize).")
     }
-    let (client, http) = try service.client()
+    let (client, http) = try service.client(settings: settings)
     defer { http.shutdown() }
     let wanted: [String?] = categories == "all" ? newsCategories : [category]
     let jobs = targets.flatMap { country in wanted.map { (country, $0) } }
@@ -287,13 +293,14 @@ struct SearchCommand: AsyncParsableCommand {
   @OptionGroup var service: ServiceOptions
 
   func run() async throws {
+    let settings = try Settings.load()
     var search = SearchQuery(q: query)
-    search.language = language
+    search.language = language ?? settings[.language]
     search.sortBy = sortBy
     search.from = from
     search.to = to
     search.pageSize = pageSize
-    let (client, http) = try service.client()
+    let (client, http) = try service.client(settings: settings)
     defer { http.shutdown() }
     let page: ArticlePage
     do { page = try await client.everything(search) } catch { throw CLIError(newsAPI: error) }
@@ -328,7 +335,7 @@ struct SourcesCommand: AsyncParsableCommand {
   @OptionGroup var service: ServiceOptions
 
   func run() async throws {
-    let (client, http) = try service.client()
+    let (client, http) = try service.client(settings: try Settings.load())
     defer { http.shutdown() }
     let list: [NewsSource]
     do {

@@ -31,6 +31,9 @@ enum CLI {
     var inherited = ProcessInfo.processInfo.environment
     inherited["NEWSAPI_KEY"] = nil  // a developer's real key must never reach a test
     inherited["NEWSATLAS_API_BASE"] = nil
+    // Nor a developer's own settings file: by default, an empty settings folder.
+    inherited["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory
+      .appendingPathComponent("newsatlas-no-config-\(UUID())").path
     process.environment = inherited.merging(environment) { $1 }
     let out = Pipe()
     let err = Pipe()

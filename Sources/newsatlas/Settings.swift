@@ -1,0 +1,139 @@
+import Foundation
+import NewsAPI
+import NewsAtlas
+
+/// The user's settings: `$XDG_CONFIG_HOME/newsatlas/config.toml` (default `~/.config/newsatlas/config.toml`).
+///
+/// The file is flat TOML (`key = "value"`, one a line, `#` comments), read and written here: a handful of
+/// strings needs no TOML library. Flags and the environment override it.
+struct Settings {
+  /// The keys, what each accepts, and what it is for.
+  enum Key: String, CaseIterable {
+    case country
+    case language
+    case category
+    case apiBase = "api-base"
+    case apiKey = "api-key"
+
+    var help: String {
+      switch self {
+      case .country: return "the favourite country, used by headlines when no country is named (one of the 54)"
+      case .language: return "the search language (one of NewsAPI's 14)"
+      case .category: return "the default headlines category"
+      case .apiBase: return "the service's base URL"
+      case .apiKey: return "the NewsAPI key (the file must then be readable by you alone)"
+      }
+    }
+
+    /// The value as stored, or a one-sentence reason it is refused.
+    func validate(_ value: String) throws(CLIError) -> String {
+      switch self {
+      case .country:
+        guard let country = Country.named(code: value) else {
+          throw .usage("'\(value)' is not one of NewsAPI's 54 countries; 'newsatlas countries' lists them.")
+        }
+        return country.code
+      case .language:
+        let language = value.lowercased() == "se" ? "sv" : value.lowercased()
+        guard newsLanguages.contains(language) else {
+          throw .usage("'\(value)' is not a NewsAPI language; use one of \(newsLanguages.joined(separator: ", ")).")
+        }
+        return language
+      case .category:
+        guard newsCategories.contains(value.lowercased()) else {
+          throw .usage("'\(value)' is not a NewsAPI category; use one of \(newsCategories.joined(separator: ", ")).")
+        }
+        return value.lowercased()
+      case .apiBase:
+        guard value.hasPrefix("http://") || value.hasPrefix("https://") else {
+          throw .usage("The API base '\(value)' is not an http or https URL.")
+        }
+        return value
+      case .apiKey:
+        guard !value.isEmpty, value.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+          throw .usage("An API key is letters and digits (NewsAPI's are 32 hexadecimal digits).")
+        }
+        return value
+      }
+    }
+  }
+
+  private(set) var values: [Key: String] = [:]
+  let path: String
+
+  /// Where the file lives, from the environment.
+  static var defaultPath: String {
+    let environment = ProcessInfo.processInfo.environment
+    let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
+    return base + "/newsatlas/config.toml"
+  }
+
+  /// Reads the file (none is an empty configuration).
+  static func load(path: String = Settings.defaultPath) throws(CLIError) -> Settings {
+    var settings = Settings(path: path)
+    guard FileManager.default.fileExists(atPath: path) else { return settings }
+    let text: String
+    do {
+      text = try String(contentsOfFile: path, encoding: .utf8)
+    } catch {
+      throw .data("Cannot read the settings file '\(path)'; check its permissions, or run 'newsatlas config reset'.")
+    }
+    for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+      let line = raw.trimmingCharacters(in: .whitespaces)
+      if line.isEmpty || line.hasPrefix("#") { continue }
+      guard let equals = line.firstIndex(of: "=") else {
+        throw .data("Line \(number + 1) of '\(path)' is not key = \"value\"; fix it or run 'newsatlas config reset'.")
+      }
+      let name = line[..<equals].trimmingCharacters(in: .whitespaces)
+      var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+      guard let key = Key(rawValue: name) else {
+        throw .data("Line \(number + 1) of '\(path)' sets '\(name)', which is not a setting; 'newsatlas config --help' lists them.")
+      }
+      guard value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") else {
+        throw .data("Line \(number + 1) of '\(path)': the value of \(name) must be a quoted string.")
+      }
+      value = String(value.dropFirst().dropLast()).replacingOccurrences(of: "\\\"", with: "\"")
+        .replacingOccurrences(of: "\\\\", with: "\\")
+      settings.values[key] = try key.validate(value)
+    }
+    if settings.values[.apiKey] != nil {
+      var status = stat()
+      if stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
+        throw .usage(
+          "'\(path)' holds an API key but other users can read it, so it is not used; run: chmod 600 '\(path)'.")
+      }
+    }
+    return settings
+  }
+
+  subscript(key: Key) -> String? { values[key] }
+
+  mutating func set(_ key: Key, _ value: String?) throws(CLIError) {
+    values[key] = try value.map { value throws(CLIError) in try key.validate(value) }
+    try save()
+  }
+
+  mutating func reset() throws(CLIError) {
+    values = [:]
+    try? FileManager.default.removeItem(atPath: path)
+  }
+
+  /// Writes the file, readable by the user alone (it may hold the key).
+  private func save() throws(CLIError) {
+    let text = "# NewsAtlas settings; 'newsatlas config --help' explains them.\n"
+      + Key.allCases.compactMap { key in
+        values[key].map { "\(key.rawValue) = \"\($0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\"\n" }
+      }.joined()
+    let directory = (path as NSString).deletingLastPathComponent
+    do {
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      let temporary = path + ".tmp-\(getpid())"
+      guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+      else { throw CocoaError(.fileWriteUnknown) }
+      guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+    } catch {
+      throw .data("Cannot write the settings file '\(path)'; check that its folder is writable.")
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `newsatlas config` and the settings file: validation, precedence (flags, then the environment, then the file)
+/// and the key's protection.
+@Suite struct ConfigCommandTests {
+  let home: String
+  var environment: [String: String] { ["XDG_CONFIG_HOME": home] }
+  var file: String { home + "/newsatlas/config.toml" }
+
+  init() throws {
+    home = FileManager.default.temporaryDirectory.appendingPathComponent("newsatlas-config-\(UUID())").path
+    try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+  }
+
+  func run(_ arguments: [String], _ extra: [String: String] = [:]) throws -> CLI.Result {
+    try CLI.run(arguments, environment: environment.merging(extra) { $1 })
+  }
+
+  @Test func setGetUnsetResetPath() throws {
+    #expect(try run(["config", "path"]).stdout == file + "\n")
+    #expect(try run(["config", "set", "country", "FR"]).status == 0)
+    #expect(try run(["config", "get", "country"]).stdout == "fr\n")
+    #expect(try run(["config", "set", "language", "se"]).status == 0)  // the old code for Swedish
+    #expect(try run(["config", "get", "language"]).stdout == "sv\n")
+    #expect(try run(["config", "unset", "country"]).status == 0)
+    let unset = try run(["config", "get", "country"])
+    #expect(unset.status == 1 && unset.stderr.contains("country is not set"))
+    #expect(try run(["config", "reset"]).status == 0)
+    #expect(!FileManager.default.fileExists(atPath: file))
+  }
+
+  @Test(arguments: [
+    (["config", "set", "country", "dz"], "not one of NewsAPI's 54 countries"),
+    (["config", "set", "language", "xx"], "not a NewsAPI language"),
+    (["config", "set", "category", "weather"], "not a NewsAPI category"),
+    (["config", "set", "api-base", "ftp://x"], "not an http or https URL"),
+    (["config", "set", "colour", "blue"], "Name a setting"),
+    (["config", "frobnicate"], "not a config action"),
+  ])
+  func invalidValuesAreRefused(arguments: [String], mentions: String) throws {
+    let result = try run(arguments)
+    #expect(result.status == 64)
+    #expect(result.stderrLines.count == 1 && result.stderr.contains(mentions), "\(result.stderr)")
+    let written = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+    #expect(!written.contains(arguments.last!))
+  }
+
+  @Test func theKeyFileMustBePrivate() throws {
+    #expect(try run(["config", "set", "api-key", LocalServer.newsAPIKey]).status == 0)
+    let attributes = try FileManager.default.attributesOfItem(atPath: file)
+    #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    #expect(try run(["config", "get", "api-key"]).stdout.hasSuffix("6789\n"))  // never printed whole
+    chmod(file, 0o644)
+    let refused = try run(["config", "get", "country"])
+    #expect(refused.status == 64 && refused.stderr.contains("chmod 600"))
+  }
+
+  @Test func precedenceFlagsThenEnvironmentThenFile() throws {
+    let server = try LocalServer()
+    let closed = "http://127.0.0.1:\(LocalServer.closedPort())"
+    #expect(try run(["config", "set", "api-key", LocalServer.newsAPIKey]).status == 0)
+    #expect(try run(["config", "set", "country", "fr"]).status == 0)
+    // The file alone: its base (refused) fails; the environment's base wins over it.
+    #expect(try run(["config", "set", "api-base", closed]).status == 0)
+    #expect(try run(["headlines"]).status == 69)
+    let viaEnvironment = try run(["headlines"], ["NEWSATLAS_API_BASE": server.base])
+    #expect(viaEnvironment.status == 0 && viaEnvironment.stdout.hasPrefix("fr  France"))  // the favourite country
+    // A flag beats the environment.
+    #expect(try run(["headlines", "--api-base", closed], ["NEWSATLAS_API_BASE": server.base]).status == 69)
+    // The environment's key beats the file's.
+    #expect(try run(["headlines", "--api-base", server.base], ["NEWSAPI_KEY": "wrong"]).status == 69)
+  }
+
+  @Test func aBrokenFileIsOneSentence() throws {
+    try FileManager.default.createDirectory(atPath: home + "/newsatlas", withIntermediateDirectories: true)
+    try "country = fr\n".write(toFile: file, atomically: true, encoding: .utf8)
+    let result = try run(["headlines"])
+    #expect(result.status == 65 && result.stderr.contains("must be a quoted string"))
+  }
+}
