@@ -24,13 +24,17 @@ let package = Package(
     .target(name: "CBoundaries"),
     // The 54 news countries and the world's borders (both embedded at build time).
     .target(name: "NewsAtlas", dependencies: ["GeoIndex", "CBoundaries"]),
+    // SQLite, reached only through this shim (Debian's libsqlite3-dev), for the cache.
+    .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+    // The on-disk cache of answers and the request log for the quota.
+    .target(name: "Store", dependencies: ["CSQLite"]),
     // The NewsAPI v2 client, with headlines for every country despite the service's limits.
-    .target(name: "NewsAPI", dependencies: ["Fetch", "NewsAtlas"]),
+    .target(name: "NewsAPI", dependencies: ["Fetch", "NewsAtlas", "Store"]),
     // The thin command-line front end.
     .executableTarget(
       name: "newsatlas",
       dependencies: [
-        "GeoIndex", "NewsAtlas", "Fetch", "NewsAPI",
+        "GeoIndex", "NewsAtlas", "Fetch", "NewsAPI", "Store",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

@@ -1,6 +1,7 @@
 import Fetch
 import Foundation
 import NewsAtlas
+import Store
 
 /// NewsAPI's seven categories.
 public let newsCategories = [
@@ -58,15 +59,15 @@ public final class NewsAPIClient: Sendable {
   private let key: String
   private let http: HTTPClient
   private let timeout: Duration?
+  private let cache: CachePolicy?
   /// The longest `Retry-After` worth waiting for before the one retry; longer ones are reported instead.
   public static let longestRetryWait = 10
 
   /// - Throws: `NewsAPIError.missingKey` for an empty key, `.invalidRequest` for a base that is not a URL.
   public init(
-    key: String, baseURL: String = "https://newsapi.org", http: HTTPClient, timeout: Duration? = nil
-  )
-    throws(NewsAPIError)
-  {
+    key: String, baseURL: String = "https://newsapi.org", http: HTTPClient, timeout: Duration? = nil,
+    cache: CachePolicy? = nil
+  ) throws(NewsAPIError) {
     guard !key.isEmpty else { throw .missingKey }
     guard baseURL.hasPrefix("http://") || baseURL.hasPrefix("https://") else {
       throw .invalidRequest("The API base '\(baseURL)' is not an http or https URL.")
@@ -75,6 +76,7 @@ public final class NewsAPIClient: Sendable {
     self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
     self.http = http
     self.timeout = timeout
+    self.cache = cache
   }
 
   // MARK: - Endpoints
@@ -202,10 +204,63 @@ public final class NewsAPIClient: Sendable {
       totalResults: body.totalResults ?? 0, articles: (body.articles ?? []).filter { !$0.isRemoved })
   }
 
-  /// Sends one GET (and at most one retry), and decodes NewsAPI's success or error body.
+  /// Answers from the cache when it can, else sends (counting the request against the plan), keeps the answer,
+  /// and falls back to a stale cached answer, with a warning, when the network or the quota fails.
   private func request<T: Decodable>(_ path: String, _ parameters: [(String, String)], as type: T.Type)
     async throws(NewsAPIError) -> T
   {
+    guard let cache else { return try await send(path, parameters, as: type).value }
+    let kind = path.hasSuffix("/sources") ? "sources" : path.hasSuffix("/everything") ? "search" : "headlines"
+    // The key is the request as the service sees it, minus the API key, which is never stored.
+    let key =
+      baseURL + path + "?"
+      + parameters.sorted { $0.0 < $1.0 }.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
+    let cached = cache.database.lookup(key)
+    let decodedCache = cached.flatMap { try? JSONDecoder().decode(T.self, from: Data($0.body)) }
+    let age = cached.map { Date().timeIntervalSince($0.storedAt) } ?? .infinity
+    if let decodedCache, !cache.refresh, !cache.offline, age <= cache.timeToLive[kind] ?? 0 {
+      return decodedCache
+    }
+    let description =
+      "\(path.replacingOccurrences(of: "/v2/", with: "")) \(parameters.filter { $0.0 != "page" && $0.0 != "pageSize" }.map { "\($0.0)=\($0.1)" }.joined(separator: " "))"
+    if cache.offline {
+      guard let decodedCache else { throw .notCached(description) }
+      cache.warn("Offline: the answer to \(description) is from \(spokenDuration(age)) ago.")
+      return decodedCache
+    }
+    let usage = cache.usage()
+    if usage.isSpent && !cache.force {
+      if let decodedCache {
+        cache.warn(
+          "The plan's budget is spent: serving the answer to \(description) from \(spokenDuration(age)) ago.")
+        return decodedCache
+      }
+      throw .budgetSpent(usage)
+    }
+    do throws(NewsAPIError) {
+      let (value, body) = try await send(path, parameters, as: type, counting: cache.database)
+      cache.database.store(key, kind: kind, body: body)
+      return value
+    } catch {
+      let recoverable: Bool
+      switch error {
+      case .transport: recoverable = true
+      case .service(let status, _, _, _): recoverable = error.isQuota || status >= 500
+      case .unexpectedResponse(let status, _): recoverable = status >= 500
+      default: recoverable = false
+      }
+      guard recoverable, let decodedCache else { throw error }
+      cache.warn(
+        "Serving the answer to \(description) from \(spokenDuration(age)) ago: \(error.description.prefix(1).lowercased() + error.description.dropFirst())"
+      )
+      return decodedCache
+    }
+  }
+
+  /// Sends one GET (and at most one retry), and decodes NewsAPI's success or error body.
+  private func send<T: Decodable>(
+    _ path: String, _ parameters: [(String, String)], as type: T.Type, counting log: CacheDatabase? = nil
+  ) async throws(NewsAPIError) -> (value: T, body: [UInt8]) {
     let url =
       baseURL + path + "?"
       + parameters.map { "\(Self.escape($0.0))=\(Self.escape($0.1))" }.joined(separator: "&")
@@ -213,6 +268,7 @@ public final class NewsAPIClient: Sendable {
     while true {
       attempt += 1
       let response: HTTPResponse
+      log?.recordRequest()
       do {
         response = try await http.get(
           url, headers: [("X-Api-Key", key), ("Accept", "application/json")], timeout: timeout)
@@ -224,7 +280,7 @@ public final class NewsAPIClient: Sendable {
         throw .transport(error)
       }
       if response.status == 200, let value = try? JSONDecoder().decode(T.self, from: Data(response.body)) {
-        return value
+        return (value, response.body)
       }
       let error = Self.error(from: response)
       if attempt == 1, let wait = Self.retryDelay(error) {

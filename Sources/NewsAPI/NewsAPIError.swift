@@ -1,4 +1,5 @@
 import Fetch
+import Foundation
 
 /// Why a NewsAPI call gave no answer, each with one sentence a user can act on. The key never appears here.
 public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -12,12 +13,17 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
   case service(status: Int, code: String, message: String, retryAfterSeconds: Int?)
   /// The service answered something that is not NewsAPI JSON (a proxy's HTML page, say).
   case unexpectedResponse(status: Int, detail: String)
+  /// Offline, and the cache holds no answer to this request.
+  case notCached(String)
+  /// Sending would go past the plan's budget; `--force` sends anyway.
+  case budgetSpent(QuotaUsage)
 
   /// Whether this is the quota or rate limit, which waiting fixes.
   public var isQuota: Bool {
     if case .service(let status, let code, _, _) = self {
       return status == 429 || code == "rateLimited" || code == "apiKeyExhausted"
     }
+    if case .budgetSpent = self { return true }
     return false
   }
 
@@ -50,6 +56,16 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
       return text.hasSuffix(".") ? text : text + "."
     case .unexpectedResponse(let status, let detail):
       return "NewsAPI answered HTTP \(status) with something that is not its JSON (\(detail))."
+    case .notCached(let what):
+      return "Offline, and the cache has no answer for \(what); run the command once online first."
+    case .budgetSpent(let usage):
+      let when =
+        usage.nextFreeAt.map { " The next request frees up in \(spokenDuration($0.timeIntervalSinceNow))." }
+        ?? ""
+      return
+        "Sending would go past the plan's budget (\(usage.lastDay) of \(usage.dailyBudget) requests in 24 hours, "
+        + "\(usage.lastHalfDay) of \(usage.halfDayBudget) in 12 hours);\(when.isEmpty ? "" : "") add --force to send anyway."
+        + when
     }
   }
 }

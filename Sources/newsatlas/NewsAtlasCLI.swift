@@ -16,7 +16,7 @@ struct NewsAtlasCLI: AsyncParsableCommand {
       NearestCommand.self, ResolveCommand.self, ClustersCommand.self, CountriesCommand.self,
       HeadlinesCommand.self,
       SearchCommand.self,
-      SourcesCommand.self, ConfigCommand.self,
+      SourcesCommand.self, ConfigCommand.self, QuotaCommand.self,
     ]
   )
 
@@ -45,10 +45,10 @@ struct NewsAtlasCLI: AsyncParsableCommand {
     return scalars.count == 2 && scalars[0] == "-" && (("0"..."9").contains(scalars[1]) || scalars[1] == ".")
   }
 
-  /// Flags that take no value must not swallow the coordinates after them (`nearest --help -33 151` aside,
-  /// the only valueless options are --help and --version).
+  /// Flags that take no value must not swallow a negative number after them. Every valueless flag of every
+  /// command belongs in this list.
   private static func positionalNumbers(before index: Int, in arguments: [String]) -> Bool {
-    ["--help", "--version", "--"].contains(arguments[index])
+    ["--help", "--version", "--", "--all", "--refresh", "--offline", "--force"].contains(arguments[index])
   }
 
   /// Runs a command, reporting any failure as one sentence on standard error with a sysexits(3) status.

@@ -4,6 +4,7 @@ import Foundation
 import GeoIndex
 import NewsAPI
 import NewsAtlas
+import Store
 
 /// What every command that talks to NewsAPI takes.
 struct ServiceOptions: ParsableArguments {
@@ -21,6 +22,15 @@ struct ServiceOptions: ParsableArguments {
 
   @Option(help: "Output format: text or json.")
   var format: OutputFormat = .text
+
+  @Flag(help: "Ask the service even when a fresh answer is cached.")
+  var refresh = false
+
+  @Flag(help: "Answer only from the cache, saying how old each answer is.")
+  var offline = false
+
+  @Flag(help: "Send even when the plan's daily budget is spent.")
+  var force = false
 
   /// A client from the flags, else the environment (`NEWSAPI_KEY`, `NEWSATLAS_API_BASE`), else the settings file.
   func client(settings: Settings) throws(CLIError) -> (NewsAPIClient, HTTPClient) {
@@ -40,8 +50,28 @@ struct ServiceOptions: ParsableArguments {
     let environment = ProcessInfo.processInfo.environment
     let base = apiBase ?? environment["NEWSATLAS_API_BASE"] ?? settings[.apiBase] ?? "https://newsapi.org"
     let key = environment["NEWSAPI_KEY"].flatMap { $0.isEmpty ? nil : $0 } ?? settings[.apiKey] ?? ""
+    guard !(refresh && offline) else {
+      throw .usage("--refresh asks the service and --offline never does; give one.")
+    }
+    var cache: CachePolicy? = nil
+    if let database = CacheDatabase(warn: { StandardError.write("newsatlas: \($0)\n") }) {
+      var policy = CachePolicy(database: database) { StandardError.write("newsatlas: \($0)\n") }
+      policy.timeToLive = [
+        "headlines": Double(settings.number(.ttlHeadlines, default: 3600)),
+        "search": Double(settings.number(.ttlSearch, default: 3600)),
+        "sources": Double(settings.number(.ttlSources, default: 7 * 86400)),
+      ]
+      policy.dailyBudget = settings.number(.quotaDay, default: 100)
+      policy.halfDayBudget = settings.number(.quotaHalfDay, default: 50)
+      policy.refresh = refresh
+      policy.offline = offline
+      policy.force = force
+      cache = policy
+    } else if offline {
+      throw .data("--offline needs the cache, and there is none at \(CacheDatabase.defaultPath).")
+    }
     do {
-      return (try NewsAPIClient(key: key, baseURL: base, http: http), http)
+      return (try NewsAPIClient(key: key, baseURL: base, http: http, cache: cache), http)
     } catch {
       throw CLIError(newsAPI: error)
     }
@@ -55,6 +85,7 @@ extension CLIError {
     let code: Int32
     switch error {
     case .missingKey: code = 78
+    case .notCached: code = 69
     case .invalidRequest: code = CLIError.usage
     case _ where error.isQuota: code = 75
     default: code = 69
@@ -368,4 +399,32 @@ func encodedLine(_ value: some Encodable) -> [UInt8] {
   let encoder = JSONEncoder()
   encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
   return Array((try? encoder.encode(value)) ?? Data("null".utf8)) + [0x0A]
+}
+
+struct QuotaCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "quota",
+    abstract: "Show the requests sent in the last 24 and 12 hours, and when they free up.")
+
+  func run() throws {
+    let settings = try Settings.load()
+    guard let database = CacheDatabase(warn: { StandardError.write("newsatlas: \($0)\n") }) else {
+      throw CLIError.data("There is no cache at \(CacheDatabase.defaultPath), so no requests are counted.")
+    }
+    var policy = CachePolicy(database: database) { _ in }
+    policy.dailyBudget = settings.number(.quotaDay, default: 100)
+    policy.halfDayBudget = settings.number(.quotaHalfDay, default: 50)
+    let usage = policy.usage()
+    var text =
+      "\(usage.lastDay) of \(usage.dailyBudget) requests in the last 24 hours, "
+      + "\(usage.lastHalfDay) of \(usage.halfDayBudget) in the last 12 hours.\n"
+    if let next = usage.nextFreeAt {
+      text +=
+        "The budget is spent; the next request frees up in \(spokenDuration(next.timeIntervalSinceNow)).\n"
+    } else if let oldest = usage.dayFreesAt {
+      text +=
+        "The oldest of them leaves the 24-hour window in \(spokenDuration(oldest.timeIntervalSinceNow)).\n"
+    }
+    print(text, terminator: "")
+  }
 }

@@ -14,14 +14,25 @@ struct Settings {
     case category
     case apiBase = "api-base"
     case apiKey = "api-key"
+    case ttlHeadlines = "ttl-headlines"
+    case ttlSearch = "ttl-search"
+    case ttlSources = "ttl-sources"
+    case quotaDay = "quota-day"
+    case quotaHalfDay = "quota-half-day"
 
     var help: String {
       switch self {
-      case .country: return "the favourite country, used by headlines when no country is named (one of the 54)"
+      case .country:
+        return "the favourite country, used by headlines when no country is named (one of the 54)"
       case .language: return "the search language (one of NewsAPI's 14)"
       case .category: return "the default headlines category"
       case .apiBase: return "the service's base URL"
       case .apiKey: return "the NewsAPI key (the file must then be readable by you alone)"
+      case .ttlHeadlines: return "seconds cached headlines stay fresh (default 3600)"
+      case .ttlSearch: return "seconds cached searches stay fresh (default 3600)"
+      case .ttlSources: return "seconds the cached sources list stays fresh (default 604800, a week)"
+      case .quotaDay: return "the plan's requests per 24 hours (default 100, the free plan)"
+      case .quotaHalfDay: return "the plan's requests per 12 hours (default 50)"
       }
     }
 
@@ -36,12 +47,14 @@ struct Settings {
       case .language:
         let language = value.lowercased() == "se" ? "sv" : value.lowercased()
         guard newsLanguages.contains(language) else {
-          throw .usage("'\(value)' is not a NewsAPI language; use one of \(newsLanguages.joined(separator: ", ")).")
+          throw .usage(
+            "'\(value)' is not a NewsAPI language; use one of \(newsLanguages.joined(separator: ", ")).")
         }
         return language
       case .category:
         guard newsCategories.contains(value.lowercased()) else {
-          throw .usage("'\(value)' is not a NewsAPI category; use one of \(newsCategories.joined(separator: ", ")).")
+          throw .usage(
+            "'\(value)' is not a NewsAPI category; use one of \(newsCategories.joined(separator: ", ")).")
         }
         return value.lowercased()
       case .apiBase:
@@ -49,8 +62,15 @@ struct Settings {
           throw .usage("The API base '\(value)' is not an http or https URL.")
         }
         return value
+      case .ttlHeadlines, .ttlSearch, .ttlSources, .quotaDay, .quotaHalfDay:
+        let minimum = self == .quotaDay || self == .quotaHalfDay ? 1 : 0
+        guard let number = Int(value), number >= minimum else {
+          throw .usage("\(rawValue) takes a whole number, \(minimum) or more, not '\(value)'.")
+        }
+        return String(number)
       case .apiKey:
-        guard !value.isEmpty, value.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+        guard !value.isEmpty, value.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+        else {
           throw .usage("An API key is letters and digits (NewsAPI's are 32 hexadecimal digits).")
         }
         return value
@@ -64,7 +84,8 @@ struct Settings {
   /// Where the file lives, from the environment.
   static var defaultPath: String {
     let environment = ProcessInfo.processInfo.environment
-    let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+    let base =
+      environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
       ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
     return base + "/newsatlas/config.toml"
   }
@@ -77,18 +98,22 @@ struct Settings {
     do {
       text = try String(contentsOfFile: path, encoding: .utf8)
     } catch {
-      throw .data("Cannot read the settings file '\(path)'; check its permissions, or run 'newsatlas config reset'.")
+      throw .data(
+        "Cannot read the settings file '\(path)'; check its permissions, or run 'newsatlas config reset'.")
     }
     for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
       let line = raw.trimmingCharacters(in: .whitespaces)
       if line.isEmpty || line.hasPrefix("#") { continue }
       guard let equals = line.firstIndex(of: "=") else {
-        throw .data("Line \(number + 1) of '\(path)' is not key = \"value\"; fix it or run 'newsatlas config reset'.")
+        throw .data(
+          "Line \(number + 1) of '\(path)' is not key = \"value\"; fix it or run 'newsatlas config reset'.")
       }
       let name = line[..<equals].trimmingCharacters(in: .whitespaces)
       var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
       guard let key = Key(rawValue: name) else {
-        throw .data("Line \(number + 1) of '\(path)' sets '\(name)', which is not a setting; 'newsatlas config --help' lists them.")
+        throw .data(
+          "Line \(number + 1) of '\(path)' sets '\(name)', which is not a setting; 'newsatlas config --help' lists them."
+        )
       }
       guard value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") else {
         throw .data("Line \(number + 1) of '\(path)': the value of \(name) must be a quoted string.")
@@ -101,13 +126,16 @@ struct Settings {
       var status = stat()
       if stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
         throw .usage(
-          "'\(path)' holds an API key but other users can read it, so it is not used; run: chmod 600 '\(path)'.")
+          "'\(path)' holds an API key but other users can read it, so it is not used; run: chmod 600 '\(path)'."
+        )
       }
     }
     return settings
   }
 
   subscript(key: Key) -> String? { values[key] }
+
+  func number(_ key: Key, default fallback: Int) -> Int { values[key].flatMap { Int($0) } ?? fallback }
 
   mutating func set(_ key: Key, _ value: String?) throws(CLIError) {
     values[key] = try value.map { value throws(CLIError) in try key.validate(value) }
@@ -121,15 +149,20 @@ struct Settings {
 
   /// Writes the file, readable by the user alone (it may hold the key).
   private func save() throws(CLIError) {
-    let text = "# NewsAtlas settings; 'newsatlas config --help' explains them.\n"
+    let text =
+      "# NewsAtlas settings; 'newsatlas config --help' explains them.\n"
       + Key.allCases.compactMap { key in
-        values[key].map { "\(key.rawValue) = \"\($0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\"\n" }
+        values[key].map {
+          "\(key.rawValue) = \"\($0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\"\n"
+        }
       }.joined()
     let directory = (path as NSString).deletingLastPathComponent
     do {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
       let temporary = path + ".tmp-\(getpid())"
-      guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+      guard
+        FileManager.default.createFile(
+          atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
       else { throw CocoaError(.fileWriteUnknown) }
       guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
     } catch {

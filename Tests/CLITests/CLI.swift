@@ -32,8 +32,13 @@ enum CLI {
     inherited["NEWSAPI_KEY"] = nil  // a developer's real key must never reach a test
     inherited["NEWSATLAS_API_BASE"] = nil
     // Nor a developer's own settings file: by default, an empty settings folder.
-    inherited["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory
+    inherited["XDG_CONFIG_HOME"] =
+      FileManager.default.temporaryDirectory
       .appendingPathComponent("newsatlas-no-config-\(UUID())").path
+    // Nor their cache: by default, a fresh one each run.
+    inherited["XDG_CACHE_HOME"] =
+      FileManager.default.temporaryDirectory
+      .appendingPathComponent("newsatlas-no-cache-\(UUID())").path
     process.environment = inherited.merging(environment) { $1 }
     let out = Pipe()
     let err = Pipe()

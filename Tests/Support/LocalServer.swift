@@ -37,6 +37,12 @@ public final class LocalServer: @unchecked Sendable {
     self.port = port
   }
 
+  /// Stops the server now (its port then refuses connections).
+  public func stop() {
+    try? input.fileHandleForWriting.close()
+    process.waitUntilExit()
+  }
+
   /// The paths and queries the server has been sent, in order.
   public func log() throws -> [String] {
     guard let data = try? Data(contentsOf: logFile) else { return [] }

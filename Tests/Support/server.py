@@ -103,6 +103,15 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/v2/everything":
             if "ynet.co.il" in query.get("domains", "").split(",") and query.get("language") == "he":
                 return ok([article("Jerusalem")])
+            if query.get("q") == "flaky429":  # answers once, then is rate-limited
+                with LOCK:
+                    FLAKY["q429"] = FLAKY.get("q429", 0) + 1
+                    first = FLAKY["q429"] == 1
+                if not first:
+                    return self.send(429, json.dumps({"status": "error", "code": "rateLimited",
+                                                      "message": "Too many requests."}).encode(),
+                                     headers=[("Retry-After", "3600")])
+                return ok([article("Before the limit")])
             if query.get("q") == "paged":  # 45 results in all, pages of pageSize
                 size, page = int(query.get("pageSize", "20")), int(query.get("page", "1"))
                 start = (page - 1) * size

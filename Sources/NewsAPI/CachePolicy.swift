@@ -1,0 +1,69 @@
+import Foundation
+import Store
+
+/// How a `NewsAPIClient` uses the on-disk cache and counts its requests against the plan.
+public struct CachePolicy: Sendable {
+  public let database: CacheDatabase
+  /// Seconds an answer stays fresh, by kind: `headlines`, `search`, `sources`.
+  public var timeToLive: [String: Double] = ["headlines": 3600, "search": 3600, "sources": 7 * 86400]
+  /// Ask the service even when a fresh answer is cached.
+  public var refresh = false
+  /// Never ask the service: answer from the cache, whatever its age, or fail.
+  public var offline = false
+  /// Send even when the plan's budget is spent.
+  public var force = false
+  /// The plan's requests per rolling 24 hours and 12 hours (the free plan: 100 and 50).
+  public var dailyBudget = 100
+  public var halfDayBudget = 50
+  /// Where warnings go (stale answers served, cache trouble): one sentence each.
+  public let warn: @Sendable (String) -> Void
+
+  public init(database: CacheDatabase, warn: @escaping @Sendable (String) -> Void) {
+    self.database = database
+    self.warn = warn
+  }
+
+  /// How the quota stands now.
+  public func usage(now: Date = Date()) -> QuotaUsage {
+    let day = database.requests(since: now.addingTimeInterval(-86400))
+    let half = day.filter { $0 > now.addingTimeInterval(-43200) }
+    return QuotaUsage(
+      lastDay: day.count, lastHalfDay: half.count, dailyBudget: dailyBudget, halfDayBudget: halfDayBudget,
+      dayFreesAt: day.first.map { $0.addingTimeInterval(86400) },
+      halfDayFreesAt: half.first.map { $0.addingTimeInterval(43200) })
+  }
+}
+
+/// Requests sent in the rolling windows, against the plan.
+public struct QuotaUsage: Sendable, Equatable {
+  public let lastDay: Int
+  public let lastHalfDay: Int
+  public let dailyBudget: Int
+  public let halfDayBudget: Int
+  /// When the oldest request of each window leaves it.
+  public let dayFreesAt: Date?
+  public let halfDayFreesAt: Date?
+
+  public var isSpent: Bool { lastDay >= dailyBudget || lastHalfDay >= halfDayBudget }
+
+  /// When the next request may be sent, if the budget is spent now.
+  public var nextFreeAt: Date? {
+    var dates: [Date] = []
+    if lastDay >= dailyBudget, let date = dayFreesAt { dates.append(date) }
+    if lastHalfDay >= halfDayBudget, let date = halfDayFreesAt { dates.append(date) }
+    return dates.max()
+  }
+}
+
+/// "3 minutes", "2 hours", "5 days": a duration as people say it.
+public func spokenDuration(_ seconds: Double) -> String {
+  let seconds = max(0, seconds)
+  func unit(_ value: Double, _ name: String) -> String {
+    let whole = Int(value.rounded())
+    return "\(whole) \(name)\(whole == 1 ? "" : "s")"
+  }
+  if seconds < 90 { return unit(seconds, "second") }
+  if seconds < 90 * 60 { return unit(seconds / 60, "minute") }
+  if seconds < 36 * 3600 { return unit(seconds / 3600, "hour") }
+  return unit(seconds / 86400, "day")
+}

@@ -1,0 +1,151 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The on-disk cache and the quota, through the CLI against the fake NewsAPI: what is sent, what is served,
+/// and what survives concurrent processes, a killed process and a corrupt file.
+@Suite struct CacheTests {
+  let server: LocalServer
+  let folder: String
+  var cacheFile: String { folder + "/cache/newsatlas/cache.sqlite" }
+  var environment: [String: String] {
+    [
+      "NEWSAPI_KEY": LocalServer.newsAPIKey, "NEWSATLAS_API_BASE": server.base,
+      "XDG_CACHE_HOME": folder + "/cache", "XDG_CONFIG_HOME": folder + "/config",
+    ]
+  }
+
+  init() throws {
+    server = try LocalServer()
+    folder = FileManager.default.temporaryDirectory.appendingPathComponent("newsatlas-cache-\(UUID())").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+  }
+
+  func run(_ arguments: [String], _ extra: [String: String] = [:]) throws -> CLI.Result {
+    try CLI.run(arguments, environment: environment.merging(extra) { $1 })
+  }
+
+  func sent(_ fragment: String) throws -> Int { try server.log().filter { $0.contains(fragment) }.count }
+
+  @Test func aSecondIdenticalCommandSendsNothing() throws {
+    let first = try run(["headlines", "--country", "us", "--format", "json"])
+    #expect(first.status == 0)
+    #expect(try sent("country=us") == 1)
+    let second = try run(["headlines", "--country", "us", "--format", "json"])
+    #expect(second.status == 0 && second.stdout == first.stdout)
+    #expect(try sent("country=us") == 1)
+    _ = try run(["headlines", "--country", "us", "--refresh"])
+    #expect(try sent("country=us") == 2)
+  }
+
+  @Test func offlineUsesOnlyTheCache() throws {
+    let empty = try run(["headlines", "--country", "us", "--offline"])
+    #expect(empty.status == 69 && empty.stderr.contains("Offline, and the cache has no answer"))
+    #expect(try server.log().isEmpty)
+    _ = try run(["headlines", "--country", "us"])
+    server.stop()  // offline means offline: nothing is there to answer anyway
+    let offline = try run(["headlines", "--country", "us", "--offline"])
+    #expect(offline.status == 0 && offline.stdout.hasPrefix("us  United States"))
+    #expect(offline.stderr.contains("Offline: the answer to top-headlines country=us is from"))
+  }
+
+  @Test func staleIfErrorOnARefusedConnection() throws {
+    _ = try run(["config", "set", "ttl-headlines", "0"])
+    _ = try run(["headlines", "--country", "us"])
+    server.stop()  // the same service, now refusing connections
+    let stale = try run(["headlines", "--country", "us"])
+    #expect(stale.status == 0 && stale.stdout.hasPrefix("us  United States"))
+    #expect(
+      stale.stderr.contains("Serving the answer to top-headlines country=us")
+        && stale.stderr.contains("refused"))
+  }
+
+  @Test func staleIfErrorOnTheRateLimit() throws {
+    _ = try run(["config", "set", "ttl-search", "0"])
+    #expect(try run(["search", "flaky429"]).status == 0)
+    let stale = try run(["search", "flaky429"])  // the service now says 429
+    #expect(stale.status == 0 && stale.stdout.contains("Before the limit"))
+    #expect(stale.stderr.contains("quota"))
+  }
+
+  @Test func theBudgetAsksForForce() throws {
+    _ = try run(["config", "set", "quota-day", "2"])
+    #expect(try run(["search", "one"]).status == 0)
+    #expect(try run(["search", "two"]).status == 0)
+    let refused = try run(["search", "three"])
+    #expect(refused.status == 75 && refused.stderr.contains("--force") && refused.stderr.contains("2 of 2"))
+    #expect(try sent("q=three") == 0)
+    #expect(try run(["search", "three", "--force"]).status == 0)
+    let quota = try run(["quota"])
+    #expect(quota.stdout.hasPrefix("3 of 2 requests in the last 24 hours"))
+  }
+
+  @Test func concurrentProcessesShareTheCache() throws {
+    let results = try (0..<6).map { i in
+      try DispatchQueue.global().sync {
+        try run(["headlines", "--countries", i % 2 == 0 ? "us,fr" : "il,cn", "--format", "json"])
+      }
+    }
+    #expect(results.allSatisfy { $0.status == 0 })
+    // And in parallel for real: several processes at once.
+    let group = DispatchGroup()
+    let statuses = Statuses()
+    for i in 0..<6 {
+      group.enter()
+      DispatchQueue.global().async {
+        let status = (try? run(["search", "parallel\(i % 3)", "--refresh"]))?.status ?? -1
+        statuses.append(status)
+        group.leave()
+      }
+    }
+    group.wait()
+    #expect(statuses.values.count == 6 && statuses.values.allSatisfy { $0 == 0 })
+    #expect(try run(["quota"]).status == 0)
+  }
+
+  @Test func aKilledProcessLeavesAUsableCache() throws {
+    _ = try run(["config", "set", "quota-day", "100000"])
+    _ = try run(["config", "set", "quota-half-day", "100000"])
+    let process = Process()
+    process.executableURL = CLI.executable
+    process.arguments = ["headlines", "--all"]
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    // Kill it once it is writing: when the service has seen a good part of its requests.
+    while process.isRunning, (try? server.log().count) ?? 0 < 20 { usleep(1000) }
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    let after = try run(["headlines", "--country", "us"])
+    #expect(after.status == 0 && after.stdout.hasPrefix("us  United States"))
+    #expect(!after.stderr.contains("unreadable"))
+  }
+
+  @Test func aCorruptFileIsMovedAside() throws {
+    try FileManager.default.createDirectory(
+      atPath: folder + "/cache/newsatlas", withIntermediateDirectories: true)
+    try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: cacheFile))
+    let result = try run(["headlines", "--country", "us"])
+    #expect(result.status == 0 && result.stdout.hasPrefix("us  United States"))
+    #expect(result.stderr.contains("was unreadable; it was moved to"))
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder + "/cache/newsatlas")
+    #expect(names.contains { $0.hasPrefix("cache.sqlite.broken-") })
+  }
+
+  @Test func settingsForTheCacheAreValidated() throws {
+    #expect(try run(["config", "set", "ttl-headlines", "-5"]).status == 64)
+    #expect(try run(["config", "set", "quota-day", "0"]).status == 64)
+    #expect(try run(["config", "set", "quota-half-day", "abc"]).status == 64)
+  }
+
+  final class Statuses: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var values: [Int32] = []
+    func append(_ value: Int32) {
+      lock.lock()
+      values.append(value)
+      lock.unlock()
+    }
+  }
+}
