@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "NewsAtlas", targets: ["NewsAtlas"]),
     .library(name: "Fetch", targets: ["Fetch"]),
     .library(name: "NewsAPI", targets: ["NewsAPI"]),
+    .library(name: "Store", targets: ["Store"]),
     .executable(name: "newsatlas", targets: ["newsatlas"]),
   ],
   dependencies: [

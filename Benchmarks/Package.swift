@@ -39,6 +39,7 @@ let package = Package(
       name: "compare",
       dependencies: [
         .product(name: "GeoIndex", package: parent), .product(name: "NewsAtlas", package: parent),
+        .product(name: "Store", package: parent),
       ],
       path: "Sources/compare"
     ),

@@ -23,6 +23,10 @@ func best(rounds: Int, _ body: () -> Double) -> Double {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count > 2 && arguments[1] == "cache" {
+  cacheMeasurements(path: arguments[2])
+  exit(0)
+}
 if arguments.count > 3 && arguments[1] == "resolve" {
   resolveMeasurements(pointsPath: arguments[2], codesPath: arguments[3])
   exit(0)
