@@ -28,13 +28,20 @@ public final class CacheDatabase: @unchecked Sendable {
     self.warn = warn
     try? FileManager.default.createDirectory(
       atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-    if !open() {
+    switch open() {
+    case .ready:
+      return
+    case .unavailable(let reason):
+      // A full disk or a permission problem: the file may be fine, so it stays where it is.
+      warn("The cache at \(path) cannot be used now (\(reason)); going on without it.")
+      return nil
+    case .damaged:
       // Not a database we can use: keep it for inspection, start again.
       let aside = path + ".broken-\(Int(Date().timeIntervalSince1970))"
       try? FileManager.default.moveItem(atPath: path, toPath: aside)
       for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
       warn("The cache at \(path) was unreadable; it was moved to \(aside) and a new one started.")
-      guard open() else {
+      guard case .ready = open() else {
         warn("No cache could be made at \(path); going on without one.")
         return nil
       }
@@ -43,13 +50,28 @@ public final class CacheDatabase: @unchecked Sendable {
 
   deinit { sqlite3_close_v2(db) }
 
-  private func open() -> Bool {
+  private enum Opening {
+    case ready
+    /// The file is not a database, or a damaged one.
+    case damaged
+    /// Something else went wrong (no space, no permission): the file is not to blame.
+    case unavailable(String)
+  }
+
+  /// Whether a failure means the file itself is bad.
+  private func classify(_ code: Int32) -> Opening {
+    switch code & 0xFF {
+    case SQLITE_NOTADB, SQLITE_CORRUPT: return .damaged
+    default: return .unavailable(String(cString: sqlite3_errstr(code)))
+    }
+  }
+
+  private func open() -> Opening {
     sqlite3_close_v2(db)
     db = nil
-    guard
-      sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
-        == SQLITE_OK
-    else { return false }
+    let opened = sqlite3_open_v2(
+      path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+    guard opened == SQLITE_OK else { return classify(opened) }
     sqlite3_busy_timeout(db, 5000)
     let setup = """
       PRAGMA journal_mode=WAL;
@@ -58,13 +80,14 @@ public final class CacheDatabase: @unchecked Sendable {
       CREATE TABLE IF NOT EXISTS requests (sent_at REAL NOT NULL);
       CREATE INDEX IF NOT EXISTS requests_sent_at ON requests (sent_at);
       """
-    guard sqlite3_exec(db, setup, nil, nil, nil) == SQLITE_OK else { return false }
+    let prepared = sqlite3_exec(db, setup, nil, nil, nil)
+    guard prepared == SQLITE_OK else { return classify(prepared) }
     // A header that parses can still hide damage: check the pages before trusting them.
     var ok = false
     _ = query("PRAGMA quick_check", []) { statement in
       ok = String(cString: sqlite3_column_text(statement, 0)) == "ok"
     }
-    return ok
+    return ok ? .ready : .damaged
   }
 
   /// A cached body and when it was stored.

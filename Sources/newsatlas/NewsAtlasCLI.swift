@@ -53,6 +53,9 @@ struct NewsAtlasCLI: AsyncParsableCommand {
 
   /// Runs a command, reporting any failure as one sentence on standard error with a sysexits(3) status.
   static func main() async {
+    // A file-size limit (or a full quota) must fail the cache's write, not kill the command: the cache then
+    // warns and the answer still prints.
+    signal(SIGXFSZ, SIG_IGN)
     do {
       var command = try parseAsRoot(attachingNegativeValues(Array(CommandLine.arguments.dropFirst())))
       if var command = command as? AsyncParsableCommand {

@@ -20,6 +20,14 @@ struct Settings {
     case quotaDay = "quota-day"
     case quotaHalfDay = "quota-half-day"
 
+    /// Whether the value is a whole number (written unquoted, as TOML integers are).
+    var isNumber: Bool {
+      switch self {
+      case .ttlHeadlines, .ttlSearch, .ttlSources, .quotaDay, .quotaHalfDay: return true
+      default: return false
+      }
+    }
+
     var help: String {
       switch self {
       case .country:
@@ -115,11 +123,14 @@ struct Settings {
           "Line \(number + 1) of '\(path)' sets '\(name)', which is not a setting; 'newsatlas config --help' lists them."
         )
       }
-      guard value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") else {
-        throw .data("Line \(number + 1) of '\(path)': the value of \(name) must be a quoted string.")
+      if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+        value = String(value.dropFirst().dropLast()).replacingOccurrences(of: "\\\"", with: "\"")
+          .replacingOccurrences(of: "\\\\", with: "\\")
+      } else if !(key.isNumber && !value.isEmpty && value.allSatisfy(\.isNumber)) {
+        throw .data(
+          "Line \(number + 1) of '\(path)': the value of \(name) must be a quoted string"
+            + (key.isNumber ? " or a whole number." : "."))
       }
-      value = String(value.dropFirst().dropLast()).replacingOccurrences(of: "\\\"", with: "\"")
-        .replacingOccurrences(of: "\\\\", with: "\\")
       settings.values[key] = try key.validate(value)
     }
     if settings.values[.apiKey] != nil {
@@ -152,8 +163,11 @@ struct Settings {
     let text =
       "# NewsAtlas settings; 'newsatlas config --help' explains them.\n"
       + Key.allCases.compactMap { key in
-        values[key].map {
-          "\(key.rawValue) = \"\($0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\"\n"
+        values[key].map { value in
+          if key.isNumber { return "\(key.rawValue) = \(value)\n" }
+          let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
+            of: "\"", with: "\\\"")
+          return "\(key.rawValue) = \"\(escaped)\"\n"
         }
       }.joined()
     let directory = (path as NSString).deletingLastPathComponent

@@ -133,6 +133,41 @@ import Testing
     #expect(names.contains { $0.hasPrefix("cache.sqlite.broken-") })
   }
 
+  /// A full disk, as a file-size limit: the cache cannot grow, the command still answers, with a warning.
+  @Test func aFullDiskIsAWarning() throws {
+    _ = try run(["search", "fill"])  // the cache file now exists and is larger than the limit below
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = [
+      "-c", "ulimit -f 1 && exec \"$0\" search \"full disk\" --refresh", CLI.executable.path,
+    ]
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "\(errors)")
+    #expect(output.contains("About full disk"))
+    #expect(errors.contains("cannot be used now") || errors.contains("could not be saved"), "\(errors)")
+    #expect(!errors.contains("moved"))  // the cache itself is fine: it stays where it is
+    #expect(try run(["search", "fill", "--offline"]).status == 0)  // and still answers once there is room
+  }
+
+  @Test func numbersMayBeWrittenAsTOMLIntegers() throws {
+    try FileManager.default.createDirectory(
+      atPath: folder + "/config/newsatlas", withIntermediateDirectories: true)
+    try "ttl-search = 0\nquota-day = 500\ncountry = \"fr\"\n".write(
+      toFile: folder + "/config/newsatlas/config.toml", atomically: true, encoding: .utf8)
+    #expect(try run(["config", "get", "quota-day"]).stdout == "500\n")
+    #expect(try run(["config", "set", "ttl-headlines", "60"]).status == 0)
+    let text = try String(contentsOfFile: folder + "/config/newsatlas/config.toml", encoding: .utf8)
+    #expect(text.contains("ttl-headlines = 60\n") && text.contains("country = \"fr\"\n"))
+  }
+
   @Test func settingsForTheCacheAreValidated() throws {
     #expect(try run(["config", "set", "ttl-headlines", "-5"]).status == 64)
     #expect(try run(["config", "set", "quota-day", "0"]).status == 64)
