@@ -25,6 +25,25 @@ struct BatchNearest {
     var firstLine = 0
   }
 
+  /// Runs over `path` and turns failed rows into one summary sentence and the status 65.
+  func runReportingFailures(path: String) throws(CLIError) {
+    let failed = try run(path: path)
+    if failed.rows > 0 {
+      throw .data(
+        "\(failed.rows) of \(failed.total) rows failed (the first on line \(failed.firstLine)); "
+          + "their \(format == .csv ? "error column" : "\"error\" member") says why.")
+    }
+  }
+
+  /// The batch format for `--input`, csv by default, or a usage error.
+  static func format(_ format: OutputFormat?) throws(CLIError) -> OutputFormat {
+    let format = format ?? .csv
+    guard format == .csv || format == .jsonl else {
+      throw .usage("With --input the format is csv or jsonl, not \(format.rawValue).")
+    }
+    return format
+  }
+
   func run(path: String) throws(CLIError) -> Failures {
     let fd = path == "-" ? 0 : open(path, O_RDONLY)
     if fd < 0 { throw .usage("Cannot open '\(path)': \(String(cString: strerror(errno))).") }
@@ -183,17 +202,22 @@ struct BatchNearest {
       }
     }
 
-    mutating func csvRow(
-      _ latitudeText: UnsafeBufferPointer<UInt8>, _ longitudeText: UnsafeBufferPointer<UInt8>,
-      _ query: GeoPoint,
-      _ neighbor: Neighbor?
-    ) {
+    /// `line,latitude,longitude,` with the coordinates as the user wrote them.
+    func echoInput(_ latitudeText: UnsafeBufferPointer<UInt8>, _ longitudeText: UnsafeBufferPointer<UInt8>) {
       out.append(integer: lineNumber)
       out.append(byte: 0x2C)
       out.appendBytes(Fields.unquoted(latitudeText))
       out.append(byte: 0x2C)
       out.appendBytes(Fields.unquoted(longitudeText))
       out.append(byte: 0x2C)
+    }
+
+    mutating func csvRow(
+      _ latitudeText: UnsafeBufferPointer<UInt8>, _ longitudeText: UnsafeBufferPointer<UInt8>,
+      _ query: GeoPoint,
+      _ neighbor: Neighbor?
+    ) {
+      echoInput(latitudeText, longitudeText)
       if let neighbor {
         switch batch.target {
         case .countries: out.append(countryColumns[neighbor.index])
@@ -218,12 +242,7 @@ struct BatchNearest {
       _ resolution: Resolution
     ) {
       if batch.format == .csv {
-        out.append(integer: lineNumber)
-        out.append(byte: 0x2C)
-        out.appendBytes(Fields.unquoted(latitudeText))
-        out.append(byte: 0x2C)
-        out.appendBytes(Fields.unquoted(longitudeText))
-        out.append(byte: 0x2C)
+        echoInput(latitudeText, longitudeText)
         out.append(countryColumns[Country.all.firstIndex(of: resolution.country)!])
         out.append(resolution.method.rawValue)
         out.append(byte: 0x2C)

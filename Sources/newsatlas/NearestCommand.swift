@@ -64,22 +64,15 @@ struct NearestCommand: ParsableCommand {
       guard coordinates.isEmpty else {
         throw CLIError.usage("Give either LAT LON or --input FILE, not both.")
       }
-      let format = self.format ?? .csv
-      guard format == .csv || format == .jsonl else {
-        throw CLIError.usage("With --input the format is csv or jsonl, not \(format.rawValue).")
-      }
+      let format = try BatchNearest.format(self.format)
       guard format == .jsonl || count == 1 else {
         throw CLIError.usage(
           "--count above 1 needs --format jsonl with --input; csv has one row per input line.")
       }
-      let failed = try BatchNearest(
+      try BatchNearest(
         target: target, format: format, count: count, maxKilometers: maxKilometers ?? .infinity
-      ).run(path: input)
-      if failed.rows > 0 {
-        throw CLIError.data(
-          "\(failed.rows) of \(failed.total) rows failed (the first on line \(failed.firstLine)); "
-            + "their \(format == .csv ? "error column" : "\"error\" member") says why.")
-      }
+      )
+      .runReportingFailures(path: input)
       return
     }
     guard let latitudeText = coordinates.first else {

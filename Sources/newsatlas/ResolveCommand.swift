@@ -36,18 +36,10 @@ struct ResolveCommand: ParsableCommand {
       guard coordinates.isEmpty else {
         throw CLIError.usage("Give either LAT LON or --input FILE, not both.")
       }
-      let format = self.format ?? .csv
-      guard format == .csv || format == .jsonl else {
-        throw CLIError.usage("With --input the format is csv or jsonl, not \(format.rawValue).")
-      }
-      var batch = BatchNearest(target: .countries, format: format, count: 1, maxKilometers: .infinity)
+      var batch = BatchNearest(
+        target: .countries, format: try BatchNearest.format(format), count: 1, maxKilometers: .infinity)
       batch.resolve = true
-      let failed = try batch.run(path: input)
-      if failed.rows > 0 {
-        throw CLIError.data(
-          "\(failed.rows) of \(failed.total) rows failed (the first on line \(failed.firstLine)); "
-            + "their \(format == .csv ? "error column" : "\"error\" member") says why.")
-      }
+      try batch.runReportingFailures(path: input)
       return
     }
     guard coordinates.count == 2 else {
