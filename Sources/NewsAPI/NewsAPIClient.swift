@@ -106,7 +106,8 @@ public final class NewsAPIClient: Sendable {
   }
 
   public func everything(_ query: SearchQuery) async throws(NewsAPIError) -> ArticlePage {
-    guard query.q != nil || !query.sources.isEmpty || !query.domains.isEmpty else {
+    guard !(query.q ?? "").allSatisfy(\.isWhitespace) || !query.sources.isEmpty || !query.domains.isEmpty
+    else {
       throw .invalidRequest("A search needs words to look for, sources or domains.")
     }
     if let q = query.q, q.count > 500 {

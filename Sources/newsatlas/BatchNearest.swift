@@ -121,6 +121,8 @@ struct BatchNearest {
     let batch: BatchNearest
     let tree: SphericalKDTree
     let countryColumns: [[UInt8]]
+    /// Each news country's offset in `Country.all`, by code.
+    let countryOffsets: [String: Int]
     let countryMembers: [[UInt8]]
     let out = OutputBuffer()
     var failures = Failures()
@@ -132,6 +134,7 @@ struct BatchNearest {
       self.batch = batch
       self.tree = batch.target.tree
       countryColumns = Country.all.map { Array("\($0.code),\(csvField($0.name)),".utf8) }
+      countryOffsets = Dictionary(uniqueKeysWithValues: Country.all.enumerated().map { ($1.code, $0) })
       countryMembers = Country.all.map { country in
         var json = JSONWriter()
         json.object { country.write(to: &$0) }
@@ -243,7 +246,7 @@ struct BatchNearest {
     ) {
       if batch.format == .csv {
         echoInput(latitudeText, longitudeText)
-        out.append(countryColumns[Country.all.firstIndex(of: resolution.country)!])
+        out.append(countryColumns[countryOffsets[resolution.country.code]!])
         out.append(resolution.method.rawValue)
         out.append(byte: 0x2C)
         if let containing = resolution.containing { out.append(containing.code) }

@@ -14,11 +14,13 @@ struct ClustersCommand: ParsableCommand {
   )
 
   @Option(
+    parsing: .unconditional,  // so that a negative value is read as one, not as an option
     help: ArgumentHelp(
       "The zoom level; fractions floor, zooms above --max-zoom give the raw points.", valueName: "z"))
   var zoom: Double?
 
   @Option(
+    parsing: .unconditional,  // "--bbox -10,35,30,60" needs no "="
     help: ArgumentHelp(
       "The box to return, as west,south,east,north degrees (default: the world).", valueName: "w,s,e,n"))
   var bbox: String?
@@ -29,25 +31,31 @@ struct ClustersCommand: ParsableCommand {
       valueName: "file"))
   var points: String?
 
-  @Option(help: ArgumentHelp("Cluster radius in pixels.", valueName: "px"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Cluster radius in pixels.", valueName: "px"))
   var radius: Double = 40
 
-  @Option(help: ArgumentHelp("Tile extent in pixels (the radius is relative to it).", valueName: "n"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Tile extent in pixels (the radius is relative to it).", valueName: "n"))
   var extent: Double = 512
 
-  @Option(name: .customLong("min-zoom"), help: ArgumentHelp("The lowest zoom clustered.", valueName: "z"))
+  @Option(
+    name: .customLong("min-zoom"), parsing: .unconditional,
+    help: ArgumentHelp("The lowest zoom clustered.", valueName: "z"))
   var minZoom: Int = 0
 
-  @Option(name: .customLong("max-zoom"), help: ArgumentHelp("The highest zoom clustered.", valueName: "z"))
+  @Option(
+    name: .customLong("max-zoom"), parsing: .unconditional,
+    help: ArgumentHelp("The highest zoom clustered.", valueName: "z"))
   var maxZoom: Int = 16
 
   @Option(
-    name: .customLong("min-points"),
+    name: .customLong("min-points"), parsing: .unconditional,
     help: ArgumentHelp("The fewest points that make a cluster.", valueName: "n"))
   var minPoints: Int = 2
 
   @Option(
-    name: .customLong("node-size"),
+    name: .customLong("node-size"), parsing: .unconditional,
     help: ArgumentHelp(
       "Leaf size of the k-d trees (it changes output order, as in supercluster).", valueName: "n"))
   var nodeSize: Int = 64
@@ -68,21 +76,28 @@ struct ClustersCommand: ParsableCommand {
   var max: [String] = []
 
   @Option(
-    name: .customLong("expansion-zoom"),
+    name: .customLong("expansion-zoom"), parsing: .unconditional,
     help: ArgumentHelp("Print the zoom at which cluster ID splits.", valueName: "id"))
   var expansionZoom: Int?
 
-  @Option(help: ArgumentHelp("Print the clusters and points cluster ID splits into.", valueName: "id"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Print the clusters and points cluster ID splits into.", valueName: "id"))
   var children: Int?
 
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp("Print the input points of cluster ID (see --limit and --offset).", valueName: "id"))
   var leaves: Int?
 
-  @Option(help: ArgumentHelp("With --leaves: how many points (0 means all).", valueName: "n"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("With --leaves: how many points (0 means all).", valueName: "n"))
   var limit: Int = 10
 
-  @Option(help: ArgumentHelp("With --leaves: how many points to skip first.", valueName: "n"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("With --leaves: how many points to skip first.", valueName: "n"))
   var offset: Int = 0
 
   @Option(

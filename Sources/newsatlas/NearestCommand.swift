@@ -22,11 +22,13 @@ struct NearestCommand: ParsableCommand {
   /// The coordinates typed, without a `--` separator if the user gave one.
   var coordinates: [String] { rawCoordinates.filter { $0 != "--" } }
 
-  @Option(help: ArgumentHelp("How many neighbours to list, nearest first.", valueName: "n"))
+  @Option(
+    parsing: .unconditional, help: ArgumentHelp("How many neighbours to list, nearest first.", valueName: "n")
+  )
   var count: Int = 1
 
   @Option(
-    name: .customLong("max-km"),
+    name: .customLong("max-km"), parsing: .unconditional,
     help: ArgumentHelp("List only neighbours within this many kilometres.", valueName: "km"))
   var maxKilometers: Double?
 

@@ -14,10 +14,11 @@ struct ServiceOptions: ParsableArguments {
       "The service's base URL (default $NEWSATLAS_API_BASE, else https://newsapi.org).", valueName: "url"))
   var apiBase: String?
 
-  @Option(help: ArgumentHelp("Seconds allowed for each request.", valueName: "seconds"))
+  @Option(
+    parsing: .unconditional, help: ArgumentHelp("Seconds allowed for each request.", valueName: "seconds"))
   var timeout: Double = 30
 
-  @Option(help: ArgumentHelp("Requests in flight at once.", valueName: "n"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Requests in flight at once.", valueName: "n"))
   var concurrency: Int = 32
 
   @Option(help: "Output format: text or json.")
@@ -37,8 +38,8 @@ struct ServiceOptions: ParsableArguments {
     guard format == .text || format == .json else {
       throw .usage("This command prints text or json, not \(format.rawValue).")
     }
-    guard timeout > 0, timeout.isFinite else {
-      throw .usage("--timeout must be a positive number of seconds.")
+    guard timeout > 0, timeout <= 86_400 else {
+      throw .usage("--timeout must be a number of seconds above 0 and at most a day (86400).")
     }
     guard (1...256).contains(concurrency) else {
       throw .usage("--concurrency must be 1 to 256, not \(concurrency).")
@@ -112,14 +113,17 @@ struct HeadlinesCommand: AsyncParsableCommand {
   var countries: String?
 
   @Option(
+    parsing: .unconditional,  // "--near -33.87,151.21" needs no "="
     help: ArgumentHelp(
       "The news country of a place: the one it is in, else the nearest (as resolve).", valueName: "lat,lon"))
   var near: String?
 
-  @Option(help: ArgumentHelp("Every country of a cluster of the 54 markers (with --zoom).", valueName: "id"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Every country of a cluster of the 54 markers (with --zoom).", valueName: "id"))
   var cluster: Int?
 
-  @Option(help: ArgumentHelp("The zoom of --cluster.", valueName: "z"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("The zoom of --cluster.", valueName: "z"))
   var zoom: Double?
 
   @Flag(help: "All 54 countries.")
@@ -135,7 +139,8 @@ struct HeadlinesCommand: AsyncParsableCommand {
   var categories: String?
 
   @Option(
-    name: .customLong("page-size"), help: ArgumentHelp("Articles per country, 1 to 100.", valueName: "n"))
+    name: .customLong("page-size"), parsing: .unconditional,
+    help: ArgumentHelp("Articles per country, 1 to 100.", valueName: "n"))
   var pageSize: Int = 10
 
   @OptionGroup var service: ServiceOptions
@@ -230,6 +235,9 @@ struct HeadlinesCommand: AsyncParsableCommand {
     if let countries {
       var list: [Country] = []
       for code in countries.split(separator: ",") { list.append(try lookUp(String(code))) }
+      guard !list.isEmpty else {
+        throw .usage("--countries takes codes separated by commas, such as fr,de,it.")
+      }
       return list
     }
     if let near {
@@ -318,7 +326,9 @@ struct SearchCommand: AsyncParsableCommand {
   @Option(help: ArgumentHelp("Newest date, ISO 8601.", valueName: "date"))
   var to: String?
 
-  @Option(name: .customLong("page-size"), help: ArgumentHelp("Articles, 1 to 100.", valueName: "n"))
+  @Option(
+    name: .customLong("page-size"), parsing: .unconditional,
+    help: ArgumentHelp("Articles, 1 to 100.", valueName: "n"))
   var pageSize: Int = 20
 
   @OptionGroup var service: ServiceOptions

@@ -95,6 +95,10 @@ import Testing
     (["headlines", "--country", "fr", "--page-size", "500"], 64, "--page-size"),
     (["headlines", "--cluster", "999999", "--zoom", "2"], 64, "No cluster"),
     (["search", "x", "--language", "xx"], 64, "not a NewsAPI language"),
+    (["headlines", "--country", "fr", "--timeout", "1e300"], 64, "at most a day"),
+    (["headlines", "--countries", ""], 64, "codes separated by commas"),
+    (["search", "  "], 64, "needs words to look for"),
+    (["headlines", "--near", "-33.87,151.21", "--page-size", "-1"], 64, "--page-size must be 1 to 100"),
   ])
   func usageErrors(arguments: [String], status: Int32, mentions: String) throws {
     let result = try CLI.run(arguments, environment: environment)
