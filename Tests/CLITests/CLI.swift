@@ -28,17 +28,16 @@ enum CLI {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
+    // Scratch folders for the settings and cache, removed when the run ends.
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("newsatlas-run-\(UUID())")
+    defer { try? FileManager.default.removeItem(at: scratch) }
     var inherited = ProcessInfo.processInfo.environment
     inherited["NEWSAPI_KEY"] = nil  // a developer's real key must never reach a test
     inherited["NEWSATLAS_API_BASE"] = nil
     // Nor a developer's own settings file: by default, an empty settings folder.
-    inherited["XDG_CONFIG_HOME"] =
-      FileManager.default.temporaryDirectory
-      .appendingPathComponent("newsatlas-no-config-\(UUID())").path
+    inherited["XDG_CONFIG_HOME"] = scratch.appendingPathComponent("config").path
     // Nor their cache: by default, a fresh one each run.
-    inherited["XDG_CACHE_HOME"] =
-      FileManager.default.temporaryDirectory
-      .appendingPathComponent("newsatlas-no-cache-\(UUID())").path
+    inherited["XDG_CACHE_HOME"] = scratch.appendingPathComponent("cache").path
     process.environment = inherited.merging(environment) { $1 }
     let out = Pipe()
     let err = Pipe()
@@ -65,13 +64,4 @@ enum CLI {
   }
 
   private final class ErrorCollector: @unchecked Sendable { var data = Data() }
-
-  /// A file in a fresh temporary directory.
-  static func temporaryFile(named name: String, contents: String) throws -> String {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("newsatlas-tests-\(UUID())")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let url = directory.appendingPathComponent(name)
-    try Data(contents.utf8).write(to: url)
-    return url.path
-  }
 }

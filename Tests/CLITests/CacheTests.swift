@@ -6,7 +6,8 @@ import Testing
 /// and what survives concurrent processes, a killed process and a corrupt file.
 @Suite struct CacheTests {
   let server: LocalServer
-  let folder: String
+  let scratch: ScratchDirectory
+  var folder: String { scratch.path }
   var cacheFile: String { folder + "/cache/newsatlas/cache.sqlite" }
   var environment: [String: String] {
     [
@@ -17,8 +18,7 @@ import Testing
 
   init() throws {
     server = try LocalServer()
-    folder = FileManager.default.temporaryDirectory.appendingPathComponent("newsatlas-cache-\(UUID())").path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    scratch = try ScratchDirectory()
   }
 
   func run(_ arguments: [String], _ extra: [String: String] = [:]) throws -> CLI.Result {

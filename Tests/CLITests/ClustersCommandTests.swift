@@ -1,26 +1,24 @@
 import Foundation
 import GeoIndex
+import TestSupport
 import Testing
 
 /// `newsatlas clusters` against supercluster's golden outputs, and its error cases.
 @Suite struct ClustersCommandTests {
-  static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures")
+  /// Runs `body` with points-10k.json written as the GeoJSON supercluster was given (`{"index": i}`
+  /// properties), in a scratch file removed afterwards.
+  struct PointsFile: Decodable { let points: [[Double]] }
 
-  /// points-10k.json as the GeoJSON supercluster was given: `{"index": i}` properties.
-  static let points10k: String = {
-    struct File: Decodable { let points: [[Double]] }
-    let data = try! Data(contentsOf: fixtures.appendingPathComponent("points-10k.json"))
-    let points = try! JSONDecoder().decode(File.self, from: data).points
+  static func withPoints10k<T>(_ body: (String) throws -> T) throws -> T {
+    let points = try JSONDecoder().decode(PointsFile.self, from: try Scratch.fixture("points-10k.json")).points
     let features = points.enumerated().map { i, p in
       "{\"type\":\"Feature\",\"properties\":{\"index\":\(i)},\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(p[0]),\(p[1])]}}"
     }
-    return try! CLI.temporaryFile(
+    return try Scratch.withFile(
       named: "points-10k.geojson",
       contents: "{\"type\":\"FeatureCollection\",\"features\":[\n" + features.joined(separator: ",\n")
-        + "\n]}")
-  }()
+        + "\n]}", body)
+  }
 
   static func json(_ text: String) throws -> Any { try JSONSerialization.jsonObject(with: Data(text.utf8)) }
 
@@ -28,10 +26,10 @@ import Testing
   func worldClustersAreSuperclusters(_ name: String) throws {
     let expected = try #require(
       try JSONSerialization.jsonObject(
-        with: Data(contentsOf: Self.fixtures.appendingPathComponent("supercluster/\(name)")))
+        with: Scratch.fixture("supercluster/\(name)"))
         as? [String: Any])
     let zoom = try #require(expected["zoom"] as? Int)
-    let result = try CLI.run(["clusters", "--points", Self.points10k, "--zoom", String(zoom)])
+    let result = try Self.withPoints10k { try CLI.run(["clusters", "--points", $0, "--zoom", String(zoom)]) }
     #expect(result.status == 0, "\(result.stderr)")
     let json = try #require(try Self.json(result.stdout) as? [String: Any])
     #expect(json["type"] as? String == "FeatureCollection")
@@ -51,35 +49,40 @@ import Testing
 
   @Test(arguments: [("places-tile-z0-0-0.json", "2"), ("places-tile-z0-0-0-minpoints5.json", "5")])
   func tilesAreSuperclusters(file: String, minPoints: String) throws {
-    let places = Self.fixtures.appendingPathComponent("supercluster/places.json").path
+    let places = Scratch.fixtures.appendingPathComponent("supercluster/places.json").path
     let result = try CLI.run(["clusters", "--points", places, "--tile", "0/0/0", "--min-points", minPoints])
     #expect(result.status == 0, "\(result.stderr)")
     let got = try Self.json(result.stdout) as! NSDictionary
     let want =
       try JSONSerialization.jsonObject(
-        with: Data(contentsOf: Self.fixtures.appendingPathComponent("supercluster/\(file)")))
+        with: Scratch.fixture("supercluster/\(file)"))
       as! NSDictionary
     #expect(got == want)
   }
 
-  @Test func navigationMatchesSupercluster() throws {
-    struct Navigation: Decodable {
-      struct Entry: Decodable {
-        let cluster_id: Int
-        let expansionZoom: Int
-        let leavesLimit5Offset3: [Int]
-      }
-      let clusters: [Entry]
+  struct Navigation: Decodable {
+    struct Entry: Decodable {
+      let cluster_id: Int
+      let expansionZoom: Int
+      let leavesLimit5Offset3: [Int]
     }
-    let data = try Data(
-      contentsOf: Self.fixtures.appendingPathComponent("supercluster/points-10k-cluster-navigation.json"))
-    for entry in try JSONDecoder().decode(Navigation.self, from: data).clusters.prefix(4) {
+    let clusters: [Entry]
+  }
+
+  @Test func navigationMatchesSupercluster() throws {
+    let data = try Scratch.fixture("supercluster/points-10k-cluster-navigation.json")
+    let navigation = try JSONDecoder().decode(Navigation.self, from: data)
+    try Self.withPoints10k { try navigate($0, navigation) }
+  }
+
+  private func navigate(_ points10k: String, _ navigation: Navigation) throws {
+    for entry in navigation.clusters.prefix(4) {
       let zoom = try CLI.run([
-        "clusters", "--points", Self.points10k, "--expansion-zoom", String(entry.cluster_id),
+        "clusters", "--points", points10k, "--expansion-zoom", String(entry.cluster_id),
       ])
       #expect(zoom.stdout == "{\"clusterId\":\(entry.cluster_id),\"expansionZoom\":\(entry.expansionZoom)}\n")
       let leaves = try CLI.run([
-        "clusters", "--points", Self.points10k, "--leaves", String(entry.cluster_id), "--limit", "5",
+        "clusters", "--points", points10k, "--leaves", String(entry.cluster_id), "--limit", "5",
         "--offset", "3",
       ])
       let features = try #require(
@@ -88,7 +91,7 @@ import Testing
         features.compactMap { ($0["properties"] as? [String: Any])?["index"] as? Int }
           == entry.leavesLimit5Offset3)
       let children = try CLI.run([
-        "clusters", "--points", Self.points10k, "--children", String(entry.cluster_id),
+        "clusters", "--points", points10k, "--children", String(entry.cluster_id),
       ])
       #expect(children.status == 0)
     }
@@ -115,13 +118,13 @@ import Testing
   }
 
   @Test func sumMinMaxAggregateNumericProperties() throws {
-    let path = try CLI.temporaryFile(
+    let result = try Scratch.withFile(
       named: "people.csv",
       contents:
-        "latitude,longitude,people,name\n10,20,5,a\n10.0001,20.0001,7,b\n10.0002,20,x,c\n-40,100,1,d\n")
-    let result = try CLI.run([
-      "clusters", "--points", path, "--zoom", "3", "--sum", "people", "--max", "name",
-    ])
+        "latitude,longitude,people,name\n10,20,5,a\n10.0001,20.0001,7,b\n10.0002,20,x,c\n-40,100,1,d\n"
+    ) { path in
+      try CLI.run(["clusters", "--points", path, "--zoom", "3", "--sum", "people", "--max", "name"])
+    }
     #expect(result.status == 0, "\(result.stderr)")
     let features = try #require(
       (try Self.json(result.stdout) as? [String: Any])?["features"] as? [[String: Any]])
@@ -141,9 +144,9 @@ import Testing
   }
 
   @Test func bboxAcrossTheAntimeridian() throws {
-    let both = try CLI.run([
-      "clusters", "--points", Self.points10k, "--zoom", "17", "--bbox", "170,-10,-170,10",
-    ])
+    let both = try Self.withPoints10k {
+      try CLI.run(["clusters", "--points", $0, "--zoom", "17", "--bbox", "170,-10,-170,10"])
+    }
     let features = try #require(
       (try Self.json(both.stdout) as? [String: Any])?["features"] as? [[String: Any]])
     let longitudes = features.map { (($0["geometry"] as! [String: Any])["coordinates"] as! [Double])[0] }
@@ -184,8 +187,9 @@ import Testing
     ("{\"type\":\"Topology\",\"features\":[]}", "not a GeoJSON FeatureCollection"),
   ])
   func malformedFilesNameWhere(contents: String, mentions: String) throws {
-    let path = try CLI.temporaryFile(named: "bad.geojson", contents: contents)
-    let result = try CLI.run(["clusters", "--points", path, "--zoom", "0"])
+    let result = try Scratch.withFile(named: "bad.geojson", contents: contents) {
+      try CLI.run(["clusters", "--points", $0, "--zoom", "0"])
+    }
     #expect(result.status == 65)
     #expect(result.stderrLines.count == 1, "\(result.stderr)")
     #expect(result.stderr.contains(mentions), "\(result.stderr)")

@@ -5,13 +5,13 @@ import Testing
 /// `newsatlas config` and the settings file: validation, precedence (flags, then the environment, then the file)
 /// and the key's protection.
 @Suite struct ConfigCommandTests {
-  let home: String
+  let scratch: ScratchDirectory
+  var home: String { scratch.path }
   var environment: [String: String] { ["XDG_CONFIG_HOME": home] }
   var file: String { home + "/newsatlas/config.toml" }
 
   init() throws {
-    home = FileManager.default.temporaryDirectory.appendingPathComponent("newsatlas-config-\(UUID())").path
-    try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+    scratch = try ScratchDirectory()
   }
 
   func run(_ arguments: [String], _ extra: [String: String] = [:]) throws -> CLI.Result {

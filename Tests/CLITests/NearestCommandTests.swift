@@ -1,6 +1,7 @@
 import Foundation
 import GeoIndex
 import NewsAtlas
+import TestSupport
 import Testing
 
 /// `newsatlas nearest`: its JSON shapes are a contract, and every bad input is one sentence and a status.
@@ -68,7 +69,7 @@ import Testing
   }
 
   @Test func userGeoJSONPointsKeepIndexAndProperties() throws {
-    let path = try CLI.temporaryFile(
+    let scratch = try ScratchFile(
       named: "cafes.geojson",
       contents: """
         {"type":"FeatureCollection","features":[
@@ -77,6 +78,8 @@ import Testing
           {"type":"Feature","properties":{"name":"south","rank":1.50},"geometry":{"type":"Point","coordinates":[2.35,48.8]}}
         ]}
         """)
+    defer { scratch.remove() }
+    let path = scratch.path
     let result = try CLI.run([
       "nearest", "48.81", "2.35", "--points", path, "--count", "2", "--format", "json",
     ])
@@ -89,8 +92,10 @@ import Testing
   }
 
   @Test func userCSVPoints() throws {
-    let path = try CLI.temporaryFile(
+    let scratch = try ScratchFile(
       named: "stops.csv", contents: "name,lon,lat\n\"Gare, Nord\",2.355,48.881\nBercy,2.382,48.839\n")
+    defer { scratch.remove() }
+    let path = scratch.path
     let result = try CLI.run(["nearest", "48.88", "2.35", "--points", path, "--format", "json"])
     #expect(result.status == 0, "\(result.stderr)")
     let first = try #require((result.json?["results"] as? [[String: Any]])?.first)
@@ -100,7 +105,9 @@ import Testing
 
   @Test func batchCSVKeepsOrderAndReportsBadRows() throws {
     let input = "latitude,longitude\n48.85,2.35\nabc,3\n\n91,0\n-33.9,151.2\n1\n0,0\r\n"
-    let path = try CLI.temporaryFile(named: "in.csv", contents: input)
+    let scratch = try ScratchFile(named: "in.csv", contents: input)
+    defer { scratch.remove() }
+    let path = scratch.path
     let result = try CLI.run(["nearest", "--input", path])
     #expect(result.status == 65)
     let rows = result.stdout.split(separator: "\n").map {
@@ -198,7 +205,9 @@ import Testing
     ("", "holds no points"),
   ])
   func malformedPointsFilesAreDataErrors(contents: String, mentions: String) throws {
-    let path = try CLI.temporaryFile(named: "points.data", contents: contents)
+    let scratch = try ScratchFile(named: "points.data", contents: contents)
+    defer { scratch.remove() }
+    let path = scratch.path
     let result = try CLI.run(["nearest", "1", "2", "--points", path])
     #expect(result.status == 65)
     #expect(result.stderrLines.count == 1, "\(result.stderr)")

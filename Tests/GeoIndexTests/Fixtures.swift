@@ -1,15 +1,14 @@
 import Foundation
 import GeoIndex
 
-/// Reads the shared reference fixtures beside the package (`../shared/fixtures`), as CI provides them.
+/// Reads the golden files copied into the repository (`Tests/Fixtures`; their provenance is in its README).
 ///
 /// Decoded with `JSONDecoder`, which rounds numbers correctly; `JSONSerialization` on Linux does not (it reads
 /// 171.51700878437094 as 171.51700878437092).
 enum Fixtures {
   static let directory: URL = {
-    let packageRoot = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures")
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Fixtures")
   }()
 
   static func decode<T: Decodable>(_ type: T.Type, _ relativePath: String) throws -> T {
