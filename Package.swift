@@ -6,6 +6,7 @@ let package = Package(
   products: [
     .library(name: "GeoIndex", targets: ["GeoIndex"]),
     .library(name: "NewsAtlas", targets: ["NewsAtlas"]),
+    .library(name: "GeoFormats", targets: ["GeoFormats"]),
     .library(name: "Fetch", targets: ["Fetch"]),
     .library(name: "NewsAPI", targets: ["NewsAPI"]),
     .library(name: "Store", targets: ["Store"]),
@@ -25,6 +26,8 @@ let package = Package(
     .target(name: "CBoundaries"),
     // The 54 news countries and the world's borders (both embedded at build time).
     .target(name: "NewsAtlas", dependencies: ["GeoIndex", "CBoundaries"]),
+    // Reading and writing points: streaming GeoJSON/CSV features, JSON, CSV and batch rows (no Foundation).
+    .target(name: "GeoFormats", dependencies: ["GeoIndex", "NewsAtlas"]),
     // SQLite, reached only through this shim (Debian's libsqlite3-dev), for the cache.
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     // The on-disk cache of answers and the request log for the quota.
@@ -35,12 +38,13 @@ let package = Package(
     .executableTarget(
       name: "newsatlas",
       dependencies: [
-        "GeoIndex", "NewsAtlas", "Fetch", "NewsAPI", "Store",
+        "GeoIndex", "NewsAtlas", "GeoFormats", "Fetch", "NewsAPI", "Store",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .testTarget(name: "GeoIndexTests", dependencies: ["GeoIndex"]),
     .testTarget(name: "NewsAtlasTests", dependencies: ["NewsAtlas"], exclude: ["Fixtures"]),
+    .testTarget(name: "GeoFormatsTests", dependencies: ["GeoFormats", "TestSupport"], exclude: ["Regressions"]),
     // The tests' real HTTP server on 127.0.0.1 (server.py) and the code that starts it and waits for it.
     .target(name: "TestSupport", path: "Tests/Support", exclude: ["server.py"]),
     .testTarget(name: "FetchTests", dependencies: ["Fetch", "TestSupport"]),

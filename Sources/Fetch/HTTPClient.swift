@@ -13,7 +13,8 @@ public struct HTTPResponse: Sendable {
   /// The last response's header block as received; parsed only when asked.
   let rawHeaders: [UInt8]
 
-  init(status: Int, rawHeaders: [UInt8], body: [UInt8]) {
+  /// A response as received: `rawHeaders` is the header block (`Name: value` lines, CRLF or LF).
+  public init(status: Int, rawHeaders: [UInt8], body: [UInt8]) {
     self.status = status
     self.rawHeaders = rawHeaders
     self.body = body

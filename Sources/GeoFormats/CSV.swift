@@ -1,6 +1,7 @@
 /// Just enough RFC 4180 for point files: quoted fields, doubled quotes, CRLF.
-enum CSV {
-  static func rows(_ text: String) -> [[String]] {
+public enum CSV {
+  /// The rows of CSV text, each a list of fields.
+  public static func rows(_ text: String) -> [[String]] {
     var rows: [[String]] = []
     var row: [String] = []
     var field = ""
@@ -48,7 +49,7 @@ enum CSV {
   }
 
   /// The latitude and longitude columns of a header, by the names people use for them.
-  static func coordinateColumns(_ header: [String]) -> (latitude: Int, longitude: Int)? {
+  public static func coordinateColumns(_ header: [String]) -> (latitude: Int, longitude: Int)? {
     let names = header.map { $0.trimmingSpaces.lowercased() }
     guard let latitude = names.firstIndex(where: { ["latitude", "lat", "y"].contains($0) }),
       let longitude = names.firstIndex(where: { ["longitude", "lon", "lng", "long", "x"].contains($0) })

@@ -1,53 +1,20 @@
-import GeoIndex
-
-/// A parsed JSON document, keeping object key order and each number's text so that input can be echoed exactly.
-enum JSONValue: Equatable {
-  case null
-  case bool(Bool)
-  case number(String)
-  case string(String)
-  case array([JSONValue])
-  case object([(key: String, value: JSONValue)])
-
-  static func == (a: JSONValue, b: JSONValue) -> Bool {
-    switch (a, b) {
-    case (.null, .null): return true
-    case (.bool(let x), .bool(let y)): return x == y
-    case (.number(let x), .number(let y)): return x == y
-    case (.string(let x), .string(let y)): return x == y
-    case (.array(let x), .array(let y)): return x == y
-    case (.object(let x), .object(let y)):
-      return x.count == y.count && zip(x, y).allSatisfy { $0.key == $1.key && $0.value == $1.value }
-    default: return false
-    }
-  }
-
-  subscript(key: String) -> JSONValue? {
-    if case .object(let members) = self { return members.first { $0.key == key }?.value }
-    return nil
-  }
-
-  var doubleValue: Double? {
-    if case .number(let text) = self { return Double(text) }
-    return nil
-  }
-}
-
 /// Where and why a JSON text is malformed.
-struct JSONSyntaxError: Error, CustomStringConvertible {
-  let line: Int
-  let column: Int
-  let offset: Int
-  let reason: String
-  var description: String { "line \(line), column \(column) (byte \(offset)): \(reason)" }
+public struct JSONSyntaxError: Error, CustomStringConvertible, Sendable {
+  public let line: Int
+  public let column: Int
+  /// The byte offset, from 0.
+  public let offset: Int
+  public let reason: String
+  public var description: String { "line \(line), column \(column) (byte \(offset)): \(reason)" }
 }
 
 /// A strict RFC 8259 parser over UTF-8 bytes, with positions in its errors.
-struct JSONParser {
+public struct JSONParser {
   private let bytes: [UInt8]
   private var position = 0
 
-  static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+  /// Parses one JSON value (nesting up to 512 levels deep).
+  public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
     var parser = JSONParser(bytes: bytes)
     parser.skipWhitespace()
     let value = try parser.value(depth: 0)
@@ -263,127 +230,3 @@ struct JSONParser {
   }
 }
 
-/// Appends JSON text to a byte buffer; numbers in their shortest round-trip form.
-struct JSONWriter {
-  var bytes: [UInt8] = []
-
-  mutating func raw(_ text: String) { bytes.append(contentsOf: text.utf8) }
-
-  mutating func string(_ text: String) {
-    bytes.append(UInt8(ascii: "\""))
-    for byte in text.utf8 {
-      switch byte {
-      case UInt8(ascii: "\""): raw("\\\"")
-      case UInt8(ascii: "\\"): raw("\\\\")
-      case 0x0A: raw("\\n")
-      case 0x0D: raw("\\r")
-      case 0x09: raw("\\t")
-      case 0..<0x20:
-        let hex = Array("0123456789abcdef".utf8)
-        raw("\\u00")
-        bytes.append(hex[Int(byte >> 4)])
-        bytes.append(hex[Int(byte & 0xF)])
-      default: bytes.append(byte)
-      }
-    }
-    bytes.append(UInt8(ascii: "\""))
-  }
-
-  mutating func number(_ value: Double) {
-    if value.isFinite {
-      // Whole numbers print without ".0" so that they read as JSON integers.
-      if value == value.rounded() && abs(value) < 1e15 {
-        raw(String(Int64(value)))
-      } else {
-        raw(value.description)
-      }
-    } else {
-      raw("null")
-    }
-  }
-
-  mutating func value(_ value: JSONValue) {
-    switch value {
-    case .null: raw("null")
-    case .bool(let b): raw(b ? "true" : "false")
-    case .number(let text): raw(text)
-    case .string(let s): string(s)
-    case .array(let elements):
-      bytes.append(UInt8(ascii: "["))
-      for (i, element) in elements.enumerated() {
-        if i > 0 { bytes.append(UInt8(ascii: ",")) }
-        self.value(element)
-      }
-      bytes.append(UInt8(ascii: "]"))
-    case .object(let members):
-      bytes.append(UInt8(ascii: "{"))
-      for (i, member) in members.enumerated() {
-        if i > 0 { bytes.append(UInt8(ascii: ",")) }
-        string(member.key)
-        bytes.append(UInt8(ascii: ":"))
-        self.value(member.value)
-      }
-      bytes.append(UInt8(ascii: "}"))
-    }
-  }
-
-  /// Writes an object from key–closure pairs.
-  mutating func object(_ body: (inout ObjectWriter) -> Void) {
-    bytes.append(UInt8(ascii: "{"))
-    var writer = ObjectWriter(json: self)
-    self = JSONWriter()
-    body(&writer)
-    self = writer.json
-    bytes.append(UInt8(ascii: "}"))
-  }
-
-  struct ObjectWriter {
-    var json: JSONWriter
-    var first = true
-
-    mutating func key(_ name: String) {
-      if !first { json.bytes.append(UInt8(ascii: ",")) }
-      first = false
-      json.string(name)
-      json.bytes.append(UInt8(ascii: ":"))
-    }
-    mutating func number(_ name: String, _ value: Double) {
-      key(name)
-      json.number(value)
-    }
-    mutating func string(_ name: String, _ value: String) {
-      key(name)
-      json.string(value)
-    }
-    mutating func value(_ name: String, _ value: JSONValue) {
-      key(name)
-      json.value(value)
-    }
-    mutating func object(_ name: String, _ body: (inout ObjectWriter) -> Void) {
-      key(name)
-      json.object(body)
-    }
-
-    /// `"geometry":{"type":"Point","coordinates":[longitude,latitude]}`, GeoJSON's order.
-    mutating func pointGeometry(_ point: GeoPoint) {
-      object("geometry") { geometry in
-        geometry.string("type", "Point")
-        geometry.key("coordinates")
-        geometry.json.raw("[")
-        geometry.json.number(point.longitude)
-        geometry.json.raw(",")
-        geometry.json.number(point.latitude)
-        geometry.json.raw("]")
-      }
-    }
-    mutating func array<T>(_ name: String, _ items: [T], _ each: (inout JSONWriter, T) -> Void) {
-      key(name)
-      json.bytes.append(UInt8(ascii: "["))
-      for (i, item) in items.enumerated() {
-        if i > 0 { json.bytes.append(UInt8(ascii: ",")) }
-        each(&json, item)
-      }
-      json.bytes.append(UInt8(ascii: "]"))
-    }
-  }
-}

@@ -148,12 +148,11 @@ public final class NewsAPIClient: Sendable {
   public func sources(country: String? = nil, language: String? = nil, category: String? = nil)
     async throws(NewsAPIError) -> [NewsSource]
   {
-    struct Body: Decodable { let sources: [NewsSource] }
     var parameters: [(String, String)] = []
     if let language { parameters.append(("language", language == "se" ? "sv" : language)) }
     if let category { parameters.append(("category", category)) }
     // Filtered here rather than by the service, whose China and Israel sources carry other codes.
-    let all = try await request("/v2/top-headlines/sources", parameters, as: Body.self).sources.map {
+    let all = try await request("/v2/top-headlines/sources", parameters, as: SourcesBody.self).sources.map {
       $0.normalized()
     }
     return country.map { code in all.filter { $0.country == code } } ?? all
@@ -196,13 +195,7 @@ public final class NewsAPIClient: Sendable {
   private func articles(_ path: String, _ parameters: [(String, String)]) async throws(NewsAPIError)
     -> ArticlePage
   {
-    struct Body: Decodable {
-      let totalResults: Int?
-      let articles: [Article]?
-    }
-    let body = try await request(path, parameters, as: Body.self)
-    return ArticlePage(
-      totalResults: body.totalResults ?? 0, articles: (body.articles ?? []).filter { !$0.isRemoved })
+    return try await request(path, parameters, as: ArticlesBody.self).page
   }
 
   /// Answers from the cache when it can, else sends (counting the request against the plan), keeps the answer,
@@ -354,5 +347,42 @@ public final class NewsAPIClient: Sendable {
       }
     }
     return result
+  }
+}
+
+/// The body of a `top-headlines` or `everything` answer.
+struct ArticlesBody: Decodable {
+  let totalResults: Int?
+  let articles: [Article]?
+
+  /// The page, withdrawn ("[Removed]") articles dropped.
+  var page: ArticlePage {
+    ArticlePage(totalResults: totalResults ?? 0, articles: (articles ?? []).filter { !$0.isRemoved })
+  }
+}
+
+/// The body of a `top-headlines/sources` answer.
+struct SourcesBody: Decodable { let sources: [NewsSource] }
+
+extension NewsAPIClient {
+  /// One response read as `top-headlines` and `everything` read it: the page, or the typed error it stands
+  /// for. The client's own decoding, reachable without a network (tests, fuzzing).
+  public static func decodeArticles(_ response: HTTPResponse) -> Result<ArticlePage, NewsAPIError> {
+    if response.status == 200,
+      let body = try? JSONDecoder().decode(ArticlesBody.self, from: Data(response.body))
+    {
+      return .success(body.page)
+    }
+    return .failure(error(from: response))
+  }
+
+  /// One response read as `sources` reads it: the normalised sources, or the typed error it stands for.
+  public static func decodeSources(_ response: HTTPResponse) -> Result<[NewsSource], NewsAPIError> {
+    if response.status == 200,
+      let body = try? JSONDecoder().decode(SourcesBody.self, from: Data(response.body))
+    {
+      return .success(body.sources.map { $0.normalized() })
+    }
+    return .failure(error(from: response))
   }
 }

@@ -1,14 +1,23 @@
 import Foundation
-import NewsAPI
 import NewsAtlas
+
+/// Why the settings cannot be read or a value cannot be set, in one sentence.
+public struct SettingsError: Error, CustomStringConvertible, Sendable {
+  /// Whether the value came from the command line (else the file or the disk is at fault).
+  public let isUsage: Bool
+  public let description: String
+
+  static func usage(_ message: String) -> SettingsError { SettingsError(isUsage: true, description: message) }
+  static func data(_ message: String) -> SettingsError { SettingsError(isUsage: false, description: message) }
+}
 
 /// The user's settings: `$XDG_CONFIG_HOME/newsatlas/config.toml` (default `~/.config/newsatlas/config.toml`).
 ///
 /// The file is flat TOML (`key = "value"`, one a line, `#` comments), read and written here: a handful of
 /// strings needs no TOML library. Flags and the environment override it.
-struct Settings {
+public struct Settings {
   /// The keys, what each accepts, and what it is for.
-  enum Key: String, CaseIterable {
+  public enum Key: String, CaseIterable, Sendable {
     case country
     case language
     case category
@@ -21,14 +30,14 @@ struct Settings {
     case quotaHalfDay = "quota-half-day"
 
     /// Whether the value is a whole number (written unquoted, as TOML integers are).
-    var isNumber: Bool {
+    public var isNumber: Bool {
       switch self {
       case .ttlHeadlines, .ttlSearch, .ttlSources, .quotaDay, .quotaHalfDay: return true
       default: return false
       }
     }
 
-    var help: String {
+    public var help: String {
       switch self {
       case .country:
         return "the favourite country, used by headlines when no country is named (one of the 54)"
@@ -45,7 +54,7 @@ struct Settings {
     }
 
     /// The value as stored, or a one-sentence reason it is refused.
-    func validate(_ value: String) throws(CLIError) -> String {
+    public func validate(_ value: String) throws(SettingsError) -> String {
       switch self {
       case .country:
         guard let country = Country.named(code: value) else {
@@ -86,11 +95,13 @@ struct Settings {
     }
   }
 
-  private(set) var values: [Key: String] = [:]
-  let path: String
+  public private(set) var values: [Key: String] = [:]
+  public let path: String
+
+  public init(path: String) { self.path = path }
 
   /// Where the file lives, from the environment.
-  static var defaultPath: String {
+  public static var defaultPath: String {
     let environment = ProcessInfo.processInfo.environment
     let base =
       environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
@@ -99,15 +110,32 @@ struct Settings {
   }
 
   /// Reads the file (none is an empty configuration).
-  static func load(path: String = Settings.defaultPath) throws(CLIError) -> Settings {
-    var settings = Settings(path: path)
-    guard FileManager.default.fileExists(atPath: path) else { return settings }
-    let text: String
+  public static func load(path: String = Settings.defaultPath) throws(SettingsError) -> Settings {
+    guard FileManager.default.fileExists(atPath: path) else { return Settings(path: path) }
+    let bytes: [UInt8]
     do {
-      text = try String(contentsOfFile: path, encoding: .utf8)
+      bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     } catch {
       throw .data(
         "Cannot read the settings file '\(path)'; check its permissions, or run 'newsatlas config reset'.")
+    }
+    let settings = try parse(bytes, path: path)
+    if settings.values[.apiKey] != nil {
+      var status = stat()
+      if stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
+        throw .usage(
+          "'\(path)' holds an API key but other users can read it, so it is not used; run: chmod 600 '\(path)'."
+        )
+      }
+    }
+    return settings
+  }
+
+  /// Reads settings text (flat TOML: `key = "value"` or `key = 123`, `#` comments); `path` names it in errors.
+  public static func parse(_ bytes: [UInt8], path: String) throws(SettingsError) -> Settings {
+    var settings = Settings(path: path)
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+      throw .data("The settings file '\(path)' is not UTF-8 text; fix it or run 'newsatlas config reset'.")
     }
     for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
       let line = raw.trimmingCharacters(in: .whitespaces)
@@ -133,33 +161,28 @@ struct Settings {
       }
       settings.values[key] = try key.validate(value)
     }
-    if settings.values[.apiKey] != nil {
-      var status = stat()
-      if stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
-        throw .usage(
-          "'\(path)' holds an API key but other users can read it, so it is not used; run: chmod 600 '\(path)'."
-        )
-      }
-    }
     return settings
   }
 
-  subscript(key: Key) -> String? { values[key] }
+  public subscript(key: Key) -> String? { values[key] }
 
-  func number(_ key: Key, default fallback: Int) -> Int { values[key].flatMap { Int($0) } ?? fallback }
+  /// A whole-number setting, or `fallback`.
+  public func number(_ key: Key, default fallback: Int) -> Int { values[key].flatMap { Int($0) } ?? fallback }
 
-  mutating func set(_ key: Key, _ value: String?) throws(CLIError) {
-    values[key] = try value.map { value throws(CLIError) in try key.validate(value) }
+  /// Sets (or with nil removes) one value, validated, and saves the file.
+  public mutating func set(_ key: Key, _ value: String?) throws(SettingsError) {
+    values[key] = try value.map { value throws(SettingsError) in try key.validate(value) }
     try save()
   }
 
-  mutating func reset() throws(CLIError) {
+  /// Removes every value and the file.
+  public mutating func reset() throws(SettingsError) {
     values = [:]
     try? FileManager.default.removeItem(atPath: path)
   }
 
   /// Writes the file, readable by the user alone (it may hold the key).
-  private func save() throws(CLIError) {
+  private func save() throws(SettingsError) {
     let text =
       "# NewsAtlas settings; 'newsatlas config --help' explains them.\n"
       + Key.allCases.compactMap { key in

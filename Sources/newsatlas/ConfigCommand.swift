@@ -1,4 +1,5 @@
 import ArgumentParser
+import NewsAPI
 
 struct ConfigCommand: ParsableCommand {
   static let configuration = CommandConfiguration(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GeoFormats
 import GeoIndex
 import NewsAtlas
 
@@ -19,7 +20,7 @@ struct CountriesCommand: ParsableCommand {
       throw CLIError.usage("The countries command prints text or json, not \(format.rawValue).")
     }
     let countries = Country.search(query ?? "")
-    let out = OutputBuffer()
+    let out = OutputBuffer.standardOutput()
     if format == .json {
       var json = JSONWriter()
       json.object { object in
@@ -44,18 +45,6 @@ struct CountriesCommand: ParsableCommand {
   }
 }
 
-extension Country {
-  /// The JSON members every command uses for a country.
-  func write(to object: inout JSONWriter.ObjectWriter) {
-    object.string("code", code)
-    object.string("name", name)
-    object.string("nameFr", nameFrench)
-    object.number("latitude", marker.latitude)
-    object.number("longitude", marker.longitude)
-    object.string("language", language)
-  }
-}
-
 /// Number formatting for people.
 enum Format {
   /// `value` with exactly `decimals` digits after the point.
@@ -70,6 +59,11 @@ enum Format {
     while fraction.count < decimals { fraction = "0" + fraction }
     let sign = value < 0 && whole != 0 ? "-" : ""
     return decimals == 0 ? "\(sign)\(integerPart)" : "\(sign)\(integerPart).\(fraction)"
+  }
+
+  /// The shortest text that reads back as `value`, without ".0" for whole numbers.
+  static func shortest(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : value.description
   }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GeoFormats
 import GeoIndex
 import NewsAtlas
 
@@ -30,7 +31,9 @@ struct NearestCommand: ParsableCommand {
   @Option(
     name: .customLong("max-km"), parsing: .unconditional,
     help: ArgumentHelp("List only neighbours within this many kilometres.", valueName: "km"))
-  var maxKilometers: Double?
+  var maxKilometersOption: DecimalNumber?
+
+  var maxKilometers: Double? { maxKilometersOption?.value }
 
   @Option(help: "Output format: text, json or geojson for one place; csv or jsonl with --input.")
   var format: OutputFormat?
@@ -52,29 +55,29 @@ struct NearestCommand: ParsableCommand {
     if let maxKilometers, !(maxKilometers >= 0) {
       throw CLIError.usage("--max-km must be a distance of 0 kilometres or more, not \(maxKilometers).")
     }
-    let target =
-      try points.map { path throws(CLIError) in
-        try Target.features(FeatureFile.load(path: path, propertyNames: []))
-      } ?? Target.countries
-    if let option = coordinates.first(where: { $0.hasPrefix("-") && !$0.isNumber }) {
+    if let option = coordinates.first(where: { $0.hasPrefix("-") && Coordinates.number($0) == nil }) {
       throw CLIError.usage("Unknown option '\(option)'; 'newsatlas nearest --help' lists the options.")
     }
     guard coordinates.count <= 2 else {
       throw CLIError.usage("Give one latitude and one longitude, not \(coordinates.count) values.")
     }
-    if let input {
-      guard coordinates.isEmpty else {
-        throw CLIError.usage("Give either LAT LON or --input FILE, not both.")
+    if input != nil && !coordinates.isEmpty {
+      throw CLIError.usage("Give either LAT LON or --input FILE, not both.")
+    }
+    let target = try points.map { path throws(CLIError) in
+      try formats { () throws(FormatError) in
+        NearestTarget.features(try FeatureFile.load(path: path, showProgress: StandardError.isTerminal))
       }
-      let format = try BatchNearest.format(self.format)
+    } ?? .countries
+    if let input {
+      let format = try batchFormat(self.format)
       guard format == .jsonl || count == 1 else {
         throw CLIError.usage(
           "--count above 1 needs --format jsonl with --input; csv has one row per input line.")
       }
-      try BatchNearest(
-        target: target, format: format, count: count, maxKilometers: maxKilometers ?? .infinity
-      )
-      .runReportingFailures(path: input)
+      try runBatch(
+        path: input, query: .nearest(target, count: count, maxKilometers: maxKilometers ?? .infinity),
+        format: format)
       return
     }
     guard let latitudeText = coordinates.first else {
@@ -84,7 +87,9 @@ struct NearestCommand: ParsableCommand {
     guard coordinates.count == 2 else {
       throw CLIError.usage("Give the longitude after the latitude \(latitudeText).")
     }
-    let query = try Self.point(latitude: latitudeText, longitude: coordinates[1])
+    let query = try formats { () throws(FormatError) in
+      try Coordinates.point(latitude: latitudeText, longitude: coordinates[1])
+    }
     let format = self.format ?? .text
     guard format == .text || format == .json || format == .geojson else {
       throw CLIError.usage(
@@ -92,30 +97,13 @@ struct NearestCommand: ParsableCommand {
     }
     let found = target.tree.neighbors(
       of: query, count: count, maxDistanceKilometers: maxKilometers ?? .infinity)
-    let out = OutputBuffer()
+    let out = OutputBuffer.standardOutput()
     switch format {
     case .json:
-      var json = JSONWriter()
-      json.object { object in
-        object.object("query") {
-          $0.number("latitude", query.latitude)
-          $0.number("longitude", query.longitude)
-        }
-        object.array("results", found) { json, neighbor in
-          json.object { target.writeResult(neighbor, from: query, to: &$0) }
-        }
-      }
-      out.append(json.bytes)
+      out.append(target.answerJSON(found, from: query))
       out.append("\n")
     case .geojson:
-      var json = JSONWriter()
-      json.object { object in
-        object.string("type", "FeatureCollection")
-        object.array("features", found) { json, neighbor in
-          json.object { target.writeFeature(neighbor, from: query, to: &$0) }
-        }
-      }
-      out.append(json.bytes)
+      out.append(target.answerGeoJSON(found, from: query))
       out.append("\n")
     default:
       if found.isEmpty {
@@ -129,156 +117,31 @@ struct NearestCommand: ParsableCommand {
   }
 }
 
-/// Why a latitude and longitude are not a place on the earth, as a sentence without its capital and full stop,
-/// naming the values as the user typed them; nil when they are fine.
-func rangeProblem(latitude: Double, _ latitudeText: String, longitude: Double, _ longitudeText: String)
-  -> String?
-{
-  if !(-90.0...90.0).contains(latitude) {
-    return "the latitude \(latitudeText) is outside -90...90; latitudes are degrees north of the equator"
-  }
-  if !(-180.0...180.0).contains(longitude) {
-    return "the longitude \(longitudeText) is outside -180...180; longitudes are degrees east of Greenwich"
-  }
-  return nil
-}
-
-extension String {
-  /// Whether the text reads as a decimal number.
-  var isNumber: Bool {
-    var text = self
-    return text.withUTF8 { NumberParser.parse($0) } != nil
+/// The batch format for `--input`, csv by default, or a usage error.
+func batchFormat(_ format: OutputFormat?) throws(CLIError) -> BatchFormat {
+  switch format ?? .csv {
+  case .csv: return .csv
+  case .jsonl: return .jsonl
+  case let other: throw .usage("With --input the format is csv or jsonl, not \(other.rawValue).")
   }
 }
 
-extension NearestCommand {
-  /// A point from a CSV row, or a data error naming the line.
-  static func csvPoint(latitude: String, longitude: String, line: Int, path: String) throws(CLIError)
-    -> GeoPoint
-  {
-    let latitudeText = latitude.trimmingSpaces
-    let longitudeText = longitude.trimmingSpaces
-    guard latitudeText.isNumber, let latitudeValue = Double(latitudeText) else {
-      throw .data("Line \(line) of '\(path)': the latitude '\(latitudeText)' is not a number.")
-    }
-    guard longitudeText.isNumber, let longitudeValue = Double(longitudeText) else {
-      throw .data("Line \(line) of '\(path)': the longitude '\(longitudeText)' is not a number.")
-    }
-    if let problem = rangeProblem(
-      latitude: latitudeValue, latitudeText, longitude: longitudeValue, longitudeText)
-    {
-      throw .data("Line \(line) of '\(path)': \(problem).")
-    }
-    return GeoPoint(uncheckedLatitude: latitudeValue, longitude: longitudeValue)
+/// Answers every row of `path` to standard output; failed rows become one summary sentence and the status 65.
+func runBatch(path: String, query: BatchQuery, format: BatchFormat) throws(CLIError) {
+  let out = OutputBuffer.standardOutput()
+  let summary = try formats { () throws(FormatError) in
+    try BatchRows.run(
+      path: path, query: query, format: format, output: out, showProgress: StandardError.isTerminal)
   }
-
-  /// A place typed on the command line, or a one-sentence usage error naming the bad value.
-  static func point(latitude: String, longitude: String) throws(CLIError) -> GeoPoint {
-    func number(_ text: String, _ axis: String) throws(CLIError) -> Double {
-      var text = text
-      let value = text.withUTF8 { NumberParser.parse($0) }
-      guard let value else {
-        throw .usage("The \(axis) '\(text)' is not a number; give degrees as a decimal number such as 48.85.")
-      }
-      return value
-    }
-    let latitudeValue = try number(latitude, "latitude")
-    let longitudeValue = try number(longitude, "longitude")
-    if let problem = rangeProblem(latitude: latitudeValue, latitude, longitude: longitudeValue, longitude) {
-      throw .usage(problem.prefix(1).uppercased() + problem.dropFirst() + ".")
-    }
-    return GeoPoint(uncheckedLatitude: latitudeValue, longitude: longitudeValue)
+  if summary.failedRows > 0 {
+    throw .data(
+      "\(summary.failedRows) of \(summary.rows) rows failed (the first on line \(summary.firstFailedLine)); "
+        + "their \(format == .csv ? "error column" : "\"error\" member") says why.")
   }
 }
 
-/// What a nearest query searches: the 54 news countries or the user's own points.
-enum Target {
-  case countries
-  /// The user's features, the tree over those with a Point, and each tree point's feature index.
-  case userPoints(FeatureFile, SphericalKDTree, [Int])
-
-  static func features(_ file: FeatureFile) -> Target {
-    let slots = file.points.indices.filter { file.points[$0] != nil }
-    return .userPoints(file, SphericalKDTree(points: slots.map { file.points[$0]! }), slots)
-  }
-
-  var tree: SphericalKDTree {
-    switch self {
-    case .countries: return Country.markerIndex
-    case .userPoints(_, let tree, _): return tree
-    }
-  }
-
-  var isCountries: Bool {
-    if case .countries = self { return true }
-    return false
-  }
-
-  /// The feature index of a neighbour found in `tree`.
-  func featureIndex(_ neighbor: Neighbor) -> Int {
-    switch self {
-    case .countries: return neighbor.index
-    case .userPoints(_, _, let slots): return slots[neighbor.index]
-    }
-  }
-
-  func location(_ neighbor: Neighbor) -> GeoPoint {
-    switch self {
-    case .countries: return Country.all[neighbor.index].marker
-    case .userPoints(let file, _, let slots): return file.points[slots[neighbor.index]]!
-    }
-  }
-
-  func properties(_ neighbor: Neighbor) -> JSONValue {
-    switch self {
-    case .countries: return .null
-    case .userPoints(let file, _, let slots):
-      return file.feature(slots[neighbor.index])["properties"] ?? .null
-    }
-  }
-
-  func writeResult(_ neighbor: Neighbor, from query: GeoPoint, to object: inout JSONWriter.ObjectWriter) {
-    let location = location(neighbor)
-    switch self {
-    case .countries:
-      let country = Country.all[neighbor.index]
-      object.string("code", country.code)
-      object.string("name", country.name)
-      object.string("nameFr", country.nameFrench)
-    case .userPoints:
-      object.number("index", Double(featureIndex(neighbor)))
-      object.value("properties", properties(neighbor))
-    }
-    object.number("latitude", location.latitude)
-    object.number("longitude", location.longitude)
-    object.number("distanceKm", neighbor.distanceKilometers)
-    object.number("bearingDegrees", GreatCircle.initialBearingDegrees(from: query, to: location))
-  }
-
-  func writeFeature(_ neighbor: Neighbor, from query: GeoPoint, to object: inout JSONWriter.ObjectWriter) {
-    let location = location(neighbor)
-    object.string("type", "Feature")
-    if !isCountries { object.number("id", Double(featureIndex(neighbor))) }
-    object.pointGeometry(location)
-    object.object("properties") { properties in
-      switch self {
-      case .countries:
-        let country = Country.all[neighbor.index]
-        properties.string("code", country.code)
-        properties.string("name", country.name)
-        properties.string("nameFr", country.nameFrench)
-      case .userPoints:
-        if case .object(let members) = self.properties(neighbor) {
-          for member in members where member.key != "distanceKm" && member.key != "bearingDegrees" {
-            properties.value(member.key, member.value)
-          }
-        }
-      }
-      properties.number("distanceKm", neighbor.distanceKilometers)
-      properties.number("bearingDegrees", GreatCircle.initialBearingDegrees(from: query, to: location))
-    }
-  }
-
+extension NearestTarget {
+  /// One neighbour as an aligned line for people.
   func textLine(_ neighbor: Neighbor, from query: GeoPoint) -> String {
     let location = location(neighbor)
     let distance = Format.fixed(neighbor.distanceKilometers, 1).leftPadding(to: 8) + " km"

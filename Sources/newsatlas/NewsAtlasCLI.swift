@@ -1,4 +1,6 @@
 import ArgumentParser
+import GeoFormats
+import NewsAPI
 
 #if canImport(Glibc)
   import Glibc
@@ -32,6 +34,9 @@ struct NewsAtlasCLI: AsyncParsableCommand {
       } else {
         try command.run()
       }
+    } catch let error as SettingsError {
+      StandardError.write("newsatlas: \(error.description)\n")
+      Glibc.exit(error.isUsage ? CLIError.usage : CLIError.data)
     } catch let error as CLIError {
       StandardError.write("newsatlas: \(error.description)\n")
       Glibc.exit(error.exitCode)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Fetch
 import Foundation
+import GeoFormats
 import GeoIndex
 import NewsAPI
 import NewsAtlas
@@ -172,7 +173,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
     let jobs = targets.flatMap { country in wanted.map { (country, $0) } }
     let catalog = SourceCatalog(client: client)
     let format = service.format
-    let out = OutputBuffer()
+    let out = OutputBuffer.standardOutput()
     var results = [Result<CountryHeadlines, NewsAPIError>?](repeating: nil, count: jobs.count)
     let pageSize = self.pageSize
     await withTaskGroup(of: (Int, Result<CountryHeadlines, NewsAPIError>).self) { group in
@@ -226,7 +227,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
         "Name the countries with one of --country, --countries, --near, --cluster (with --zoom) and --all.")
     }
     func lookUp(_ code: String) throws(CLIError) -> Country {
-      guard let found = Country.named(code: code.trimmingSpaces) else {
+      guard let found = Country.named(code: code.trimmingCharacters(in: .whitespaces)) else {
         throw .usage("'\(code)' is not one of NewsAPI's 54 countries; 'newsatlas countries' lists them.")
       }
       return found
@@ -243,7 +244,9 @@ struct HeadlinesCommand: AsyncParsableCommand {
     if let near {
       let parts = near.split(separator: ",").map(String.init)
       guard parts.count == 2 else { throw .usage("--near takes LAT,LON, for example 48.85,2.35.") }
-      let point = try NearestCommand.point(latitude: parts[0], longitude: parts[1])
+      let point = try formats { () throws(FormatError) in
+        try Coordinates.point(latitude: parts[0], longitude: parts[1])
+      }
       return [Country.resolve(point).country]  // the country it is in, else the nearest
     }
     if let cluster {
@@ -345,7 +348,7 @@ struct SearchCommand: AsyncParsableCommand {
     defer { http.shutdown() }
     let page: ArticlePage
     do { page = try await client.everything(search) } catch { throw CLIError(newsAPI: error) }
-    let out = OutputBuffer()
+    let out = OutputBuffer.standardOutput()
     if service.format == .json {
       struct Body: Encodable {
         let totalResults: Int
@@ -384,7 +387,7 @@ struct SourcesCommand: AsyncParsableCommand {
     } catch {
       throw CLIError(newsAPI: error)
     }
-    let out = OutputBuffer()
+    let out = OutputBuffer.standardOutput()
     if service.format == .json {
       out.append(encodedLine(["sources": list]))
       return

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GeoFormats
 import GeoIndex
 import NewsAtlas
 
@@ -29,17 +30,14 @@ struct ResolveCommand: ParsableCommand {
 
   func run() throws {
     let coordinates = rawCoordinates.filter { $0 != "--" }
-    if let option = coordinates.first(where: { $0.hasPrefix("-") && !$0.isNumber }) {
+    if let option = coordinates.first(where: { $0.hasPrefix("-") && Coordinates.number($0) == nil }) {
       throw CLIError.usage("Unknown option '\(option)'; 'newsatlas resolve --help' lists the options.")
     }
     if let input {
       guard coordinates.isEmpty else {
         throw CLIError.usage("Give either LAT LON or --input FILE, not both.")
       }
-      var batch = BatchNearest(
-        target: .countries, format: try BatchNearest.format(format), count: 1, maxKilometers: .infinity)
-      batch.resolve = true
-      try batch.runReportingFailures(path: input)
+      try runBatch(path: input, query: .resolve, format: try batchFormat(format))
       return
     }
     guard coordinates.count == 2 else {
@@ -50,13 +48,15 @@ struct ResolveCommand: ParsableCommand {
             ? "Give the longitude after the latitude \(coordinates[0])."
             : "Give one latitude and one longitude, not \(coordinates.count) values.")
     }
-    let point = try NearestCommand.point(latitude: coordinates[0], longitude: coordinates[1])
+    let point = try formats { () throws(FormatError) in
+      try Coordinates.point(latitude: coordinates[0], longitude: coordinates[1])
+    }
     let format = self.format ?? .text
     guard format == .text || format == .json else {
       throw CLIError.usage("For one place the format is text or json; csv and jsonl go with --input.")
     }
     let resolution = Country.resolve(point)
-    let out = OutputBuffer()
+    let out = OutputBuffer.standardOutput()
     if format == .json {
       var json = JSONWriter()
       json.object { resolution.write(to: &$0) }
@@ -70,32 +70,5 @@ struct ResolveCommand: ParsableCommand {
     }
     line += ", marker \(Format.fixed(resolution.distanceKilometers, 1)) km away)\n"
     out.append(line)
-  }
-}
-
-extension Resolution {
-  /// `"query":{…},"country":{…},"method":…,"containing":{…}|null,"distanceKm":…`
-  func write(to object: inout JSONWriter.ObjectWriter) {
-    let query = self.query
-    object.object("query") {
-      $0.number("latitude", query.latitude)
-      $0.number("longitude", query.longitude)
-    }
-    let country = self.country
-    object.object("country") {
-      $0.string("code", country.code)
-      $0.string("name", country.name)
-      $0.string("nameFr", country.nameFrench)
-    }
-    object.string("method", method.rawValue)
-    if let containing {
-      object.object("containing") {
-        $0.string("code", containing.code)
-        $0.string("name", containing.name)
-      }
-    } else {
-      object.value("containing", .null)
-    }
-    object.number("distanceKm", distanceKilometers)
   }
 }

@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A file opened for reading (or standard input for "-"), with the one-sentence errors every reader gives.
+struct InputFile {
+  let fileDescriptor: Int32
+  let path: String
+  /// The size of a regular file, 0 for anything else (a pipe, a FIFO, a terminal, a device).
+  let size: Int
+  /// Whether it is a regular file, so that bytes can be read back by offset.
+  let isRegular: Bool
+
+  init(path: String) throws(FormatError) {
+    self.path = path
+    let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
+    if fd < 0 { throw .input("Cannot open '\(path)': \(String(cString: strerror(errno))).") }
+    var status = stat()
+    guard fstat(fd, &status) == 0 else {
+      let reason = String(cString: strerror(errno))
+      if fd != 0 { Glibc.close(fd) }
+      throw .input("Cannot read '\(path)': \(reason).")
+    }
+    let type = status.st_mode & S_IFMT
+    if type == S_IFDIR {
+      if fd != 0 { Glibc.close(fd) }
+      throw .input("'\(path)' is a directory; give a file.")
+    }
+    fileDescriptor = fd
+    isRegular = type == S_IFREG
+    size = isRegular ? Int(status.st_size) : 0
+  }
+
+  /// Reads up to `count` bytes; 0 at the end.
+  func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws(FormatError) -> Int {
+    while true {
+      let got = Glibc.read(fileDescriptor, buffer, count)
+      if got >= 0 { return got }
+      if errno == EINTR { continue }
+      throw .input("Cannot read '\(path)': \(String(cString: strerror(errno))).")
+    }
+  }
+
+  func close() {
+    if fileDescriptor != 0 { Glibc.close(fileDescriptor) }
+  }
+}

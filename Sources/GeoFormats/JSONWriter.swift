@@ -1,0 +1,129 @@
+import GeoIndex
+
+/// Appends JSON text to a byte buffer; numbers in their shortest round-trip form.
+public struct JSONWriter {
+  public var bytes: [UInt8] = []
+
+  public init() {}
+
+  public mutating func raw(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+  public mutating func string(_ text: String) {
+    bytes.append(UInt8(ascii: "\""))
+    for byte in text.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""): raw("\\\"")
+      case UInt8(ascii: "\\"): raw("\\\\")
+      case 0x0A: raw("\\n")
+      case 0x0D: raw("\\r")
+      case 0x09: raw("\\t")
+      case 0..<0x20:
+        let hex = Array("0123456789abcdef".utf8)
+        raw("\\u00")
+        bytes.append(hex[Int(byte >> 4)])
+        bytes.append(hex[Int(byte & 0xF)])
+      default: bytes.append(byte)
+      }
+    }
+    bytes.append(UInt8(ascii: "\""))
+  }
+
+  public mutating func number(_ value: Double) {
+    if value.isFinite {
+      // Whole numbers print without ".0" so that they read as JSON integers.
+      if value == value.rounded() && abs(value) < 1e15 {
+        raw(String(Int64(value)))
+      } else {
+        raw(value.description)
+      }
+    } else {
+      raw("null")
+    }
+  }
+
+  public mutating func value(_ value: JSONValue) {
+    switch value {
+    case .null: raw("null")
+    case .bool(let b): raw(b ? "true" : "false")
+    case .number(let text): raw(text)
+    case .string(let s): string(s)
+    case .array(let elements):
+      bytes.append(UInt8(ascii: "["))
+      for (i, element) in elements.enumerated() {
+        if i > 0 { bytes.append(UInt8(ascii: ",")) }
+        self.value(element)
+      }
+      bytes.append(UInt8(ascii: "]"))
+    case .object(let members):
+      bytes.append(UInt8(ascii: "{"))
+      for (i, member) in members.enumerated() {
+        if i > 0 { bytes.append(UInt8(ascii: ",")) }
+        string(member.key)
+        bytes.append(UInt8(ascii: ":"))
+        self.value(member.value)
+      }
+      bytes.append(UInt8(ascii: "}"))
+    }
+  }
+
+  /// Writes an object from key–closure pairs.
+  public mutating func object(_ body: (inout ObjectWriter) -> Void) {
+    bytes.append(UInt8(ascii: "{"))
+    var writer = ObjectWriter(json: self)
+    self = JSONWriter()
+    body(&writer)
+    self = writer.json
+    bytes.append(UInt8(ascii: "}"))
+  }
+
+  /// Writes the members of one object.
+  public struct ObjectWriter {
+    public var json: JSONWriter
+    var first = true
+
+    public mutating func key(_ name: String) {
+      if !first { json.bytes.append(UInt8(ascii: ",")) }
+      first = false
+      json.string(name)
+      json.bytes.append(UInt8(ascii: ":"))
+    }
+    public mutating func number(_ name: String, _ value: Double) {
+      key(name)
+      json.number(value)
+    }
+    public mutating func string(_ name: String, _ value: String) {
+      key(name)
+      json.string(value)
+    }
+    public mutating func value(_ name: String, _ value: JSONValue) {
+      key(name)
+      json.value(value)
+    }
+    public mutating func object(_ name: String, _ body: (inout ObjectWriter) -> Void) {
+      key(name)
+      json.object(body)
+    }
+
+    /// `"geometry":{"type":"Point","coordinates":[longitude,latitude]}`, GeoJSON's order.
+    public mutating func pointGeometry(_ point: GeoPoint) {
+      object("geometry") { geometry in
+        geometry.string("type", "Point")
+        geometry.key("coordinates")
+        geometry.json.raw("[")
+        geometry.json.number(point.longitude)
+        geometry.json.raw(",")
+        geometry.json.number(point.latitude)
+        geometry.json.raw("]")
+      }
+    }
+    public mutating func array<T>(_ name: String, _ items: [T], _ each: (inout JSONWriter, T) -> Void) {
+      key(name)
+      json.bytes.append(UInt8(ascii: "["))
+      for (i, item) in items.enumerated() {
+        if i > 0 { json.bytes.append(UInt8(ascii: ",")) }
+        each(&json, item)
+      }
+      json.bytes.append(UInt8(ascii: "]"))
+    }
+  }
+}
