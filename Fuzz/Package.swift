@@ -1,0 +1,37 @@
+// swift-tools-version: 6.0
+// libFuzzer targets for every parser that reads bytes someone else wrote. Their own package, so the root
+// package's build is untouched; `scripts/fuzz TARGET [SECONDS]` builds one with
+// `-sanitize=fuzzer,address` and runs it, seeded from the repository's fixtures.
+import Foundation
+import PackageDescription
+
+// SwiftPM names a path dependency by its folder, so a clone in any folder must be named by that identity.
+let parent = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+  .lastPathComponent.lowercased()
+
+func fuzzer(_ name: String, _ products: [String]) -> Target {
+  .executableTarget(
+    name: name, dependencies: ["FuzzDriver"] + products.map { .product(name: $0, package: parent) },
+    path: "Sources/\(name)")
+}
+
+let package = Package(
+  name: "NewsAtlasFuzz",
+  dependencies: [.package(path: "..")],
+  targets: [
+    // Starts libFuzzer's driver from each target's entry point.
+    .target(name: "FuzzDriver"),
+    // GeoJSON FeatureCollections and CSV point files (FeatureFile), read back feature by feature.
+    fuzzer("fuzz-features", ["GeoFormats"]),
+    // Batch rows (latitude,longitude lines) in chunks of any size, every query and format.
+    fuzzer("fuzz-batch", ["GeoFormats", "NewsAtlas"]),
+    // Coordinates, --bbox boxes and --tile addresses as typed.
+    fuzzer("fuzz-arguments", ["GeoFormats"]),
+    // The JSON parser, with a round trip through the writer.
+    fuzzer("fuzz-json", ["GeoFormats"]),
+    // NewsAPI responses (status, headers, body) as the client decodes them.
+    fuzzer("fuzz-newsapi", ["NewsAPI", "Fetch"]),
+    // The settings file.
+    fuzzer("fuzz-settings", ["NewsAPI"]),
+  ]
+)
