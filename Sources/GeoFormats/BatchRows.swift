@@ -29,6 +29,12 @@ public struct BatchSummary: Sendable, Equatable {
   public var failedRows = 0
   /// The line number of the first failed row, 0 when none failed.
   public var firstFailedLine = 0
+
+  public init(rows: Int = 0, failedRows: Int = 0, firstFailedLine: Int = 0) {
+    self.rows = rows
+    self.failedRows = failedRows
+    self.firstFailedLine = firstFailedLine
+  }
 }
 
 /// Streams `latitude,longitude` lines to one answer line each, in input order, at millions of rows a second.
@@ -107,7 +113,7 @@ public struct BatchRows {
       pending.removeAll(keepingCapacity: true)
       cursor = end + 1
     }
-    while cursor < count {
+    while cursor < count && !state.out.isClosed {  // nobody reads the answers any more: stop computing them
       guard let newline = memchr(base + cursor, 0x0A, count - cursor) else {
         keep(base, cursor, count)
         return

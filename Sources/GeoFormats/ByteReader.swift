@@ -181,6 +181,9 @@ struct ByteReader {
         position = newline + 1
         return line
       }
+      if let nul = buffer[searched...].firstIndex(of: 0) {
+        throw error("a NUL byte, so this is binary, not text", at: nul, format: "CSV")
+      }
       if buffer.count - position > Self.maximumLineBytes {
         throw error(
           "a line is longer than \(Self.maximumLineBytes) bytes, so this is not a CSV of points", at: position,

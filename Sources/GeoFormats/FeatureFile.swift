@@ -113,6 +113,9 @@ public final class FeatureFile {
     reader.skipByteOrderMark()
     reader.skipWhitespace()
     let isJSON = reader.peek == UInt8(ascii: "{")
+    if reader.peek == UInt8(ascii: "[") {
+      throw .data("'\(path)' is a JSON array; give a GeoJSON FeatureCollection (an object) or CSV.")
+    }
     if isJSON {
       try readGeoJSON(&reader, keepText: keepText)
     } else {

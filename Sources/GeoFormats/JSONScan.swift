@@ -45,7 +45,10 @@ enum JSONScan {
       {
         end += 1
       }
-      guard end > i, let value = NumberParser.parse(UnsafeBufferPointer(rebasing: text[i..<end])) else {
+      // A JSON number, not a string holding one (NumberParser, made for CSV, would take "2" as 2).
+      guard end > i, text[i] == UInt8(ascii: "-") || (text[i] >= 0x30 && text[i] <= 0x39),
+        let value = NumberParser.parse(UnsafeBufferPointer(rebasing: text[i..<end]))
+      else {
         return nil
       }
       numbers.append(value)

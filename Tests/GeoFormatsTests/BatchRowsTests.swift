@@ -1,0 +1,149 @@
+import GeoFormats
+import GeoIndex
+import NewsAtlas
+import Testing
+
+/// Batch rows: answers equal to a brute force, the same bytes whatever the chunking, and every bad row kept.
+@Suite struct BatchRowsTests {
+  /// Runs `input` through a batch, fed in the given chunk sizes (cycled), and returns the output text.
+  static func run(
+    _ input: [UInt8], chunks: [Int] = [Int.max], query: BatchQuery = .nearest(.countries, count: 1, maxKilometers: .infinity),
+    format: BatchFormat = .csv
+  ) -> (output: String, summary: BatchSummary, error: FormatError?) {
+    var received: [UInt8] = []
+    let out = OutputBuffer(capacity: 1 << 10) { bytes in
+      received += bytes
+      return true
+    }
+    var rows = BatchRows(query: query, format: format, output: out, name: "the input")
+    var offset = 0
+    var turn = 0
+    var failure: FormatError? = nil
+    while offset < input.count && failure == nil {
+      let count = min(chunks[turn % chunks.count], input.count - offset)
+      turn += 1
+      do {
+        try input[offset..<(offset + count)].withUnsafeBufferPointer { try rows.feed($0) }
+      } catch let error as FormatError {
+        failure = error
+      } catch {}
+      offset += count
+    }
+    let summary = rows.finish()
+    return (String(decoding: received, as: UTF8.self), summary, failure)
+  }
+
+  /// SplitMix64, so that a failure names a seed that reproduces it.
+  struct Generator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return z ^ (z >> 31)
+    }
+  }
+
+  /// Lines of every kind: good rows, poles, the antimeridian, bad numbers, blank lines, CRLF, quotes, extra fields.
+  static func mixedInput(seed: UInt64, lines: Int) -> [UInt8] {
+    var random = Generator(state: seed)
+    var text = "latitude,longitude,name\n"
+    for i in 0..<lines {
+      switch random.next() % 12 {
+      case 0: text += "90,\(Double.random(in: -180...180, using: &random))\n"
+      case 1: text += "\(Double.random(in: -90...90, using: &random)),180\r\n"
+      case 2: text += "nan,1\n"
+      case 3: text += "\n"
+      case 4: text += "\"\(Double.random(in: -90...90, using: &random))\", -180 ,quoted\n"
+      case 5: text += "1\n"
+      case 6: text += "91,0\n"
+      case 7: text += "0x1p3,2\n"
+      default:
+        text += "\(Double.random(in: -90...90, using: &random)),\(Double.random(in: -180...180, using: &random)),row \(i)\n"
+      }
+    }
+    return Array(text.utf8)
+  }
+
+  @Test(arguments: [1, 2, 3])
+  func answersEqualABruteForceWhateverTheChunking(seed: UInt64) {
+    let input = Self.mixedInput(seed: seed, lines: 3000)
+    let whole = Self.run(input)
+    var random = Generator(state: seed &* 7)
+    let sizes = (0..<50).map { _ in Int(random.next() % 300) + 1 }
+    #expect(Self.run(input, chunks: sizes).output == whole.output, "seed \(seed)")
+    #expect(Self.run(input, chunks: [1]).output == whole.output, "seed \(seed)")
+    #expect(whole.summary.rows > 0 && whole.summary.failedRows > 0)
+
+    // Every answered row names the country a brute force finds (ties by index), at the same distance.
+    var answered = 0
+    for row in whole.output.split(separator: "\n").dropFirst() {
+      let fields = row.split(separator: ",", omittingEmptySubsequences: false)
+      guard fields.last == "", let latitude = Double(fields[1]), let longitude = Double(fields[2]) else { continue }
+      let query = GeoPoint(uncheckedLatitude: latitude, longitude: longitude)
+      let distances = Country.all.map { GreatCircle.distanceKilometers(from: query, to: $0.marker) }
+      let best = distances.indices.min { (distances[$0], $0) < (distances[$1], $1) }!
+      #expect(fields[3] == Country.all[best].code, "seed \(seed), row \(row)")
+      #expect(abs(Double(fields[5])! - distances[best]) <= 1e-6, "seed \(seed), row \(row)")
+      answered += 1
+    }
+    #expect(answered == whole.summary.rows - whole.summary.failedRows)
+  }
+
+  @Test func headerNamesColumnsInAnyOrderAndBOMIsSkipped() {
+    let result = Self.run(Array("\u{FEFF}lon,lat\n2.35,48.85\n".utf8))
+    #expect(result.output.split(separator: "\n")[1].hasPrefix("2,48.85,2.35,fr,France,"))
+  }
+
+  @Test func aLongLineFailsAloneAndTheRestIsKept() {
+    let input = Array("1,2\n".utf8) + [UInt8](repeating: 0x35, count: 2 << 20) + Array("\n3,4\n5,6".utf8)
+    for chunks in [[Int.max], [4096], [1 << 20, 7]] {
+      let result = Self.run(input, chunks: chunks)
+      #expect(result.summary == BatchSummary(rows: 4, failedRows: 1, firstFailedLine: 2), "\(chunks)")
+      let lines = result.output.split(separator: "\n")
+      #expect(lines.count == 5)
+      #expect(lines[2].contains("line 2: the line is longer than 1048576 bytes"))
+      #expect(lines[3].hasPrefix("3,3,4,") && lines[4].hasPrefix("4,5,6,"))
+    }
+  }
+
+  @Test func aNULStopsTheRunAfterTheRowsBeforeIt() {
+    let input = Array("1,2\n3,4\n5,".utf8) + [0] + Array("6\n7,8\n".utf8)
+    let result = Self.run(input, chunks: [5])
+    #expect(result.error == FormatError(.data, "the input holds a NUL byte on line 3; it is binary, not latitude,longitude text."))
+    #expect(result.summary.rows == 2 && result.summary.failedRows == 0)
+    #expect(result.output.split(separator: "\n").count == 3)
+  }
+
+  @Test func jsonlRowsAndErrors() {
+    let result = Self.run(
+      Array("48.85,2.35\nabc,1\n".utf8), query: .nearest(.countries, count: 2, maxKilometers: 300), format: .jsonl)
+    let lines = result.output.split(separator: "\n").map(String.init)
+    #expect(lines.count == 2)
+    #expect(lines[0].hasPrefix(#"{"line":1,"query":{"latitude":48.85,"longitude":2.35},"results":[{"code":"fr""#))
+    #expect(lines[0].contains(#""code":"be""#) == true)
+    #expect(lines[1] == #"{"line":2,"error":"line 2: the latitude 'abc' is not a number."}"#)
+  }
+
+  @Test func resolveRows() {
+    let result = Self.run(Array("36.75,3.06\r\n48.58,7.75".utf8), query: .resolve)
+    let lines = result.output.split(separator: "\n")
+    #expect(lines[0] == "line,latitude,longitude,code,name,method,containing,distance_km,error")
+    #expect(lines[1].hasPrefix("1,36.75,3.06,pt,Portugal,nearest,dz,"))
+    #expect(lines[2].hasPrefix("2,48.58,7.75,fr,France,inside,fr,"))
+  }
+
+  @Test func aClosedOutputStopsReading() {
+    var calls = 0
+    let out = OutputBuffer(capacity: 64) { _ in
+      calls += 1
+      return false
+    }
+    var rows = BatchRows(query: .resolve, format: .csv, output: out)
+    let input = Array(String(repeating: "1,2\n", count: 10_000).utf8)
+    input.withUnsafeBufferPointer { try? rows.feed($0) }
+    #expect(out.isClosed && calls == 1)
+    #expect(rows.summary.rows < 10_000)
+  }
+}

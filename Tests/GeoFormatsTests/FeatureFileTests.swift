@@ -1,0 +1,126 @@
+import Foundation
+import GeoFormats
+import GeoIndex
+import TestSupport
+import Testing
+
+/// The streaming feature reader: GeoJSON and CSV, from memory, files, pipes and FIFOs, and what it refuses.
+@Suite struct FeatureFileTests {
+  static let collection = """
+    {"type":"FeatureCollection","features":[
+      {"type":"Feature","id":"a","properties":{"n":1.5,"name":"é"},"geometry":{"type":"Point","coordinates":[2.35,48.85]}},
+      {"type":"Feature","properties":null,"geometry":null},
+      {"type":"Feature","properties":{"n":"x"},"geometry":{"type":"Polygon","coordinates":[]}},
+      {"geometry":{"coordinates":[-180,-90],"type":"Point"},"type":"Feature","properties":{"n":-2}}
+    ],"bbox":[1,2,3,4]}
+    """
+
+  @Test func geoJSONKeepsSlotsTextAndValues() throws {
+    let file = try FeatureFile.parse(Array(Self.collection.utf8), propertyNames: ["n"])
+    #expect(file.count == 4)
+    #expect(file.points[0] == GeoPoint(uncheckedLatitude: 48.85, longitude: 2.35))
+    #expect(file.points[1] == nil && file.points[2] == nil)
+    #expect(file.points[3] == GeoPoint(uncheckedLatitude: -90, longitude: -180))
+    #expect(file.values[0] == 1.5 && file.values[1].isNaN && file.values[2].isNaN && file.values[3] == -2)
+    #expect(
+      String(decoding: file.text(of: 0), as: UTF8.self)
+        == #"{"type":"Feature","id":"a","properties":{"n":1.5,"name":"é"},"geometry":{"type":"Point","coordinates":[2.35,48.85]}}"#
+    )
+    #expect(file.feature(3)["properties"]?["n"] == .number("-2"))
+  }
+
+  @Test func aFileIsReadBackByOffsetAndAFIFOFromMemory() throws {
+    let fromFile = try Scratch.withFile(named: "points.geojson", contents: Self.collection) { path in
+      let file = try FeatureFile.load(path: path)
+      return (0..<file.count).map { file.text(of: $0) }
+    }
+    let inMemory = try FeatureFile.parse(Array(Self.collection.utf8))
+    #expect(fromFile == (0..<4).map { inMemory.text(of: $0) })
+
+    // A FIFO cannot be read twice: its features' text must be kept as it streams by.
+    try Scratch.withDirectory { directory in
+      let fifo = directory.appendingPathComponent("points.fifo").path
+      #expect(mkfifo(fifo, 0o600) == 0)
+      let writer = Thread {
+        let handle = FileHandle(forWritingAtPath: fifo)
+        handle?.write(Data(Self.collection.utf8))
+        try? handle?.close()
+      }
+      writer.start()
+      let file = try FeatureFile.load(path: fifo)
+      #expect((0..<file.count).map { file.text(of: $0) } == fromFile)
+    }
+  }
+
+  @Test func csvWithHeaderQuotesBOMAndCRLF() throws {
+    let text = "\u{FEFF}name,lon,lat,pop\r\n\"Gare, Nord\",2.355,48.881,12\r\nBercy, 2.382 , 48.839 ,x\r\n"
+    let file = try FeatureFile.parse(Array(text.utf8), propertyNames: ["pop"])
+    #expect(file.points == [
+      GeoPoint(uncheckedLatitude: 48.881, longitude: 2.355), GeoPoint(uncheckedLatitude: 48.839, longitude: 2.382),
+    ])
+    #expect(file.values[0] == 12 && file.values[1].isNaN)
+    #expect(file.feature(0)["properties"]?["name"] == .string("Gare, Nord"))
+  }
+
+  @Test(arguments: [
+    ("", "holds no points"),
+    ("[1,2]", "is a JSON array"),
+    ("{\"type\":\"FeatureCollection\",\"features\":[", "the text ends"),
+    ("{\"type\":\"Topology\",\"features\":[]}", "not a GeoJSON FeatureCollection"),
+    ("{\"features\":[]}", "needs \"type\" and \"features\""),
+    (
+      "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[10,95]}}]}",
+      "Feature 0"
+    ),
+    (
+      "{\"type\":\"FeatureCollection\",\"features\":[{\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,\"2\"]}}]}",
+      "without numeric [longitude, latitude]"
+    ),
+    ("{\"type\":\"FeatureCollection\",\"features\":[1,}", "Feature 0 in 'in' is not an object"),
+    ("name,lat,lon\nx,abc,3\n", "Line 2"),
+    ("name,lat,lon\nx,nan,3\n", "the latitude 'nan' is not a number"),
+    ("name,lat,lon\nx,0x1p3,3\n", "the latitude '0x1p3' is not a number"),
+    ("name,city\nx,y\n", "no latitude and longitude columns"),
+    ("lat,lon\n1,2\u{0}\n", "a NUL byte"),
+  ])
+  func malformedInputSaysWhere(_ text: String, _ mentions: String) {
+    #expect {
+      try FeatureFile.parse(Array(text.utf8), name: "in")
+    } throws: { error in
+      guard let error = error as? FormatError else { return false }
+      return error.kind == .data && error.description.contains(mentions) && error.description.hasSuffix(".")
+    }
+  }
+
+  @Test func hostileBytes() {
+    func refusal(_ bytes: [UInt8]) -> String? {
+      do {
+        _ = try FeatureFile.parse(bytes, name: "in")
+        return nil
+      } catch { return error.description }
+    }
+    let deep = "{\"type\":\"FeatureCollection\",\"features\":[" + String(repeating: "[", count: 100_000)
+      + String(repeating: "]", count: 100_000) + "]}"
+    #expect(refusal(Array(deep.utf8))?.contains("nesting deeper than 512 levels") == true)
+    let badUTF8: [UInt8] =
+      Array("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{\"n\":\"".utf8)
+      + [0xC3, 0x28] + Array("\"},\"geometry\":null}]}".utf8)
+    #expect(refusal(badUTF8)?.contains("not valid UTF-8") == true)
+    let longLine = [UInt8](repeating: 0x31, count: 10_000_000)
+    #expect(refusal(longLine)?.contains("longer than 1048576 bytes") == true)
+    #expect(refusal([UInt8](repeating: 0, count: 4096))?.contains("NUL") == true)
+    let nulInString = Array("{\"type\":\"FeatureCollection\",\"features\":[{\"a\":\"".utf8) + [0, 0, 0]
+    #expect(refusal(nulInString) != nil)
+  }
+
+  @Test func unreadableInputsAreInputErrors() throws {
+    #expect(throws: FormatError(.input, "Cannot open '/nonexistent/p.json': No such file or directory.")) {
+      try FeatureFile.load(path: "/nonexistent/p.json")
+    }
+    try Scratch.withDirectory { directory in
+      #expect(throws: FormatError(.input, "'\(directory.path)' is a directory; give a file.")) {
+        try FeatureFile.load(path: directory.path)
+      }
+    }
+  }
+}

@@ -1,0 +1,66 @@
+import GeoFormats
+import Testing
+
+/// The strict JSON parser and the writer: round trips, positions in errors, and the limits.
+@Suite struct JSONTests {
+  func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue { try JSONParser.parse(Array(text.utf8)) }
+
+  @Test(arguments: [
+    #"{"a":[1,-2.5e3,true,false,null,"x\u00e9\ud83d\ude00\n\"\\\/"],"b":{"c":{}},"":[]}"#,
+    #"[1.50,0,-0,1E+2,1e-2]"#, #""\u0000\u001f""#, "  {\"k\" : 1 }  ",
+  ])
+  func roundTripsThroughTheWriter(_ text: String) throws {
+    let value = try parse(text)
+    var writer = JSONWriter()
+    writer.value(value)
+    #expect(try JSONParser.parse(writer.bytes) == value)
+  }
+
+  @Test func numbersKeepTheirText() throws {
+    #expect(try parse("[1.50]") == .array([.number("1.50")]))
+    #expect(try parse(#"{"a":1,"a":2}"#)["a"]?.doubleValue == 1)  // the first of duplicate members
+  }
+
+  @Test(arguments: [
+    ("", "line 1, column 1 (byte 0): the text ends where a value was expected"),
+    ("[1,]", "byte 3"), ("{\"a\" 1}", "expected ':'"), ("01", "cannot start with 0"), ("[1 2]", "expected ','"),
+    ("\"\\ud800\"", "high surrogate"), ("\"a\nb\"", "control character"), ("nul", "expected null"),
+    ("1 2", "unexpected text after"), ("\"\\x\"", "unknown escape"), ("[\n  1,\n  x]", "line 3, column 3"),
+  ])
+  func errorsSayWhereAndWhy(_ text: String, _ mentions: String) {
+    #expect {
+      try parse(text)
+    } throws: { error in
+      "\(error)".contains(mentions)
+    }
+  }
+
+  @Test func invalidUTF8InAStringIsRefused() {
+    #expect(throws: JSONSyntaxError.self) { try JSONParser.parse([0x22, 0xFF, 0xFE, 0x22]) }
+    #expect(throws: JSONSyntaxError.self) { try JSONParser.parse([0x22, 0xED, 0xA0, 0x80, 0x22]) }  // a surrogate
+  }
+
+  @Test func deepNestingIsAnErrorNotACrash() {
+    let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+    #expect {
+      try parse(deep)
+    } throws: { error in
+      "\(error)".contains("nesting deeper than 512 levels")
+    }
+    let fine = String(repeating: "[", count: 500) + String(repeating: "]", count: 500)
+    #expect((try? parse(fine)) != nil)
+  }
+
+  @Test func writerEscapesAndWritesNumbersAsJSON() {
+    var writer = JSONWriter()
+    writer.object { object in
+      object.string("s", "a\"b\\c\n\u{1}é")
+      object.number("whole", 3)
+      object.number("fraction", 0.1)
+      object.number("nan", .nan)
+    }
+    #expect(
+      String(decoding: writer.bytes, as: UTF8.self)
+        == #"{"s":"a\"b\\c\n\u0001é","whole":3,"fraction":0.1,"nan":null}"#)
+  }
+}
