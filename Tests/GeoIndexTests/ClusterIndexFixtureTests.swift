@@ -134,7 +134,7 @@ import Testing
     options.minPoints = minPoints
     let places = try Self.places()
     let index = try ClusterIndex(points: places, options: options)
-    let data = try Data(contentsOf: Fixtures.directory.appendingPathComponent("supercluster/\(file)"))
+    let data = try Fixtures.data("supercluster/\(file)")
     let expected = try #require(
       (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["features"] as? [[String: Any]])
     let names = try Self.placeNames()

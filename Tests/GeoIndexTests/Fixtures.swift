@@ -11,9 +11,15 @@ enum Fixtures {
       .appendingPathComponent("Fixtures")
   }()
 
+  /// A fixture's bytes; a missing file throws an error that names it.
+  static func data(_ relativePath: String) throws -> Data {
+    let url = directory.appendingPathComponent(relativePath)
+    guard let data = FileManager.default.contents(atPath: url.path) else { throw FixtureMissing(path: url.path) }
+    return data
+  }
+
   static func decode<T: Decodable>(_ type: T.Type, _ relativePath: String) throws -> T {
-    let data = try Data(contentsOf: directory.appendingPathComponent(relativePath))
-    return try JSONDecoder().decode(type, from: data)
+    try JSONDecoder().decode(type, from: try data(relativePath))
   }
 
   /// `{"points": [[longitude, latitude]]}` files as points.
@@ -23,4 +29,10 @@ enum Fixtures {
       try GeoPoint(latitude: $0[1], longitude: $0[0])
     }
   }
+}
+
+/// A golden file that cannot be read: one failed test that names it.
+struct FixtureMissing: Error, CustomStringConvertible {
+  let path: String
+  var description: String { "The fixture '\(path)' cannot be read; it ships with the repository (Tests/Fixtures)." }
 }
