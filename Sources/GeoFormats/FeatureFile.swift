@@ -213,25 +213,29 @@ public final class FeatureFile {
     guard JSONScan.isValid(bytes) else { return false }
     var geometry: UnsafeBufferPointer<UInt8>? = nil
     var properties: UnsafeBufferPointer<UInt8>? = nil
+    // A repeated member counts once, the first time, as the full parser reads it.
     let wellFormed = JSONScan.members(of: bytes) { key, value in
-      if JSONScan.equals(key, "geometry") { geometry = value }
-      if JSONScan.equals(key, "properties") { properties = value }
+      if geometry == nil && JSONScan.equals(key, "geometry") { geometry = value }
+      if properties == nil && JSONScan.equals(key, "properties") { properties = value }
       return true
     }
     guard wellFormed else { return false }
     var point: GeoPoint? = nil
     if let geometry, !JSONScan.equals(geometry, "null") {
-      var isPoint = false
+      var type: UnsafeBufferPointer<UInt8>? = nil
       var coordinates: UnsafeBufferPointer<UInt8>? = nil
       guard
         JSONScan.members(
           of: geometry,
           { key, value in
-            if JSONScan.equals(key, "type") { isPoint = JSONScan.equals(value, "\"Point\"") }
-            if JSONScan.equals(key, "coordinates") { coordinates = value }
+            if type == nil && JSONScan.equals(key, "type") { type = value }
+            if coordinates == nil && JSONScan.equals(key, "coordinates") { coordinates = value }
             return true
           })
       else { return false }
+      // A type written with escapes ("\u0050oint") is left to the full parser, which decodes them.
+      if let type, type.contains(UInt8(ascii: "\\")) { return false }
+      let isPoint = type.map { JSONScan.equals($0, "\"Point\"") } ?? false
       if isPoint {
         guard let coordinates, let pair = JSONScan.numberPair(coordinates),
           (-90.0...90.0).contains(pair.1), (-180.0...180.0).contains(pair.0)

@@ -52,6 +52,23 @@ import Testing
     }
   }
 
+  /// The fast scan and the full parser read a feature alike (found by the features fuzzer's differential check).
+  @Test func escapesAndRepeatedMembersReadAsTheParserReadsThem() throws {
+    let text = #"""
+      {"type":"FeatureCollection","features":[
+        {"type":"Feature","geometry":{"type":"\u0050oint","coordinates":[1,2]},"properties":{"a":1}},
+        {"type":"Feature","geometry":{"type":"Point","coordinates":[3,4]},"geometry":null,"properties":{"a":1,"a":2}},
+        {"type":"Feature","geometry":{"type":"Point","type":"Polygon","coordinates":[5,6],"coordinates":[]}}
+      ]}
+      """#
+    let file = try FeatureFile.parse(Array(text.utf8), propertyNames: ["a"])
+    #expect(file.points == [
+      GeoPoint(uncheckedLatitude: 2, longitude: 1), GeoPoint(uncheckedLatitude: 4, longitude: 3),
+      GeoPoint(uncheckedLatitude: 6, longitude: 5),
+    ])
+    #expect(file.values[1] == 1)
+  }
+
   @Test func csvWithHeaderQuotesBOMAndCRLF() throws {
     let text = "\u{FEFF}name,lon,lat,pop\r\n\"Gare, Nord\",2.355,48.881,12\r\nBercy, 2.382 , 48.839 ,x\r\n"
     let file = try FeatureFile.parse(Array(text.utf8), propertyNames: ["pop"])
