@@ -186,7 +186,8 @@ struct ByteReader {
       }
       if buffer.count - position > Self.maximumLineBytes {
         throw error(
-          "a line is longer than \(Self.maximumLineBytes) bytes, so this is not a CSV of points", at: position,
+          "a line is longer than \(Self.maximumLineBytes) bytes, so this is not a CSV of points",
+          at: position,
           format: "CSV")
       }
       searched = buffer.count
@@ -224,4 +225,3 @@ struct ByteReader {
       "'\(path)' is not valid \(format) at line \(line), column \(column) (byte \(base + at)): \(reason).")
   }
 }
-

@@ -56,4 +56,3 @@ struct Fields {
     return field
   }
 }
-

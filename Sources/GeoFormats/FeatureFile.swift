@@ -202,7 +202,8 @@ public final class FeatureFile {
     reader.skipWhitespace()
     if !reader.atEnd { throw reader.error("unexpected text after the FeatureCollection") }
     guard sawType, sawFeatures else {
-      throw FormatError.data("'\(path)' is not a GeoJSON FeatureCollection; it needs \"type\" and \"features\".")
+      throw FormatError.data(
+        "'\(path)' is not a GeoJSON FeatureCollection; it needs \"type\" and \"features\".")
     }
     if keepText { source = .memory(memory) }
   }
@@ -375,4 +376,3 @@ public final class FeatureFile {
     (try? JSONParser.parse(text(of: index))) ?? .null
   }
 }
-

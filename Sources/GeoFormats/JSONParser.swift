@@ -229,4 +229,3 @@ public struct JSONParser {
     return code
   }
 }
-

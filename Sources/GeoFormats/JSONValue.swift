@@ -32,4 +32,3 @@ public enum JSONValue: Equatable, Sendable {
     return nil
   }
 }
-

@@ -52,4 +52,3 @@ public enum NumberParser {
     return value
   }
 }
-

@@ -121,9 +121,10 @@ struct ClustersCommand: ParsableCommand {
     if bbox != nil && zoom == nil { throw CLIError.usage("--bbox goes with --zoom.") }
     if let zoom, !zoom.isFinite { throw CLIError.usage("--zoom must be a number, not \(zoom).") }
     guard limit >= 0, offset >= 0 else { throw CLIError.usage("--limit and --offset must be 0 or more.") }
-    let box = try bbox.map { text throws(CLIError) in
-      try formats { () throws(FormatError) in try Coordinates.box(text, name: "--bbox") }
-    } ?? .world
+    let box =
+      try bbox.map { text throws(CLIError) in
+        try formats { () throws(FormatError) in try Coordinates.box(text, name: "--bbox") }
+      } ?? .world
     let tileAddress = try tile.map { text throws(CLIError) in
       try formats { () throws(FormatError) in try Coordinates.tile(text, name: "--tile") }
     }

@@ -64,11 +64,12 @@ struct NearestCommand: ParsableCommand {
     if input != nil && !coordinates.isEmpty {
       throw CLIError.usage("Give either LAT LON or --input FILE, not both.")
     }
-    let target = try points.map { path throws(CLIError) in
-      try formats { () throws(FormatError) in
-        NearestTarget.features(try FeatureFile.load(path: path, showProgress: StandardError.isTerminal))
-      }
-    } ?? .countries
+    let target =
+      try points.map { path throws(CLIError) in
+        try formats { () throws(FormatError) in
+          NearestTarget.features(try FeatureFile.load(path: path, showProgress: StandardError.isTerminal))
+        }
+      } ?? .countries
     if let input {
       let format = try batchFormat(self.format)
       guard format == .jsonl || count == 1 else {

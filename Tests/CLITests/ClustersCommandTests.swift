@@ -10,7 +10,8 @@ import Testing
   struct PointsFile: Decodable { let points: [[Double]] }
 
   static func withPoints10k<T>(_ body: (String) throws -> T) throws -> T {
-    let points = try JSONDecoder().decode(PointsFile.self, from: try Scratch.fixture("points-10k.json")).points
+    let points = try JSONDecoder().decode(PointsFile.self, from: try Scratch.fixture("points-10k.json"))
+      .points
     let features = points.enumerated().map { i, p in
       "{\"type\":\"Feature\",\"properties\":{\"index\":\(i)},\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(p[0]),\(p[1])]}}"
     }

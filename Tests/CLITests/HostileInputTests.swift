@@ -6,10 +6,14 @@ import Testing
 /// crash, a hang or silent garbage.
 @Suite struct HostileInputTests {
   /// One line on standard error, ending in a full stop, and nothing on standard output.
-  func expectOneSentence(_ result: CLI.Result, status: Int32, mentions: String, sourceLocation: SourceLocation = #_sourceLocation) {
+  func expectOneSentence(
+    _ result: CLI.Result, status: Int32, mentions: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) {
     #expect(result.status == status, "\(result.stderr)", sourceLocation: sourceLocation)
     #expect(result.stderrLines.count == 1, "\(result.stderr)", sourceLocation: sourceLocation)
-    #expect(result.stderr.hasPrefix("newsatlas: ") && result.stderr.hasSuffix(".\n") || result.stderr.hasSuffix("help'.\n"), "\(result.stderr)", sourceLocation: sourceLocation)
+    #expect(
+      result.stderr.hasPrefix("newsatlas: ") && result.stderr.hasSuffix(".\n")
+        || result.stderr.hasSuffix("help'.\n"), "\(result.stderr)", sourceLocation: sourceLocation)
     #expect(result.stderr.contains(mentions), "\(result.stderr)", sourceLocation: sourceLocation)
   }
 
@@ -40,7 +44,8 @@ import Testing
 
   @Test func emptyFiles() throws {
     try Scratch.withFile(named: "empty", contents: "") { path in
-      expectOneSentence(try CLI.run(["nearest", "1", "2", "--points", path]), status: 65, mentions: "holds no points")
+      expectOneSentence(
+        try CLI.run(["nearest", "1", "2", "--points", path]), status: 65, mentions: "holds no points")
       let batch = try CLI.run(["nearest", "--input", path])
       #expect(batch.status == 0 && batch.stderr.isEmpty)
       #expect(batch.stdout == "line,latitude,longitude,code,name,distance_km,bearing_deg,error\n")
@@ -49,14 +54,17 @@ import Testing
 
   @Test func aDirectory() throws {
     try Scratch.withDirectory { directory in
-      for arguments in [["nearest", "--input", directory.path], ["clusters", "--zoom", "1", "--points", directory.path]] {
+      for arguments in [
+        ["nearest", "--input", directory.path], ["clusters", "--zoom", "1", "--points", directory.path],
+      ] {
         expectOneSentence(try CLI.run(arguments), status: 64, mentions: "is a directory; give a file")
       }
     }
   }
 
   @Test func devZeroIsBinary() throws {
-    expectOneSentence(try CLI.run(["nearest", "--input", "/dev/zero"]), status: 65, mentions: "holds a NUL byte")
+    expectOneSentence(
+      try CLI.run(["nearest", "--input", "/dev/zero"]), status: 65, mentions: "holds a NUL byte")
     expectOneSentence(
       try CLI.run(["clusters", "--zoom", "1", "--points", "/dev/zero"]), status: 65, mentions: "a NUL byte")
   }
@@ -67,7 +75,10 @@ import Testing
       #expect(mkfifo(fifo, 0o600) == 0)
       let writer = Thread {
         let handle = FileHandle(forWritingAtPath: fifo)
-        handle?.write(Data(#"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"n":1},"geometry":{"type":"Point","coordinates":[2,1]}}]}"#.utf8))
+        handle?.write(
+          Data(
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"n":1},"geometry":{"type":"Point","coordinates":[2,1]}}]}"#
+              .utf8))
         try? handle?.close()
       }
       writer.start()
@@ -84,7 +95,8 @@ import Testing
       expectOneSentence(batch, status: 65, mentions: "1 of 3 rows failed (the first on line 2)")
       #expect(batch.stdout.split(separator: "\n").count == 4)  // the header, two answers, one error row
       expectOneSentence(
-        try CLI.run(["nearest", "1", "2", "--points", path]), status: 65, mentions: "longer than 1048576 bytes")
+        try CLI.run(["nearest", "1", "2", "--points", path]), status: 65,
+        mentions: "longer than 1048576 bytes")
     }
     // The same length as one GeoJSON line is fine: only CSV lines are limited.
     let features = (0..<110_000).map { i in
@@ -99,36 +111,44 @@ import Testing
   }
 
   @Test func invalidUTF8() throws {
-    let bytes = Array(#"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"n":""#.utf8) + [0xFF]
+    let bytes =
+      Array(#"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"n":""#.utf8) + [0xFF]
       + Array(#""},"geometry":null}]}"#.utf8)
     try Scratch.withFile(named: "bad.geojson", bytes: bytes) { path in
       expectOneSentence(
         try CLI.run(["clusters", "--zoom", "1", "--points", path]), status: 65, mentions: "not valid UTF-8")
     }
     try Scratch.withFile(named: "bad.csv", bytes: Array("lat,lon,n\n1,2,".utf8) + [0xC3]) { path in
-      expectOneSentence(try CLI.run(["nearest", "1", "2", "--points", path]), status: 65, mentions: "not UTF-8")
+      expectOneSentence(
+        try CLI.run(["nearest", "1", "2", "--points", path]), status: 65, mentions: "not UTF-8")
     }
   }
 
   @Test func byteOrderMarkAndCRLF() throws {
-    let batch = try CLI.run(["resolve", "--input", "-"], stdin: "\u{FEFF}latitude,longitude\r\n48.58,7.75\r\n")
+    let batch = try CLI.run(
+      ["resolve", "--input", "-"], stdin: "\u{FEFF}latitude,longitude\r\n48.58,7.75\r\n")
     #expect(batch.status == 0, "\(batch.stderr)")
     #expect(batch.stdout.split(separator: "\n").last?.hasPrefix("2,48.58,7.75,fr,France,inside,fr,") == true)
-    let points = try CLI.run(["nearest", "1", "2", "--points", "-", "--format", "json"], stdin: "\u{FEFF}lat,lon\r\n1,2\r\n")
+    let points = try CLI.run(
+      ["nearest", "1", "2", "--points", "-", "--format", "json"], stdin: "\u{FEFF}lat,lon\r\n1,2\r\n")
     #expect(points.status == 0 && points.stdout.contains(#""distanceKm":0"#), "\(points.stderr)")
   }
 
   @Test func deepNesting() throws {
-    let deep = #"{"type":"FeatureCollection","features":["# + String(repeating: "[", count: 100_000)
+    let deep =
+      #"{"type":"FeatureCollection","features":["# + String(repeating: "[", count: 100_000)
       + String(repeating: "]", count: 100_000) + "]}"
     try Scratch.withFile(named: "deep.geojson", contents: deep) { path in
       expectOneSentence(
-        try CLI.run(["clusters", "--zoom", "1", "--points", path]), status: 65, mentions: "nesting deeper than 512")
+        try CLI.run(["clusters", "--zoom", "1", "--points", path]), status: 65,
+        mentions: "nesting deeper than 512")
     }
     expectOneSentence(
-      try CLI.run(["clusters", "--zoom", "1", "--points", "-"], stdin: String(repeating: "[", count: 100_000)),
+      try CLI.run(
+        ["clusters", "--zoom", "1", "--points", "-"], stdin: String(repeating: "[", count: 100_000)),
       status: 65, mentions: "is a JSON array")
-    let batch = try CLI.run(["nearest", "--input", "-"], stdin: String(repeating: "[", count: 100_000) + "\n1,2\n")
+    let batch = try CLI.run(
+      ["nearest", "--input", "-"], stdin: String(repeating: "[", count: 100_000) + "\n1,2\n")
     #expect(batch.status == 65 && batch.stdout.split(separator: "\n").count == 3)
   }
 
@@ -137,12 +157,14 @@ import Testing
     "nearest --input -", "resolve --input - --format jsonl", "clusters --zoom 20 --points -", "countries",
   ])
   func intoAClosedPipe(_ command: String) throws {
-    let rows = (0..<300_000).map { "\(Double($0 % 170) - 85),\(Double($0 % 350) - 175)" }.joined(separator: "\n")
+    let rows = (0..<300_000).map { "\(Double($0 % 170) - 85),\(Double($0 % 350) - 175)" }.joined(
+      separator: "\n")
     let status = try Scratch.withFile(named: "rows.csv", contents: "latitude,longitude\n" + rows) { path in
       let process = Process()
       process.executableURL = URL(fileURLWithPath: "/bin/bash")
       process.arguments = [
-        "-c", "\"$0\" \(command) < \"$1\" | head -c 1 > /dev/null; echo \"${PIPESTATUS[0]}\"", CLI.executable.path, path,
+        "-c", "\"$0\" \(command) < \"$1\" | head -c 1 > /dev/null; echo \"${PIPESTATUS[0]}\"",
+        CLI.executable.path, path,
       ]
       let out = Pipe()
       let err = Pipe()

@@ -7,7 +7,8 @@ import Testing
 @Suite struct BatchRowsTests {
   /// Runs `input` through a batch, fed in the given chunk sizes (cycled), and returns the output text.
   static func run(
-    _ input: [UInt8], chunks: [Int] = [Int.max], query: BatchQuery = .nearest(.countries, count: 1, maxKilometers: .infinity),
+    _ input: [UInt8], chunks: [Int] = [Int.max],
+    query: BatchQuery = .nearest(.countries, count: 1, maxKilometers: .infinity),
     format: BatchFormat = .csv
   ) -> (output: String, summary: BatchSummary, error: FormatError?) {
     var received: [UInt8] = []
@@ -60,7 +61,8 @@ import Testing
       case 6: text += "91,0\n"
       case 7: text += "0x1p3,2\n"
       default:
-        text += "\(Double.random(in: -90...90, using: &random)),\(Double.random(in: -180...180, using: &random)),row \(i)\n"
+        text +=
+          "\(Double.random(in: -90...90, using: &random)),\(Double.random(in: -180...180, using: &random)),row \(i)\n"
       }
     }
     return Array(text.utf8)
@@ -80,7 +82,9 @@ import Testing
     var answered = 0
     for row in whole.output.split(separator: "\n").dropFirst() {
       let fields = row.split(separator: ",", omittingEmptySubsequences: false)
-      guard fields.last == "", let latitude = Double(fields[1]), let longitude = Double(fields[2]) else { continue }
+      guard fields.last == "", let latitude = Double(fields[1]), let longitude = Double(fields[2]) else {
+        continue
+      }
       let query = GeoPoint(uncheckedLatitude: latitude, longitude: longitude)
       let distances = Country.all.map { GreatCircle.distanceKilometers(from: query, to: $0.marker) }
       let best = distances.indices.min { (distances[$0], $0) < (distances[$1], $1) }!
@@ -111,17 +115,22 @@ import Testing
   @Test func aNULStopsTheRunAfterTheRowsBeforeIt() {
     let input = Array("1,2\n3,4\n5,".utf8) + [0] + Array("6\n7,8\n".utf8)
     let result = Self.run(input, chunks: [5])
-    #expect(result.error == FormatError(.data, "the input holds a NUL byte on line 3; it is binary, not latitude,longitude text."))
+    #expect(
+      result.error
+        == FormatError(
+          .data, "the input holds a NUL byte on line 3; it is binary, not latitude,longitude text."))
     #expect(result.summary.rows == 2 && result.summary.failedRows == 0)
     #expect(result.output.split(separator: "\n").count == 3)
   }
 
   @Test func jsonlRowsAndErrors() {
     let result = Self.run(
-      Array("48.85,2.35\nabc,1\n".utf8), query: .nearest(.countries, count: 2, maxKilometers: 300), format: .jsonl)
+      Array("48.85,2.35\nabc,1\n".utf8), query: .nearest(.countries, count: 2, maxKilometers: 300),
+      format: .jsonl)
     let lines = result.output.split(separator: "\n").map(String.init)
     #expect(lines.count == 2)
-    #expect(lines[0].hasPrefix(#"{"line":1,"query":{"latitude":48.85,"longitude":2.35},"results":[{"code":"fr""#))
+    #expect(
+      lines[0].hasPrefix(#"{"line":1,"query":{"latitude":48.85,"longitude":2.35},"results":[{"code":"fr""#))
     #expect(lines[0].contains(#""code":"be""#) == true)
     #expect(lines[1] == #"{"line":2,"error":"line 2: the latitude 'abc' is not a number."}"#)
   }

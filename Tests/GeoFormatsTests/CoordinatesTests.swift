@@ -24,7 +24,10 @@ import Testing
   @Test func placesAreCheckedAndNamedInErrors() throws {
     let point = try Coordinates.point(latitude: " -33.87", longitude: "151.21 ")
     #expect(point.latitude == -33.87 && point.longitude == 151.21)
-    #expect(throws: FormatError(.argument, "The latitude 'nan' is not a number; give degrees as a decimal number such as 48.85.")) {
+    #expect(
+      throws: FormatError(
+        .argument, "The latitude 'nan' is not a number; give degrees as a decimal number such as 48.85.")
+    ) {
       try Coordinates.point(latitude: "nan", longitude: "0")
     }
     #expect(
@@ -46,9 +49,10 @@ import Testing
   @Test func tiles() throws {
     #expect(try Coordinates.tile("2/1/3") == (2, 1, 3))
     #expect(try Coordinates.tile("30/1073741823/0") == (30, 1_073_741_823, 0))
-    for bad in ["2/4/0", "2/0/4", "31/0/0", "-1/0/0", "1/-0/0", "+1/0/0", "a/b", "1/0", "1/0/0/0", "", "1//0",
-      "99999999999999999999/0/0", " 1/0/0"]
-    {
+    for bad in [
+      "2/4/0", "2/0/4", "31/0/0", "-1/0/0", "1/-0/0", "+1/0/0", "a/b", "1/0", "1/0/0/0", "", "1//0",
+      "99999999999999999999/0/0", " 1/0/0",
+    ] {
       #expect(throws: FormatError.self, "'\(bad)'") { try Coordinates.tile(bad) }
     }
   }

@@ -62,19 +62,22 @@ import Testing
       ]}
       """#
     let file = try FeatureFile.parse(Array(text.utf8), propertyNames: ["a"])
-    #expect(file.points == [
-      GeoPoint(uncheckedLatitude: 2, longitude: 1), GeoPoint(uncheckedLatitude: 4, longitude: 3),
-      GeoPoint(uncheckedLatitude: 6, longitude: 5),
-    ])
+    #expect(
+      file.points == [
+        GeoPoint(uncheckedLatitude: 2, longitude: 1), GeoPoint(uncheckedLatitude: 4, longitude: 3),
+        GeoPoint(uncheckedLatitude: 6, longitude: 5),
+      ])
     #expect(file.values[1] == 1)
   }
 
   @Test func csvWithHeaderQuotesBOMAndCRLF() throws {
     let text = "\u{FEFF}name,lon,lat,pop\r\n\"Gare, Nord\",2.355,48.881,12\r\nBercy, 2.382 , 48.839 ,x\r\n"
     let file = try FeatureFile.parse(Array(text.utf8), propertyNames: ["pop"])
-    #expect(file.points == [
-      GeoPoint(uncheckedLatitude: 48.881, longitude: 2.355), GeoPoint(uncheckedLatitude: 48.839, longitude: 2.382),
-    ])
+    #expect(
+      file.points == [
+        GeoPoint(uncheckedLatitude: 48.881, longitude: 2.355),
+        GeoPoint(uncheckedLatitude: 48.839, longitude: 2.382),
+      ])
     #expect(file.values[0] == 12 && file.values[1].isNaN)
     #expect(file.feature(0)["properties"]?["name"] == .string("Gare, Nord"))
   }
@@ -116,11 +119,13 @@ import Testing
         return nil
       } catch { return error.description }
     }
-    let deep = "{\"type\":\"FeatureCollection\",\"features\":[" + String(repeating: "[", count: 100_000)
+    let deep =
+      "{\"type\":\"FeatureCollection\",\"features\":[" + String(repeating: "[", count: 100_000)
       + String(repeating: "]", count: 100_000) + "]}"
     #expect(refusal(Array(deep.utf8))?.contains("nesting deeper than 512 levels") == true)
     let badUTF8: [UInt8] =
-      Array("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{\"n\":\"".utf8)
+      Array(
+        "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{\"n\":\"".utf8)
       + [0xC3, 0x28] + Array("\"},\"geometry\":null}]}".utf8)
     #expect(refusal(badUTF8)?.contains("not valid UTF-8") == true)
     let longLine = [UInt8](repeating: 0x31, count: 10_000_000)

@@ -23,7 +23,8 @@ import Testing
 
   @Test(arguments: [
     ("", "line 1, column 1 (byte 0): the text ends where a value was expected"),
-    ("[1,]", "byte 3"), ("{\"a\" 1}", "expected ':'"), ("01", "cannot start with 0"), ("[1 2]", "expected ','"),
+    ("[1,]", "byte 3"), ("{\"a\" 1}", "expected ':'"), ("01", "cannot start with 0"),
+    ("[1 2]", "expected ','"),
     ("\"\\ud800\"", "high surrogate"), ("\"a\nb\"", "control character"), ("nul", "expected null"),
     ("1 2", "unexpected text after"), ("\"\\x\"", "unknown escape"), ("[\n  1,\n  x]", "line 3, column 3"),
   ])
@@ -37,7 +38,8 @@ import Testing
 
   @Test func invalidUTF8InAStringIsRefused() {
     #expect(throws: JSONSyntaxError.self) { try JSONParser.parse([0x22, 0xFF, 0xFE, 0x22]) }
-    #expect(throws: JSONSyntaxError.self) { try JSONParser.parse([0x22, 0xED, 0xA0, 0x80, 0x22]) }  // a surrogate
+    // A surrogate, encoded as if it were a character.
+    #expect(throws: JSONSyntaxError.self) { try JSONParser.parse([0x22, 0xED, 0xA0, 0x80, 0x22]) }
   }
 
   @Test func deepNestingIsAnErrorNotACrash() {

@@ -14,7 +14,9 @@ enum Fixtures {
   /// A fixture's bytes; a missing file throws an error that names it.
   static func data(_ relativePath: String) throws -> Data {
     let url = directory.appendingPathComponent(relativePath)
-    guard let data = FileManager.default.contents(atPath: url.path) else { throw FixtureMissing(path: url.path) }
+    guard let data = FileManager.default.contents(atPath: url.path) else {
+      throw FixtureMissing(path: url.path)
+    }
     return data
   }
 
@@ -34,5 +36,7 @@ enum Fixtures {
 /// A golden file that cannot be read: one failed test that names it.
 struct FixtureMissing: Error, CustomStringConvertible {
   let path: String
-  var description: String { "The fixture '\(path)' cannot be read; it ships with the repository (Tests/Fixtures)." }
+  var description: String {
+    "The fixture '\(path)' cannot be read; it ships with the repository (Tests/Fixtures)."
+  }
 }

@@ -25,12 +25,16 @@ import Testing
       response(
         429, #"{"status":"error","code":"rateLimited","message":"Slow down."}"#,
         headers: "Content-Type: application/json\r\nRetry-After: 7\r\n"))
-    #expect(result == .failure(.service(status: 429, code: "rateLimited", message: "Slow down.", retryAfterSeconds: 7)))
+    #expect(
+      result
+        == .failure(.service(status: 429, code: "rateLimited", message: "Slow down.", retryAfterSeconds: 7)))
   }
 
   @Test(arguments: [(200, "not json"), (200, "{\"articles\":5}"), (401, "<html>no</html>"), (500, "")])
   func anythingElseIsAnUnexpectedResponse(status: Int, body: String) {
-    guard case .failure(.unexpectedResponse(let got, _)) = NewsAPIClient.decodeArticles(response(status, body)) else {
+    guard
+      case .failure(.unexpectedResponse(let got, _)) = NewsAPIClient.decodeArticles(response(status, body))
+    else {
       Issue.record("\(status) \(body) was not an unexpected response")
       return
     }
@@ -38,7 +42,8 @@ import Testing
   }
 
   @Test func sourcesAreNormalised() throws {
-    let body = #"{"status":"ok","sources":[{"id":"x","name":"X","description":null,"url":null,"category":null,"language":"zh","country":"zh"}]}"#
+    let body =
+      #"{"status":"ok","sources":[{"id":"x","name":"X","description":null,"url":null,"category":null,"language":"zh","country":"zh"}]}"#
     #expect(try NewsAPIClient.decodeSources(response(200, body)).get().map(\.country) == ["cn"])
   }
 }

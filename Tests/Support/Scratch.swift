@@ -11,12 +11,15 @@ public enum Scratch {
   }
 
   /// Runs `body` with the path of a file holding `contents`, then removes it.
-  public static func withFile<T>(named name: String, contents: String, _ body: (String) throws -> T) throws -> T {
+  public static func withFile<T>(named name: String, contents: String, _ body: (String) throws -> T) throws
+    -> T
+  {
     try withFile(named: name, bytes: Array(contents.utf8), body)
   }
 
   /// Runs `body` with the path of a file holding `bytes`, then removes it.
-  public static func withFile<T>(named name: String, bytes: [UInt8], _ body: (String) throws -> T) throws -> T {
+  public static func withFile<T>(named name: String, bytes: [UInt8], _ body: (String) throws -> T) throws -> T
+  {
     try withDirectory { directory in
       let url = directory.appendingPathComponent(name)
       try Data(bytes).write(to: url)

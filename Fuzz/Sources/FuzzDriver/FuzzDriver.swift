@@ -5,7 +5,7 @@
 /// libFuzzer's own driver (in the runtime that `-sanitize=fuzzer` links): SwiftPM gives every executable an
 /// entry point of its own, so libFuzzer's `main` is not used and each target calls the driver from `@main`.
 @_silgen_name("LLVMFuzzerRunDriver")
-private func LLVMFuzzerRunDriver(
+private func llvmFuzzerRunDriver(
   _ argc: UnsafeMutablePointer<CInt>,
   _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
   _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
@@ -15,5 +15,5 @@ private func LLVMFuzzerRunDriver(
 public func runFuzzer(_ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> Never {
   var argc = CommandLine.argc
   var argv = CommandLine.unsafeArgv
-  exit(LLVMFuzzerRunDriver(&argc, &argv, callback))
+  exit(llvmFuzzerRunDriver(&argc, &argv, callback))
 }

@@ -12,7 +12,8 @@ func fuzzArguments(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     precondition((0...30).contains(tile.zoom) && tile.x >= 0 && tile.y >= 0 && tile.x < 1 << tile.zoom)
   }
   let parts = text.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false)
-  if parts.count == 2, let point = try? Coordinates.point(latitude: String(parts[0]), longitude: String(parts[1]))
+  if parts.count == 2,
+    let point = try? Coordinates.point(latitude: String(parts[0]), longitude: String(parts[1]))
   {
     precondition(abs(point.latitude) <= 90 && abs(point.longitude) <= 180)
   }

@@ -9,7 +9,8 @@ func fuzzBatch(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let chunk = Int(data[0]) + 1
   let query: BatchQuery =
     data[1] & 1 == 0
-    ? .resolve : .nearest(.countries, count: Int(data[1] >> 4) + 1, maxKilometers: data[1] & 2 == 0 ? .infinity : 500)
+    ? .resolve
+    : .nearest(.countries, count: Int(data[1] >> 4) + 1, maxKilometers: data[1] & 2 == 0 ? .infinity : 500)
   let format: BatchFormat = data[1] & 4 == 0 ? .csv : .jsonl
   var output: [UInt8] = []
   let out = OutputBuffer(capacity: 1 << 12) { bytes in

@@ -6,9 +6,12 @@ import GeoIndex
 /// its position must be the one the full parser reads from that text: the fast scan and the parser must agree.
 func fuzzFeatures(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-  guard let file = try? FeatureFile.parse(bytes, name: "fuzz", propertyNames: ["a", "index"]) else { return 0 }
+  guard let file = try? FeatureFile.parse(bytes, name: "fuzz", propertyNames: ["a", "index"]) else {
+    return 0
+  }
   precondition(file.values.count == file.count * 2, "one value per feature and property")
-  let isGeoJSON = bytes.first { ![0x20, 0x0A, 0x0D, 0x09, 0xEF, 0xBB, 0xBF].contains($0) } == UInt8(ascii: "{")
+  let isGeoJSON =
+    bytes.first { ![0x20, 0x0A, 0x0D, 0x09, 0xEF, 0xBB, 0xBF].contains($0) } == UInt8(ascii: "{")
   for index in 0..<min(file.count, 16) {
     guard let feature = try? JSONParser.parse(file.text(of: index)) else {
       preconditionFailure("feature \(index) does not read back")
@@ -21,9 +24,12 @@ func fuzzFeatures(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     {
       expected = GeoPoint(uncheckedLatitude: latitude, longitude: longitude)
     }
-    precondition(file.points[index] == expected, "feature \(index): \(String(describing: file.points[index])) != \(String(describing: expected))")
+    precondition(
+      file.points[index] == expected,
+      "feature \(index): \(String(describing: file.points[index])) != \(String(describing: expected))")
     let a = feature["properties"]?["a"]?.doubleValue ?? .nan
-    precondition(a == file.values[index * 2] || (a.isNaN && file.values[index * 2].isNaN), "property a of \(index)")
+    precondition(
+      a == file.values[index * 2] || (a.isNaN && file.values[index * 2].isNaN), "property a of \(index)")
   }
   return 0
 }

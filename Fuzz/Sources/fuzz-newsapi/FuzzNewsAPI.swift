@@ -1,5 +1,5 @@
-import FuzzDriver
 import Fetch
+import FuzzDriver
 import NewsAPI
 
 /// A NewsAPI response: the first byte picks the status, the bytes up to the first 0xFF are the header block,
@@ -11,14 +11,17 @@ func fuzzNewsAPI(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let rest = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
   let split = rest.firstIndex(of: 0xFF) ?? 0
   let response = HTTPResponse(
-    status: status, rawHeaders: Array(rest[..<split]), body: Array(rest[(split < rest.count ? split + 1 : split)...]))
+    status: status, rawHeaders: Array(rest[..<split]),
+    body: Array(rest[(split < rest.count ? split + 1 : split)...]))
   switch NewsAPIClient.decodeArticles(response) {
   case .success(let page):
     for article in page.articles { _ = article.publishedDate }
   case .failure(let error):
     precondition(!error.description.isEmpty)
   }
-  if case .failure(let error) = NewsAPIClient.decodeSources(response) { precondition(!error.description.isEmpty) }
+  if case .failure(let error) = NewsAPIClient.decodeSources(response) {
+    precondition(!error.description.isEmpty)
+  }
   return 0
 }
 
