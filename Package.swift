@@ -7,6 +7,7 @@ let package = Package(
     .library(name: "GeoIndex", targets: ["GeoIndex"]),
     .library(name: "NewsAtlas", targets: ["NewsAtlas"]),
     .library(name: "GeoFormats", targets: ["GeoFormats"]),
+    .library(name: "VectorTiles", targets: ["VectorTiles"]),
     .library(name: "Fetch", targets: ["Fetch"]),
     .library(name: "NewsAPI", targets: ["NewsAPI"]),
     .library(name: "Store", targets: ["Store"]),
@@ -27,7 +28,9 @@ let package = Package(
     // The 54 news countries and the world's borders (both embedded at build time).
     .target(name: "NewsAtlas", dependencies: ["GeoIndex", "CBoundaries"]),
     // Reading and writing points: streaming GeoJSON/CSV features, JSON, CSV and batch rows (no Foundation).
-    .target(name: "GeoFormats", dependencies: ["GeoIndex", "NewsAtlas"]),
+    .target(name: "GeoFormats", dependencies: ["GeoIndex", "NewsAtlas", "VectorTiles"]),
+    // Mapbox Vector Tile 2.1 encoding: protobuf by hand, standard library only.
+    .target(name: "VectorTiles"),
     // SQLite, reached only through this shim (Debian's libsqlite3-dev), for the cache.
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     // The on-disk cache of answers and the request log for the quota.
@@ -45,6 +48,7 @@ let package = Package(
     .testTarget(name: "GeoIndexTests", dependencies: ["GeoIndex"]),
     .testTarget(name: "NewsAtlasTests", dependencies: ["NewsAtlas"], exclude: ["Fixtures"]),
     .testTarget(name: "GeoFormatsTests", dependencies: ["GeoFormats", "TestSupport"], exclude: ["Regressions"]),
+    .testTarget(name: "VectorTilesTests", dependencies: ["VectorTiles", "GeoFormats", "GeoIndex", "TestSupport"]),
     // The tests' real HTTP server on 127.0.0.1 (server.py) and the code that starts it and waits for it.
     .target(name: "TestSupport", path: "Tests/Support", exclude: ["server.py"]),
     .testTarget(name: "FetchTests", dependencies: ["Fetch", "TestSupport"]),
