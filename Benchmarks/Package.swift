@@ -39,7 +39,7 @@ let package = Package(
       name: "compare",
       dependencies: [
         .product(name: "GeoIndex", package: parent), .product(name: "NewsAtlas", package: parent),
-        .product(name: "Store", package: parent),
+        .product(name: "Store", package: parent), .product(name: "GeoFormats", package: parent),
       ],
       path: "Sources/compare"
     ),

@@ -31,6 +31,10 @@ if arguments.count > 3 && arguments[1] == "resolve" {
   resolveMeasurements(pointsPath: arguments[2], codesPath: arguments[3])
   exit(0)
 }
+if arguments.count > 2 && arguments[1] == "tiles" {
+  tileMeasurements(tilesPath: arguments[2], count: arguments.count > 3 ? Int(arguments[3])! : 1_000_000)
+  exit(0)
+}
 if arguments.count > 1 && arguments[1] == "clusters" {
   clusterMeasurements(
     sizes: arguments.count > 2 ? arguments[2].split(separator: ",").map { Int($0)! } : [10_000, 1_000_000])
