@@ -14,7 +14,9 @@ let package = Package(
     .executable(name: "newsatlas", targets: ["newsatlas"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
   ],
   targets: [
     // The pure geo core: stdlib and libm only, no Foundation, no I/O.
@@ -31,6 +33,13 @@ let package = Package(
     .target(name: "GeoFormats", dependencies: ["GeoIndex", "NewsAtlas", "VectorTiles"]),
     // Mapbox Vector Tile 2.1 encoding: protobuf by hand, standard library only.
     .target(name: "VectorTiles"),
+    // `newsatlas serve`: the engine over HTTP (Hummingbird 2), every answer written by GeoFormats.
+    .target(
+      name: "AtlasServer",
+      dependencies: [
+        "GeoIndex", "NewsAtlas", "GeoFormats", .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     // SQLite, reached only through this shim (Debian's libsqlite3-dev), for the cache.
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     // The on-disk cache of answers and the request log for the quota.
@@ -41,18 +50,23 @@ let package = Package(
     .executableTarget(
       name: "newsatlas",
       dependencies: [
-        "GeoIndex", "NewsAtlas", "GeoFormats", "Fetch", "NewsAPI", "Store",
+        "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasServer", "Fetch", "NewsAPI", "Store",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
       ]
     ),
     .testTarget(name: "GeoIndexTests", dependencies: ["GeoIndex"]),
     .testTarget(name: "NewsAtlasTests", dependencies: ["NewsAtlas"], exclude: ["Fixtures"]),
-    .testTarget(name: "GeoFormatsTests", dependencies: ["GeoFormats", "TestSupport"], exclude: ["Regressions"]),
-    .testTarget(name: "VectorTilesTests", dependencies: ["VectorTiles", "GeoFormats", "GeoIndex", "TestSupport"]),
+    .testTarget(
+      name: "GeoFormatsTests", dependencies: ["GeoFormats", "TestSupport"], exclude: ["Regressions"]),
+    .testTarget(
+      name: "VectorTilesTests", dependencies: ["VectorTiles", "GeoFormats", "GeoIndex", "TestSupport"]),
     // The tests' real HTTP server on 127.0.0.1 (server.py) and the code that starts it and waits for it.
     .target(name: "TestSupport", path: "Tests/Support", exclude: ["server.py"]),
     .testTarget(name: "FetchTests", dependencies: ["Fetch", "TestSupport"]),
     .testTarget(name: "NewsAPITests", dependencies: ["NewsAPI", "TestSupport"]),
-    .testTarget(name: "CLITests", dependencies: ["newsatlas", "GeoIndex", "NewsAtlas", "TestSupport"]),
+    .testTarget(
+      name: "CLITests",
+      dependencies: ["newsatlas", "GeoIndex", "NewsAtlas", "GeoFormats", "Fetch", "TestSupport"]),
   ]
 )

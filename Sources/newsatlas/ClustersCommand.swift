@@ -34,49 +34,7 @@ struct ClustersCommand: ParsableCommand {
       valueName: "file"))
   var points: String?
 
-  @Option(parsing: .unconditional, help: ArgumentHelp("Cluster radius in pixels.", valueName: "px"))
-  var radius = DecimalNumber(40)
-
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp("Tile extent in pixels (the radius is relative to it).", valueName: "n"))
-  var extent = DecimalNumber(512)
-
-  @Option(
-    name: .customLong("min-zoom"), parsing: .unconditional,
-    help: ArgumentHelp("The lowest zoom clustered.", valueName: "z"))
-  var minZoom: Int = 0
-
-  @Option(
-    name: .customLong("max-zoom"), parsing: .unconditional,
-    help: ArgumentHelp("The highest zoom clustered.", valueName: "z"))
-  var maxZoom: Int = 16
-
-  @Option(
-    name: .customLong("min-points"), parsing: .unconditional,
-    help: ArgumentHelp("The fewest points that make a cluster.", valueName: "n"))
-  var minPoints: Int = 2
-
-  @Option(
-    name: .customLong("node-size"), parsing: .unconditional,
-    help: ArgumentHelp(
-      "Leaf size of the k-d trees (it changes output order, as in supercluster).", valueName: "n"))
-  var nodeSize: Int = 64
-
-  @Option(
-    help: ArgumentHelp(
-      "Give each cluster the sum of its points' numeric PROP (repeatable).", valueName: "prop"))
-  var sum: [String] = []
-
-  @Option(
-    help: ArgumentHelp(
-      "Give each cluster the smallest of its points' numeric PROP (repeatable).", valueName: "prop"))
-  var min: [String] = []
-
-  @Option(
-    help: ArgumentHelp(
-      "Give each cluster the largest of its points' numeric PROP (repeatable).", valueName: "prop"))
-  var max: [String] = []
+  @OptionGroup var clustering: ClusteringOptions
 
   @Option(
     name: .customLong("expansion-zoom"), parsing: .unconditional,
@@ -128,15 +86,10 @@ struct ClustersCommand: ParsableCommand {
     let tileAddress = try tile.map { text throws(CLIError) in
       try formats { () throws(FormatError) in try Coordinates.tile(text, name: "--tile") }
     }
-    let aggregations = try Self.aggregations(sum: sum, min: min, max: max)
+    let aggregations = try clustering.aggregations()
 
-    var options = ClusterOptions()
-    options.minZoom = minZoom
-    options.maxZoom = maxZoom
-    options.minPoints = minPoints
-    options.radiusPixels = radius.value
-    options.extent = extent.value
-    options.nodeSize = nodeSize
+    var options = clustering.options
+    let (minZoom, maxZoom) = (options.minZoom, options.maxZoom)
     // One zoom asked about: keep only its level, and build in a fraction of the memory.
     func level(_ zoom: Double) -> Int {
       Swift.max(minZoom, Int(Swift.min(Swift.max(zoom.rounded(.down), -1), Double(maxZoom + 1))))
@@ -176,8 +129,68 @@ struct ClustersCommand: ParsableCommand {
       throw CLIError.usage(error.description + " Cluster ids come from --zoom output (\"cluster_id\").")
     }
   }
+}
 
-  static func aggregations(sum: [String], min: [String], max: [String]) throws(CLIError) -> [Aggregation] {
+/// supercluster's options and aggregates, as `clusters` and `serve` take them.
+struct ClusteringOptions: ParsableArguments {
+  @Option(parsing: .unconditional, help: ArgumentHelp("Cluster radius in pixels.", valueName: "px"))
+  var radius = DecimalNumber(40)
+
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Tile extent in pixels (the radius is relative to it).", valueName: "n"))
+  var extent = DecimalNumber(512)
+
+  @Option(
+    name: .customLong("min-zoom"), parsing: .unconditional,
+    help: ArgumentHelp("The lowest zoom clustered.", valueName: "z"))
+  var minZoom: Int = 0
+
+  @Option(
+    name: .customLong("max-zoom"), parsing: .unconditional,
+    help: ArgumentHelp("The highest zoom clustered.", valueName: "z"))
+  var maxZoom: Int = 16
+
+  @Option(
+    name: .customLong("min-points"), parsing: .unconditional,
+    help: ArgumentHelp("The fewest points that make a cluster.", valueName: "n"))
+  var minPoints: Int = 2
+
+  @Option(
+    name: .customLong("node-size"), parsing: .unconditional,
+    help: ArgumentHelp(
+      "Leaf size of the k-d trees (it changes output order, as in supercluster).", valueName: "n"))
+  var nodeSize: Int = 64
+
+  @Option(
+    help: ArgumentHelp(
+      "Give each cluster the sum of its points' numeric PROP (repeatable).", valueName: "prop"))
+  var sum: [String] = []
+
+  @Option(
+    help: ArgumentHelp(
+      "Give each cluster the smallest of its points' numeric PROP (repeatable).", valueName: "prop"))
+  var min: [String] = []
+
+  @Option(
+    help: ArgumentHelp(
+      "Give each cluster the largest of its points' numeric PROP (repeatable).", valueName: "prop"))
+  var max: [String] = []
+
+  /// The options as the index takes them.
+  var options: ClusterOptions {
+    var options = ClusterOptions()
+    options.minZoom = minZoom
+    options.maxZoom = maxZoom
+    options.minPoints = minPoints
+    options.radiusPixels = radius.value
+    options.extent = extent.value
+    options.nodeSize = nodeSize
+    return options
+  }
+
+  /// The aggregates asked for, or a usage error.
+  func aggregations() throws(CLIError) -> [Aggregation] {
     let all =
       sum.map { Aggregation(property: $0, operation: .sum) }
       + min.map { Aggregation(property: $0, operation: .min) }

@@ -1,0 +1,76 @@
+import GeoFormats
+import GeoIndex
+import NewsAtlas
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// One set of points the service answers for, loaded once: its features, cluster index, nearest tree and the
+/// facts `/v1/datasets` reports.
+///
+/// Read-only once built (a feature file reads its text back with `pread`, which is safe from any thread), so it
+/// is shared by every request.
+public final class Dataset: @unchecked Sendable {
+  public let name: String
+  public let file: FeatureFile
+  public let index: ClusterIndex<[Double]>
+  public let writer: ClusterWriter
+  public let target: NearestTarget
+  public let aggregations: [Aggregation]
+  /// Seconds spent building the cluster index and the nearest tree.
+  public let buildSeconds: Double
+  /// west, south, east, north of the points (the world when there are none).
+  public let bounds: (west: Double, south: Double, east: Double, north: Double)
+  /// FNV-1a (64-bit) over the points' coordinates and the options, in hexadecimal: equal data, equal hash.
+  public let contentHash: String
+
+  /// Builds a dataset; the 54 markers when `file` is nil (named `markers`).
+  public init(
+    name: String, file: FeatureFile?, options: ClusterOptions, aggregations: [Aggregation]
+  ) throws(ClusterError) {
+    let markers = file == nil
+    let file = file ?? FeatureFile.countries(propertyNames: aggregations.map(\.property))
+    self.name = name
+    self.file = file
+    self.aggregations = aggregations
+    var start = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &start)
+    index = try Aggregation.index(of: file, options: options, aggregations: aggregations)
+    target = markers ? .countries : .features(file)
+    var end = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &end)
+    buildSeconds = Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) * 1e-9
+    writer = ClusterWriter(index: index, file: file, aggregations: aggregations)
+    var west = 180.0
+    var south = 90.0
+    var east = -180.0
+    var north = -90.0
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    func mix(_ value: UInt64) {
+      for shift in stride(from: 0, to: 64, by: 8) {
+        hash = (hash ^ ((value >> UInt64(shift)) & 0xFF)) &* 0x0000_0100_0000_01B3
+      }
+    }
+    for point in file.points {
+      guard let point else {
+        mix(0x7FF8_0000_0000_0001)
+        continue
+      }
+      west = min(west, point.longitude)
+      east = max(east, point.longitude)
+      south = min(south, point.latitude)
+      north = max(north, point.latitude)
+      mix(point.latitude.bitPattern)
+      mix(point.longitude.bitPattern)
+    }
+    for value in [
+      Double(options.minZoom), Double(options.maxZoom), Double(options.minPoints), options.radiusPixels,
+      options.extent, Double(options.nodeSize),
+    ] {
+      mix(value.bitPattern)
+    }
+    bounds = west <= east ? (west, south, east, north) : (-180, -85.051129, 180, 85.051129)
+    contentHash = String(hash, radix: 16)
+  }
+}

@@ -1,0 +1,406 @@
+import GeoFormats
+import GeoIndex
+import Hummingbird
+import Logging
+import NewsAtlas
+
+/// `newsatlas serve`: the datasets over HTTP on Hummingbird 2. Every answer is written by GeoFormats, so the
+/// service and the CLI give the same bytes for the same question; every error is `{"error":"one sentence"}`.
+public struct AtlasService: Sendable {
+  public let datasets: [String: Dataset]
+  /// Dataset names in the order they were given (`markers` first).
+  public let names: [String]
+  /// The `Access-Control-Allow-Origin` to send, if any.
+  public let corsOrigin: String?
+
+  public init(datasets: [Dataset], corsOrigin: String? = nil) {
+    self.datasets = Dictionary(datasets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    names = datasets.map(\.name)
+    self.corsOrigin = corsOrigin
+  }
+
+  /// Serves until SIGINT or SIGTERM, letting requests in flight finish; `ready` hears the bound port.
+  public func run(
+    host: String, port: Int, logger: Logger, ready: @escaping @Sendable (Int) async -> Void
+  ) async throws {
+    let app = Application(
+      router: router(), configuration: .init(address: .hostname(host, port: port), serverName: "newsatlas"),
+      onServerRunning: { channel in await ready(channel.localAddress?.port ?? port) }, logger: logger)
+    try await app.runService()
+  }
+
+  /// The routes (public so that a host application can mount them).
+  public func router() -> Router<BasicRequestContext> {
+    let router = Router()
+    router.add(middleware: Errors(corsOrigin: corsOrigin))
+    router.get("/v1/nearest") { request, _ in try nearest(request) }
+    router.get("/v1/resolve") { request, _ in try resolve(request) }
+    router.get("/v1/datasets") { _, _ in datasetList() }
+    router.get("/v1/datasets/:name/clusters") { request, context in
+      try clusters(try dataset(context), request)
+    }
+    router.get("/v1/datasets/:name/clusters/:id/children") { _, context in
+      let dataset = try dataset(context)
+      let items = try clusterCall { try dataset.index.children(ofCluster: try clusterID(context)) }
+      return collection(dataset, items)
+    }
+    router.get("/v1/datasets/:name/clusters/:id/leaves") { request, context in
+      let dataset = try dataset(context)
+      try allow(request, ["limit", "offset"])
+      let limit = try integer(request, "limit", default: 10, minimum: 0)
+      let offset = try integer(request, "offset", default: 0, minimum: 0)
+      let leaves = try clusterCall {
+        try dataset.index.leaves(
+          ofCluster: try clusterID(context), limit: limit == 0 ? .max : limit, offset: offset)
+      }
+      return collection(dataset, leaves.map { ClusterItem.point(index: $0) })
+    }
+    router.get("/v1/datasets/:name/clusters/:id/expansion-zoom") { _, context in
+      let dataset = try dataset(context)
+      let id = try clusterID(context)
+      let zoom = try clusterCall { try dataset.index.expansionZoom(ofCluster: id) }
+      return json(Array("{\"clusterId\":\(id),\"expansionZoom\":\(zoom)}\n".utf8))
+    }
+    router.get("/tiles/:name/:z/:x/:file") { request, context in try tile(request, context) }
+    router.get("/tiles/:name") { request, context in try tileJSON(request, context) }  // {name}.json
+    return router
+  }
+
+  // MARK: - Handlers
+
+  func nearest(_ request: Request) throws -> Response {
+    try allow(request, ["lat", "lon", "count", "maxKm", "dataset"])
+    let query = try place(request)
+    let name = request.uri.queryParameters.get("dataset") ?? "markers"
+    guard let dataset = datasets[name] else { throw Problem.unknownDataset(name) }
+    let count = try integer(request, "count", default: 1, minimum: 1)
+    guard count <= 10_000 else { throw Problem.badParameter("count is at most 10000, not \(count).") }
+    let maxKilometers = try decimal(request, "maxKm") ?? .infinity
+    guard maxKilometers >= 0 else {
+      throw Problem.badParameter("maxKm must be a distance of 0 kilometres or more, not \(maxKilometers).")
+    }
+    let found = dataset.target.tree.neighbors(of: query, count: count, maxDistanceKilometers: maxKilometers)
+    return json(dataset.target.answerJSON(found, from: query) + [0x0A])
+  }
+
+  func resolve(_ request: Request) throws -> Response {
+    try allow(request, ["lat", "lon"])
+    let resolution = Country.resolve(try place(request))
+    var writer = JSONWriter()
+    writer.object { resolution.write(to: &$0) }
+    return json(writer.bytes + [0x0A])
+  }
+
+  func datasetList() -> Response {
+    var writer = JSONWriter()
+    writer.object { object in
+      object.array("datasets", names.compactMap { datasets[$0] }) { json, dataset in
+        json.object { item in
+          let options = dataset.index.options
+          item.string("name", dataset.name)
+          item.number("pointCount", Double(dataset.file.points.lazy.filter { $0 != nil }.count))
+          item.number("featureCount", Double(dataset.file.count))
+          item.object("options") {
+            $0.number("minZoom", Double(options.minZoom))
+            $0.number("maxZoom", Double(options.maxZoom))
+            $0.number("minPoints", Double(options.minPoints))
+            $0.number("radius", options.radiusPixels)
+            $0.number("extent", options.extent)
+            $0.number("nodeSize", Double(options.nodeSize))
+          }
+          item.value(
+            "bounds",
+            .array(
+              [dataset.bounds.west, dataset.bounds.south, dataset.bounds.east, dataset.bounds.north].map {
+                .number(Format.number($0))
+              }))
+          item.number("buildMilliseconds", (dataset.buildSeconds * 1e6).rounded() / 1e3)
+          item.string("contentHash", dataset.contentHash)
+        }
+      }
+    }
+    return json(writer.bytes + [0x0A])
+  }
+
+  func clusters(_ dataset: Dataset, _ request: Request) throws -> Response {
+    try allow(request, ["zoom", "bbox"])
+    guard let zoom = try decimal(request, "zoom") else {
+      throw Problem.badParameter("Give zoom, the map's zoom level (for example zoom=3).")
+    }
+    guard (-1...100).contains(zoom) else {
+      throw Problem.badParameter("zoom runs from 0 to 30, not \(zoom).")
+    }
+    var box = GeoBox.world
+    if let text = request.uri.queryParameters.get("bbox") {
+      box = try parameter { () throws(FormatError) in try Coordinates.box(text, name: "bbox") }
+    }
+    return collection(dataset, dataset.index.clusters(in: box, zoom: zoom))
+  }
+
+  func tile(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+    let dataset = try dataset(context)
+    let file = context.parameters.get("file") ?? ""
+    let isVector = file.hasSuffix(".mvt")
+    guard isVector || file.hasSuffix(".geojson") else {
+      throw Problem.notFound("A tile is {z}/{x}/{y}.mvt or {z}/{x}/{y}.geojson, not '\(file)'.")
+    }
+    let y = file.prefix { $0 != "." }
+    let address = "\(context.parameters.get("z") ?? "")/\(context.parameters.get("x") ?? "")/\(y)"
+    let (z, x, yValue) = try parameter { () throws(FormatError) in
+      try Coordinates.tile(address, name: "A tile")
+    }
+    let features = dataset.index.tile(zoom: z, x: x, y: yValue)
+    if isVector {
+      guard let bytes = dataset.writer.vectorTile(features, layerName: dataset.name) else {
+        return Response(status: .noContent)  // map clients reject an empty 200
+      }
+      return Response(
+        status: .ok, headers: [.contentType: "application/vnd.mapbox-vector-tile"],
+        body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+    var bytes: [UInt8] = []
+    let out = OutputBuffer { chunk in
+      bytes += chunk
+      return true
+    }
+    dataset.writer.tile(features, to: out)
+    out.flush()
+    return json(bytes)
+  }
+
+  /// TileJSON 3.0.0 for `/tiles/{name}.json`, its URL template built from the request's host.
+  func tileJSON(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+    let file = context.parameters.get("name") ?? ""
+    guard file.hasSuffix(".json"), let dataset = datasets[String(file.dropLast(5))] else {
+      throw Problem.notFound("No dataset answers '/tiles/\(file)'; /v1/datasets lists them.")
+    }
+    let options = dataset.index.options
+    let host = Self.safeHost(request.head.authority) ?? "127.0.0.1"
+    let base = "http://\(host)/tiles/\(dataset.name)"
+    let b = dataset.bounds
+    var writer = JSONWriter()
+    writer.object { tile in
+      tile.string("tilejson", "3.0.0")
+      tile.string("name", dataset.name)
+      tile.string("scheme", "xyz")
+      tile.value("tiles", .array([.string(base + "/{z}/{x}/{y}.mvt")]))
+      tile.number("minzoom", Double(options.minZoom))
+      tile.number("maxzoom", Double(min(options.maxZoom + 1, 30)))
+      tile.value("bounds", .array([b.west, b.south, b.east, b.north].map { .number(Format.number($0)) }))
+      tile.value(
+        "center",
+        .array([
+          .number(Format.number((b.west + b.east) / 2)), .number(Format.number((b.south + b.north) / 2)),
+          .number(String(options.minZoom)),
+        ]))
+      tile.value(
+        "vector_layers",
+        .array([
+          .object([
+            ("id", .string(dataset.name)),
+            ("fields", .object(Self.fields(dataset).map { ($0.0, .string($0.1)) })),
+            ("minzoom", .number(String(options.minZoom))),
+            ("maxzoom", .number(String(min(options.maxZoom + 1, 30)))),
+          ])
+        ]))
+    }
+    return json(writer.bytes + [0x0A])
+  }
+
+  /// The layer's fields and their TileJSON types: the cluster properties, the aggregates, and the input
+  /// properties seen in the first thousand features.
+  static func fields(_ dataset: Dataset) -> [(String, String)] {
+    var fields: [(String, String)] = [
+      ("cluster", "Boolean"), ("cluster_id", "Number"), ("point_count", "Number"),
+      ("point_count_abbreviated", "Number or String"),
+    ]
+    for aggregation in dataset.aggregations { fields.append((aggregation.property, "Number")) }
+    var seen = Set(fields.map(\.0))
+    for index in 0..<min(dataset.file.count, 1000) {
+      guard case .object(let members)? = dataset.file.feature(index)["properties"] else { continue }
+      for member in members where !seen.contains(member.key) {
+        let type: String
+        switch member.value {
+        case .number: type = "Number"
+        case .bool: type = "Boolean"
+        default: type = "String"
+        }
+        seen.insert(member.key)
+        fields.append((member.key, type))
+      }
+    }
+    return fields
+  }
+
+  /// A Host header fit to put in a URL, or nil.
+  static func safeHost(_ authority: String?) -> String? {
+    guard let authority, !authority.isEmpty, authority.count <= 255,
+      authority.utf8.allSatisfy({ byte in
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+          || [UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]")]
+            .contains(byte)
+      })
+    else { return nil }
+    return authority
+  }
+
+  // MARK: - Parameters
+
+  func dataset(_ context: BasicRequestContext) throws(Problem) -> Dataset {
+    let name = context.parameters.get("name") ?? ""
+    guard let dataset = datasets[name] else { throw .unknownDataset(name) }
+    return dataset
+  }
+
+  func clusterID(_ context: BasicRequestContext) throws(Problem) -> Int {
+    let text = context.parameters.get("id") ?? ""
+    guard text.count <= 18, let id = Int(text), id >= 0 else {
+      throw .badParameter(
+        "A cluster id is a whole number, not '\(text)'; clusters carry theirs in cluster_id.")
+    }
+    return id
+  }
+
+  /// Refuses a query parameter the endpoint does not take (a misspelt or unsupported one would otherwise be
+  /// silently ignored).
+  func allow(_ request: Request, _ names: Set<String>) throws(Problem) {
+    for (key, _) in request.uri.queryParameters where !names.contains(String(key)) {
+      throw .badParameter(
+        "This endpoint takes no parameter '\(key.prefix(64))'; it takes \(names.sorted().joined(separator: ", ")).")
+    }
+  }
+
+  /// A parameter read by GeoFormats; its refusal is a 400 with the same sentence.
+  func parameter<T>(_ body: () throws(FormatError) -> T) throws(Problem) -> T {
+    do { return try body() } catch { throw .badParameter(error.description) }
+  }
+
+  func clusterCall<T>(_ body: () throws -> T) throws -> T {
+    do { return try body() } catch let error as ClusterError { throw Problem.notFound(error.description) }
+  }
+
+  func place(_ request: Request) throws(Problem) -> GeoPoint {
+    let parameters = request.uri.queryParameters
+    guard let latitude = parameters.get("lat"), let longitude = parameters.get("lon") else {
+      throw .badParameter("Give lat and lon in degrees (for example lat=48.85&lon=2.35).")
+    }
+    return try parameter { () throws(FormatError) in
+      try Coordinates.point(latitude: latitude, longitude: longitude)
+    }
+  }
+
+  func integer(_ request: Request, _ name: String, default fallback: Int, minimum: Int) throws(Problem) -> Int
+  {
+    guard let text = request.uri.queryParameters.get(name) else { return fallback }
+    guard text.count <= 18, let value = Int(text), value >= minimum else {
+      throw .badParameter("\(name) must be a whole number, \(minimum) or more, not '\(text)'.")
+    }
+    return value
+  }
+
+  func decimal(_ request: Request, _ name: String) throws(Problem) -> Double? {
+    guard let text = request.uri.queryParameters.get(name) else { return nil }
+    guard let value = Coordinates.number(text) else {
+      throw .badParameter("\(name) must be a decimal number, not '\(text)'.")
+    }
+    return value
+  }
+
+  func collection(_ dataset: Dataset, _ items: [ClusterItem]) -> Response {
+    var bytes: [UInt8] = []
+    let out = OutputBuffer { chunk in
+      bytes += chunk
+      return true
+    }
+    dataset.writer.featureCollection(items, to: out)
+    out.flush()
+    return json(bytes)
+  }
+}
+
+/// A JSON response.
+func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
+  Response(
+    status: status, headers: [.contentType: "application/json"],
+    body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+}
+
+/// A request the service refuses, with its status and one sentence.
+enum Problem: Error {
+  case badParameter(String)
+  case notFound(String)
+  case unknownDataset(String)
+
+  var status: HTTPResponse.Status {
+    switch self {
+    case .badParameter: return .badRequest
+    case .notFound, .unknownDataset: return .notFound
+    }
+  }
+
+  var message: String {
+    switch self {
+    case .badParameter(let text), .notFound(let text): return text
+    case .unknownDataset(let name):
+      return "No dataset is named '\(name.prefix(64))'; /v1/datasets lists them."
+    }
+  }
+}
+
+/// Turns every failure into `{"error":"one sentence"}` with its status, answers only GET and HEAD (405
+/// otherwise), adds the CORS header, and logs one line per request: method, path, status, milliseconds.
+struct Errors<Context: RequestContext>: RouterMiddleware {
+  let corsOrigin: String?
+
+  func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+    async throws -> Response
+  {
+    let start = ContinuousClock.now
+    var response: Response
+    if request.method != .get && request.method != .head {
+      response = Self.problem(.methodNotAllowed, "This service answers GET only, not \(request.method).")
+      response.headers[.allow] = "GET, HEAD"
+    } else {
+      do {
+        response = try await next(request, context)
+      } catch let problem as Problem {
+        response = Self.problem(problem.status, problem.message)
+      } catch let error as HTTPError {
+        let message =
+          error.status == .notFound
+          ? "Nothing is at \(request.uri.path.prefix(200)); the README lists the endpoints."
+          : (error.body ?? "The request failed (\(error.status.code)).")
+        response = Self.problem(error.status, message)
+      }
+    }
+    if let corsOrigin { response.headers[.accessControlAllowOrigin] = corsOrigin }
+    let elapsed = ContinuousClock.now - start
+    let milliseconds =
+      Double(elapsed.components.attoseconds) * 1e-15 + Double(elapsed.components.seconds) * 1e3
+    context.logger.info(
+      "\(request.method) \(request.uri.path.prefix(200)) \(response.status.code) \(Format.number(milliseconds, decimals: 2)) ms"
+    )
+    return response
+  }
+
+  static func problem(_ status: HTTPResponse.Status, _ message: String) -> Response {
+    var writer = JSONWriter()
+    writer.object { $0.string("error", message) }
+    return json(writer.bytes + [0x0A], status: status)
+  }
+}
+
+/// Numbers as JSON text.
+enum Format {
+  static func number(_ value: Double) -> String {
+    var writer = JSONWriter()
+    writer.number(value)
+    return String(decoding: writer.bytes, as: UTF8.self)
+  }
+
+  static func number(_ value: Double, decimals: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    return number((value * scale).rounded() / scale)
+  }
+}

@@ -1,0 +1,86 @@
+import ArgumentParser
+import AtlasServer
+import GeoFormats
+import GeoIndex
+import Logging
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+struct ServeCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "serve",
+    abstract: "Serve nearest, resolve, clusters and vector tiles over HTTP until SIGINT or SIGTERM.",
+    discussion: """
+      Loads each dataset once (the 54 markers are always there, as markers), then answers on HOST:PORT. Once \
+      it listens it prints one line, 'newsatlas: serving on http://HOST:PORT', on standard output; it logs one \
+      line per request on standard error. Port 0 picks a free port.
+      """
+  )
+
+  @Option(help: "The address to listen on (loopback unless told otherwise).")
+  var host = "127.0.0.1"
+
+  @Option(help: "The port to listen on (0 picks a free one).")
+  var port = 8080
+
+  @Option(
+    help: ArgumentHelp(
+      "Serve a GeoJSON or CSV file as dataset NAME (letters, digits, '-' and '_'); repeatable.",
+      valueName: "name=file"))
+  var points: [String] = []
+
+  @OptionGroup var clustering: ClusteringOptions
+
+  @Option(
+    help: ArgumentHelp("Send Access-Control-Allow-Origin: ORIGIN with every answer.", valueName: "origin"))
+  var cors: String?
+
+  func run() async throws {
+    guard (0...65535).contains(port) else { throw CLIError.usage("--port is 0 to 65535, not \(port).") }
+    let aggregations = try clustering.aggregations()
+    let options = clustering.options
+    var datasets = [try Self.dataset(name: "markers", file: nil, options, aggregations)]
+    for given in points {
+      guard let equals = given.firstIndex(of: "="), equals != given.startIndex else {
+        throw CLIError.usage("--points takes NAME=FILE (for example cafes=cafes.geojson), not '\(given)'.")
+      }
+      let name = String(given[..<equals])
+      let path = String(given[given.index(after: equals)...])
+      guard name.count <= 64,
+        name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+      else {
+        throw CLIError.usage("A dataset name is letters, digits, '-' and '_' (64 at most), not '\(name)'.")
+      }
+      guard !datasets.contains(where: { $0.name == name }) else {
+        throw CLIError.usage("Two datasets are named '\(name)'; give each its own name.")
+      }
+      let file = try formats { () throws(FormatError) in
+        try FeatureFile.load(
+          path: path, propertyNames: aggregations.map(\.property), showProgress: StandardError.isTerminal)
+      }
+      datasets.append(try Self.dataset(name: name, file: file, options, aggregations))
+    }
+    var logger = Logger(label: "newsatlas")
+    logger.logLevel = .info
+    let service = AtlasService(datasets: datasets, corsOrigin: cors)
+    let host = self.host
+    try await service.run(host: host, port: port, logger: logger) { bound in
+      // Readiness, for people and for scripts: one line once the port is open.
+      let out = OutputBuffer.standardOutput()
+      out.append("newsatlas: serving on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)\n")
+      out.flush()
+    }
+  }
+
+  static func dataset(
+    name: String, file: FeatureFile?, _ options: ClusterOptions, _ aggregations: [Aggregation]
+  ) throws(CLIError) -> Dataset {
+    do {
+      return try Dataset(name: name, file: file, options: options, aggregations: aggregations)
+    } catch {
+      throw .usage(error.description)
+    }
+  }
+}

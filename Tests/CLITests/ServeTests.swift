@@ -1,0 +1,216 @@
+import Fetch
+import Foundation
+import GeoFormats
+import GeoIndex
+import TestSupport
+import Testing
+
+/// `newsatlas serve` started as a user starts it, on 127.0.0.1 and a free port, asked through libcurl.
+final class Served: @unchecked Sendable {
+  let process = Process()
+  let base: String
+  private let errors = Pipe()
+
+  /// Starts the server and waits for its readiness line (never a sleep).
+  init(_ arguments: [String] = []) throws {
+    process.executableURL = CLI.executable
+    process.arguments = ["serve", "--port", "0"] + arguments
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = errors
+    try process.run()
+    var line = Data()
+    while true {
+      let byte = out.fileHandleForReading.readData(ofLength: 1)
+      if byte.isEmpty || byte == Data("\n".utf8) { break }
+      line.append(byte)
+    }
+    let text = String(decoding: line, as: UTF8.self)
+    guard let range = text.range(of: "http://127.0.0.1:") else {
+      process.terminate()
+      throw CocoaError(
+        .fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "no readiness line: \(text)"])
+    }
+    base = String(text[range.lowerBound...])
+  }
+
+  /// SIGTERM, then the exit status.
+  func stop() -> Int32 {
+    if process.isRunning { process.terminate() }
+    process.waitUntilExit()
+    return process.terminationStatus
+  }
+
+  /// What the server logged on standard error.
+  func log() -> String {
+    _ = stop()
+    return String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  }
+
+  deinit { _ = stop() }
+
+  /// A raw HTTP/1.1 exchange over a socket, for what a GET client cannot send.
+  func raw(_ request: String) throws -> String {
+    let port = UInt16(base.split(separator: ":").last!)!
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = port.bigEndian
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else { throw CocoaError(.fileReadUnknown) }
+    var bytes = Array(request.utf8)
+    _ = write(fd, &bytes, bytes.count)
+    var response = [UInt8](repeating: 0, count: 1 << 16)
+    let got = read(fd, &response, response.count)
+    return String(decoding: response.prefix(max(got, 0)), as: UTF8.self)
+  }
+}
+
+@Suite struct ServeTests {
+  let client = HTTPClient()
+
+  func json(_ response: HTTPResponse) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+  }
+
+  @Test func answersAsTheCLIDoes() async throws {
+    let served = try Served()
+    let nearest = try await client.get(served.base + "/v1/nearest?lat=48.85&lon=2.35&count=3")
+    #expect(nearest.status == 200 && nearest.header("content-type") == "application/json")
+    let cli = try CLI.run(["nearest", "48.85", "2.35", "--count", "3", "--format", "json"])
+    #expect(String(decoding: nearest.body, as: UTF8.self) == cli.stdout)
+
+    let resolve = try await client.get(served.base + "/v1/resolve?lat=36.75&lon=3.06")
+    #expect(
+      String(decoding: resolve.body, as: UTF8.self)
+        == (try CLI.run(["resolve", "36.75", "3.06", "--format", "json"])).stdout)
+
+    let clusters = try await client.get(
+      served.base + "/v1/datasets/markers/clusters?zoom=1&bbox=-10,35,30,60")
+    let cliClusters = try CLI.run(["clusters", "--zoom", "1", "--bbox", "-10,35,30,60"])
+    #expect(String(decoding: clusters.body, as: UTF8.self) == cliClusters.stdout)
+
+    for (path, cli) in [
+      ("/v1/datasets/markers/clusters/120/expansion-zoom", ["clusters", "--expansion-zoom", "120"]),
+      ("/v1/datasets/markers/clusters/120/children", ["clusters", "--children", "120"]),
+      (
+        "/v1/datasets/markers/clusters/120/leaves?limit=3&offset=2",
+        ["clusters", "--leaves", "120", "--limit", "3", "--offset", "2"]
+      ),
+      ("/tiles/markers/2/1/1.geojson", ["clusters", "--tile", "2/1/1"]),
+    ] {
+      let response = try await client.get(served.base + path)
+      #expect(response.status == 200, "\(path)")
+      #expect(String(decoding: response.body, as: UTF8.self) == (try CLI.run(cli)).stdout, "\(path)")
+    }
+    #expect(served.stop() == 0)  // SIGTERM ends it cleanly
+  }
+
+  @Test func vectorTilesAreTheLibrarysAndEmptyOnesAre204() async throws {
+    let served = try Served()
+    let index = try ClusterIndex<[Double]>(
+      points: FeatureFile.countries().points, options: ClusterOptions(), map: nil, reduce: nil)
+    let writer = ClusterWriter(index: index, file: FeatureFile.countries(), aggregations: [])
+    for (z, x, y) in [(0, 0, 0), (1, 1, 0), (2, 1, 1), (3, 4, 2)] {
+      let response = try await client.get(served.base + "/tiles/markers/\(z)/\(x)/\(y).mvt")
+      let expected = writer.vectorTile(index.tile(zoom: z, x: x, y: y), layerName: "markers")
+      if let expected {
+        #expect(response.status == 200 && response.body == expected, "\(z)/\(x)/\(y)")
+        #expect(response.header("content-type") == "application/vnd.mapbox-vector-tile")
+      } else {
+        #expect(response.status == 204 && response.body.isEmpty, "\(z)/\(x)/\(y)")
+      }
+    }
+    let empty = try await client.get(served.base + "/tiles/markers/9/0/0.mvt")
+    #expect(empty.status == 204 && empty.body.isEmpty)
+  }
+
+  @Test func tileJSONAndDatasets() async throws {
+    let scratch = try ScratchFile(
+      named: "cafes.csv", contents: "name,lat,lon,seats\na,48.85,2.35,10\nb,48.86,2.36,4\n")
+    defer { scratch.remove() }
+    let served = try Served(["--points", "cafes=\(scratch.path)"])
+    let datasets = try json(try await client.get(served.base + "/v1/datasets"))
+    let list = try #require(datasets["datasets"] as? [[String: Any]])
+    #expect(list.compactMap { $0["name"] as? String } == ["markers", "cafes"])
+    #expect(list[1]["pointCount"] as? Int == 2)
+    #expect((list[1]["bounds"] as? [Double]) == [2.35, 48.85, 2.36, 48.86])
+    let tileJSON = try json(try await client.get(served.base + "/tiles/cafes.json"))
+    #expect(tileJSON["tilejson"] as? String == "3.0.0")
+    #expect((tileJSON["tiles"] as? [String]) == [served.base + "/tiles/cafes/{z}/{x}/{y}.mvt"])
+    let layers = try #require(tileJSON["vector_layers"] as? [[String: Any]])
+    #expect(layers.first?["id"] as? String == "cafes")
+    let fields = try #require(layers.first?["fields"] as? [String: String])
+    #expect(fields["point_count"] == "Number" && fields["name"] == "String" && fields["seats"] == "String")
+    let nearest = try json(try await client.get(served.base + "/v1/nearest?lat=48.85&lon=2.35&dataset=cafes"))
+    #expect(((nearest["results"] as? [[String: Any]])?.first?["index"] as? Int) == 0)
+  }
+
+  @Test(arguments: [
+    ("/v1/nearest?lat=nan&lon=1", 400, "is not a number"),
+    ("/v1/nearest?lat=91&lon=1", 400, "outside -90...90"),
+    ("/v1/nearest?lon=1", 400, "Give lat and lon"),
+    ("/v1/nearest?lat=1&lon=1&count=0", 400, "count must be"),
+    ("/v1/nearest?lat=1&lon=1&dataset=nope", 404, "No dataset is named 'nope'"),
+    ("/v1/datasets/markers/clusters", 400, "Give zoom"),
+    ("/v1/datasets/markers/clusters?zoom=1&bbox=1,2,3", 400, "bbox takes four numbers"),
+    ("/v1/datasets/..%2F..%2Fetc%2Fpasswd/clusters?zoom=1", 404, "No dataset is named"),
+    ("/v1/datasets/markers/clusters/99999/children", 404, "No cluster has the id 99999"),
+    ("/v1/datasets/markers/clusters/abc/children", 400, "A cluster id is a whole number"),
+    ("/tiles/markers/2/9/1.mvt", 400, "off the map"),
+    ("/tiles/markers/2/1/1.png", 404, "{z}/{x}/{y}.mvt"),
+    ("/tiles/nope.json", 404, "No dataset answers"),
+    ("/elsewhere", 404, "Nothing is at /elsewhere"),
+    ("/v1/datasets/markers/clusters?zoom=1&radius=60", 400, "takes no parameter 'radius'"),
+  ])
+  func errorsAreOneSentenceInJSON(path: String, status: Int, mentions: String) async throws {
+    let served = try Served()
+    let response = try await client.get(served.base + path)
+    #expect(response.status == status, "\(path)")
+    let error = try json(response)["error"] as? String
+    #expect(error?.contains(mentions) == true && error?.hasSuffix(".") == true, "\(path): \(error ?? "")")
+  }
+
+  @Test func methodsOtherThanGETAre405AndManyRequestsAtOnceAllAnswer() async throws {
+    let served = try Served()
+    let post = try served.raw(
+      "POST /v1/resolve HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    #expect(post.hasPrefix("HTTP/1.1 405") && post.contains("answers GET only"))
+    let client = self.client
+    let base = served.base
+    let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+      for i in 0..<300 {
+        group.addTask {
+          try await client.get(
+            base
+              + (i % 2 == 0 ? "/tiles/markers/\(i % 2)/0/0.mvt" : "/v1/resolve?lat=\(i % 80)&lon=\(i % 170)")
+          ).status
+        }
+      }
+      return try await group.reduce(into: [Int]()) { $0.append($1) }
+    }
+    #expect(statuses.count == 300 && statuses.allSatisfy { $0 == 200 }, "\(Set(statuses))")
+    let log = served.log()
+    #expect(log.contains("POST /v1/resolve 405") && log.contains("GET /v1/resolve 200"))
+  }
+
+  @Test func badServeArgumentsAreUsageErrors() throws {
+    for (arguments, mentions) in [
+      (["serve", "--points", "no-equals"], "NAME=FILE"),
+      (["serve", "--points", "a/b=x.csv"], "A dataset name"),
+      (["serve", "--port", "70000"], "--port"), (["serve", "--points", "x=/nonexistent.csv"], "Cannot open"),
+      (["serve", "--points", "markers=/dev/null"], "Two datasets are named 'markers'"),
+      (["serve", "--points", "x=/dev/null"], "holds no points"),
+    ] {
+      let result = try CLI.run(arguments)
+      #expect(result.status == 64 || result.status == 65, "\(arguments)")
+      #expect(result.stderr.contains(mentions), "\(arguments): \(result.stderr)")
+    }
+  }
+}
