@@ -12,8 +12,11 @@ public struct AtlasService: Sendable {
   public let names: [String]
   /// The `Access-Control-Allow-Origin` to send, if any.
   public let corsOrigin: String?
+  /// The largest request body a batch POST takes, in bytes.
+  public let maxBodyBytes: Int
 
-  public init(datasets: [Dataset], corsOrigin: String? = nil) {
+  public init(datasets: [Dataset], corsOrigin: String? = nil, maxBodyBytes: Int = 1 << 30) {
+    self.maxBodyBytes = maxBodyBytes
     self.datasets = Dictionary(datasets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     names = datasets.map(\.name)
     self.corsOrigin = corsOrigin
@@ -35,6 +38,8 @@ public struct AtlasService: Sendable {
     router.add(middleware: Errors(corsOrigin: corsOrigin))
     router.get("/v1/nearest") { request, _ in try nearest(request) }
     router.get("/v1/resolve") { request, _ in try resolve(request) }
+    router.post("/v1/nearest") { request, _ in try batch(request, resolving: false) }
+    router.post("/v1/resolve") { request, _ in try batch(request, resolving: true) }
     router.get("/v1/datasets") { _, _ in datasetList() }
     router.get("/v1/datasets/:name/clusters") { request, context in
       try clusters(try dataset(context), request)
@@ -81,6 +86,63 @@ public struct AtlasService: Sendable {
     }
     let found = dataset.target.tree.neighbors(of: query, count: count, maxDistanceKilometers: maxKilometers)
     return json(dataset.target.answerJSON(found, from: query) + [0x0A])
+  }
+
+  /// `POST /v1/nearest` and `/v1/resolve`: the body's `latitude,longitude` lines answered as the CLI's batch
+  /// mode answers them, streamed back in input order as they are read, so a body of any length is never held
+  /// whole. A failure of the whole run after the answer began (a NUL byte, a body over the limit) ends it with
+  /// one error row (line 0).
+  func batch(_ request: Request, resolving: Bool) throws -> Response {
+    try allow(request, resolving ? ["format"] : ["format", "count", "maxKm", "dataset"])
+    let format: BatchFormat
+    switch request.uri.queryParameters.get("format") ?? "csv" {
+    case "csv": format = .csv
+    case "jsonl": format = .jsonl
+    case let other: throw Problem.badParameter("format is csv or jsonl, not '\(other.prefix(64))'.")
+    }
+    let query: BatchQuery
+    if resolving {
+      query = .resolve
+    } else {
+      let name = request.uri.queryParameters.get("dataset") ?? "markers"
+      guard let dataset = datasets[name] else { throw Problem.unknownDataset(name) }
+      let count = try integer(request, "count", default: 1, minimum: 1)
+      guard count == 1 || format == .jsonl else {
+        throw Problem.badParameter("count above 1 needs format=jsonl; csv has one row per input line.")
+      }
+      let maxKilometers = try decimal(request, "maxKm") ?? .infinity
+      guard maxKilometers >= 0 else {
+        throw Problem.badParameter("maxKm must be 0 or more, not \(maxKilometers).")
+      }
+      query = .nearest(dataset.target, count: count, maxKilometers: maxKilometers)
+    }
+    let limit = maxBodyBytes
+    if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+      throw Problem.tooLarge(
+        "The body is \(length) bytes; this service takes at most \(limit) in one request.")
+    }
+    let body = request.body
+    let answers = BatchAnswers(query: query, format: format)
+    return Response(
+      status: .ok,
+      headers: [.contentType: format == .csv ? "text/csv; charset=utf-8" : "application/x-ndjson"],
+      body: ResponseBody { writer in
+        var received = 0
+        for try await buffer in body {
+          received += buffer.readableBytes
+          if received > limit {
+            try await writer.write(
+              answers.fail("The body is over \(limit) bytes, the most this service takes in one request."))
+            break
+          }
+          let (bytes, failure) = answers.feed(buffer)
+          if !bytes.isEmpty { try await writer.write(ByteBuffer(bytes: bytes)) }
+          if failure { break }
+        }
+        let bytes = answers.finish()
+        if !bytes.isEmpty { try await writer.write(ByteBuffer(bytes: bytes)) }
+        try await writer.finish(nil)
+      })
   }
 
   func resolve(_ request: Request) throws -> Response {
@@ -266,7 +328,8 @@ public struct AtlasService: Sendable {
   func allow(_ request: Request, _ names: Set<String>) throws(Problem) {
     for (key, _) in request.uri.queryParameters where !names.contains(String(key)) {
       throw .badParameter(
-        "This endpoint takes no parameter '\(key.prefix(64))'; it takes \(names.sorted().joined(separator: ", ")).")
+        "This endpoint takes no parameter '\(key.prefix(64))'; it takes \(names.sorted().joined(separator: ", "))."
+      )
     }
   }
 
@@ -330,17 +393,19 @@ enum Problem: Error {
   case badParameter(String)
   case notFound(String)
   case unknownDataset(String)
+  case tooLarge(String)
 
   var status: HTTPResponse.Status {
     switch self {
     case .badParameter: return .badRequest
+    case .tooLarge: return .contentTooLarge
     case .notFound, .unknownDataset: return .notFound
     }
   }
 
   var message: String {
     switch self {
-    case .badParameter(let text), .notFound(let text): return text
+    case .badParameter(let text), .notFound(let text), .tooLarge(let text): return text
     case .unknownDataset(let name):
       return "No dataset is named '\(name.prefix(64))'; /v1/datasets lists them."
     }
@@ -357,9 +422,12 @@ struct Errors<Context: RequestContext>: RouterMiddleware {
   {
     let start = ContinuousClock.now
     var response: Response
-    if request.method != .get && request.method != .head {
-      response = Self.problem(.methodNotAllowed, "This service answers GET only, not \(request.method).")
-      response.headers[.allow] = "GET, HEAD"
+    let batch = request.uri.path == "/v1/nearest" || request.uri.path == "/v1/resolve"
+    if request.method != .get && request.method != .head && !(batch && request.method == .post) {
+      let allowed = batch ? "GET, HEAD, POST" : "GET, HEAD"
+      response = Self.problem(
+        .methodNotAllowed, "\(request.uri.path.prefix(200)) answers \(allowed), not \(request.method).")
+      response.headers[.allow] = allowed
     } else {
       do {
         response = try await next(request, context)
@@ -402,5 +470,59 @@ enum Format {
     var scale = 1.0
     for _ in 0..<decimals { scale *= 10 }
     return number((value * scale).rounded() / scale)
+  }
+}
+
+/// One batch POST's rows: the request body fed in as it arrives, answers handed back in input order.
+///
+/// Used by one request's body writer at a time (the writer awaits each step), hence unchecked.
+final class BatchAnswers: @unchecked Sendable {
+  private var collected: [UInt8] = []
+  private var rows: BatchRows!
+  private let output: OutputBuffer
+
+  init(query: BatchQuery, format: BatchFormat) {
+    let box = Collected()
+    output = OutputBuffer(capacity: 1 << 16) { chunk in
+      box.bytes += chunk
+      return true
+    }
+    self.box = box
+    rows = BatchRows(query: query, format: format, output: output, name: "the request body")
+  }
+
+  private let box: Collected
+  private final class Collected { var bytes: [UInt8] = [] }
+
+  private func take() -> [UInt8] {
+    output.flush()
+    defer { box.bytes.removeAll(keepingCapacity: true) }
+    return box.bytes
+  }
+
+  /// Answers the complete lines of `buffer`; true when the run must stop (binary input).
+  func feed(_ buffer: ByteBuffer) -> ([UInt8], Bool) {
+    var failed = false
+    buffer.withUnsafeReadableBytes { raw in
+      raw.withMemoryRebound(to: UInt8.self) { bytes in
+        do throws(FormatError) {
+          try rows.feed(bytes)
+        } catch {
+          rows.writeRunError(error.description.prefix(1).uppercased() + error.description.dropFirst())
+          failed = true
+        }
+      }
+    }
+    return (take(), failed)
+  }
+
+  func fail(_ message: String) -> ByteBuffer {
+    rows.writeRunError(message)
+    return ByteBuffer(bytes: take())
+  }
+
+  func finish() -> [UInt8] {
+    rows.finish()
+    return take()
   }
 }

@@ -139,6 +139,17 @@ public struct BatchRows {
     pending.append(contentsOf: UnsafeBufferPointer(start: base + start, count: end - start))
   }
 
+  /// Ends the output with one error row (line 0) for a failure of the whole run, after the rows answered so
+  /// far: where a status can no longer be sent (a streamed HTTP answer), the reader still learns why it stopped.
+  public mutating func writeRunError(_ message: String) {
+    pending.removeAll()
+    skippingLongLine = false
+    state.lineNumber = 0
+    state.summary.failedRows -= 1  // the run's error is not a failed row
+    state.fail(latitude: "", longitude: "", message)
+    state.out.flush()
+  }
+
   /// Answers the last line (one without a line break) and flushes the output.
   @discardableResult
   public mutating func finish() -> BatchSummary {
@@ -384,7 +395,7 @@ public struct BatchRows {
     mutating func fail(latitude: String, longitude: String, _ reason: String) {
       summary.failedRows += 1
       if summary.firstFailedLine == 0 { summary.firstFailedLine = lineNumber }
-      let message = "line \(lineNumber): \(reason)."
+      let message = lineNumber == 0 ? reason : "line \(lineNumber): \(reason)."
       if format == .csv {
         let empty = isResolve ? ",,,,," : isCountries ? ",,,," : ",,,"
         out.append("\(lineNumber),\(csvField(latitude)),\(csvField(longitude))\(empty)\(csvField(message))\n")

@@ -31,6 +31,11 @@ struct ServeCommand: AsyncParsableCommand {
       valueName: "name=file"))
   var points: [String] = []
 
+  @Option(
+    name: .customLong("max-body-mb"),
+    help: ArgumentHelp("The largest batch POST body taken, in MiB (bigger ones get 413).", valueName: "mib"))
+  var maxBodyMegabytes = 1024
+
   @OptionGroup var clustering: ClusteringOptions
 
   @Option(
@@ -39,6 +44,9 @@ struct ServeCommand: AsyncParsableCommand {
 
   func run() async throws {
     guard (0...65535).contains(port) else { throw CLIError.usage("--port is 0 to 65535, not \(port).") }
+    guard (1...(1 << 20)).contains(maxBodyMegabytes) else {
+      throw CLIError.usage("--max-body-mb is 1 to 1048576, not \(maxBodyMegabytes).")
+    }
     let aggregations = try clustering.aggregations()
     let options = clustering.options
     var datasets = [try Self.dataset(name: "markers", file: nil, options, aggregations)]
@@ -64,7 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
     var logger = Logger(label: "newsatlas")
     logger.logLevel = .info
-    let service = AtlasService(datasets: datasets, corsOrigin: cors)
+    let service = AtlasService(datasets: datasets, corsOrigin: cors, maxBodyBytes: maxBodyMegabytes << 20)
     let host = self.host
     try await service.run(host: host, port: port, logger: logger) { bound in
       // Readiness, for people and for scripts: one line once the port is open.

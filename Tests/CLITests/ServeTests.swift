@@ -64,11 +64,21 @@ final class Served: @unchecked Sendable {
       }
     }
     guard connected == 0 else { throw CocoaError(.fileReadUnknown) }
-    var bytes = Array(request.utf8)
-    _ = write(fd, &bytes, bytes.count)
-    var response = [UInt8](repeating: 0, count: 1 << 16)
-    let got = read(fd, &response, response.count)
-    return String(decoding: response.prefix(max(got, 0)), as: UTF8.self)
+    let bytes = Array(request.utf8)
+    var sent = 0
+    while sent < bytes.count {
+      let wrote = bytes[sent...].withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
+      if wrote <= 0 { break }  // the server may stop reading (413) and answer early
+      sent += wrote
+    }
+    var response: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {  // to the end: requests here say Connection: close
+      let got = read(fd, &chunk, chunk.count)
+      if got <= 0 { break }
+      response += chunk[0..<got]
+    }
+    return String(decoding: response, as: UTF8.self)
   }
 }
 
@@ -181,7 +191,14 @@ final class Served: @unchecked Sendable {
     let served = try Served()
     let post = try served.raw(
       "POST /v1/resolve HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-    #expect(post.hasPrefix("HTTP/1.1 405") && post.contains("answers GET only"))
+    #expect(post.hasPrefix("HTTP/1.1 200"))  // the batch endpoint
+    let put = try served.raw(
+      "PUT /v1/resolve HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    #expect(put.hasPrefix("HTTP/1.1 405") && put.contains("answers GET, HEAD, POST, not PUT"))
+    let postTile = try served.raw(
+      "POST /tiles/markers.json HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    )
+    #expect(postTile.hasPrefix("HTTP/1.1 405"))
     let client = self.client
     let base = served.base
     let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -197,7 +214,63 @@ final class Served: @unchecked Sendable {
     }
     #expect(statuses.count == 300 && statuses.allSatisfy { $0 == 200 }, "\(Set(statuses))")
     let log = served.log()
-    #expect(log.contains("POST /v1/resolve 405") && log.contains("GET /v1/resolve 200"))
+    #expect(log.contains("PUT /v1/resolve 405") && log.contains("GET /v1/resolve 200"))
+  }
+
+  static func post(_ path: String, _ body: String) -> String {
+    "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+  }
+
+  /// The body of a chunked HTTP/1.1 answer.
+  static func dechunked(_ response: String) -> String {
+    guard let start = response.range(of: "\r\n\r\n") else { return "" }
+    var rest = Substring(response[start.upperBound...])
+    var body = ""
+    while let lineEnd = rest.range(of: "\r\n"), let size = Int(rest[..<lineEnd.lowerBound], radix: 16),
+      size > 0
+    {
+      let chunkStart = lineEnd.upperBound
+      let chunkEnd = rest.utf8.index(chunkStart, offsetBy: size)
+      body += rest[chunkStart..<chunkEnd]
+      rest = rest[rest.utf8.index(chunkEnd, offsetBy: 2)...]  // "\r\n" is one Character: count bytes
+    }
+    return body
+  }
+
+  @Test func batchPostsAnswerAsTheCLIDoes() throws {
+    let served = try Served()
+    let rows =
+      "latitude,longitude\n48.85,2.35\nabc,1\n\n36.75,3.06\r\n"
+      + (0..<5000).map { "\(Double($0 % 170) - 85),\(Double($0 % 350) - 175)" }.joined(separator: "\n")
+    for (path, cli) in [
+      ("/v1/resolve", ["resolve", "--input", "-"]),
+      ("/v1/resolve?format=jsonl", ["resolve", "--input", "-", "--format", "jsonl"]),
+      ("/v1/nearest", ["nearest", "--input", "-"]),
+      (
+        "/v1/nearest?format=jsonl&count=3&maxKm=2000",
+        ["nearest", "--input", "-", "--format", "jsonl", "--count", "3", "--max-km", "2000"]
+      ),
+    ] {
+      let response = try served.raw(Self.post(path, rows))
+      #expect(response.hasPrefix("HTTP/1.1 200"), "\(path)")
+      #expect(Self.dechunked(response) == (try CLI.run(cli, stdin: rows)).stdout, "\(path)")
+    }
+    let binary = Self.dechunked(try served.raw(Self.post("/v1/resolve?format=jsonl", "1,2\n\u{0}\n3,4\n")))
+    #expect(
+      binary.hasSuffix(
+        #"{"line":0,"error":"The request body holds a NUL byte on line 2; it is binary, not latitude,longitude text."}"#
+          + "\n"))
+    #expect(binary.split(separator: "\n").count == 2)
+    let badFormat = try served.raw(Self.post("/v1/resolve?format=xml", "1,2\n"))
+    #expect(badFormat.hasPrefix("HTTP/1.1 400") && badFormat.contains("format is csv or jsonl"))
+  }
+
+  @Test func aBodyOverTheLimitIs413() throws {
+    let served = try Served(["--max-body-mb", "1"])
+    let big = String(repeating: "1,2\n", count: 300_000)  // 1.2 MB
+    let response = try served.raw(Self.post("/v1/resolve", big))
+    #expect(
+      response.hasPrefix("HTTP/1.1 413") && response.contains("at most 1048576"), "\(response.prefix(200))")
   }
 
   @Test func badServeArgumentsAreUsageErrors() throws {
