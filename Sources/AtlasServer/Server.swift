@@ -1,5 +1,6 @@
 import GeoFormats
 import GeoIndex
+import HTTPTypes
 import Hummingbird
 import Logging
 import NewsAtlas
@@ -238,7 +239,10 @@ public struct AtlasService: Sendable {
     }
     let options = dataset.index.options
     let host = Self.safeHost(request.head.authority) ?? "127.0.0.1"
-    let base = "http://\(host)/tiles/\(dataset.name)"
+    // Behind a proxy that terminates TLS, X-Forwarded-Proto says the scheme the client used.
+    let forwarded = request.headers[HTTPField.Name("X-Forwarded-Proto")!]
+    let scheme = forwarded == "https" ? "https" : "http"
+    let base = "\(scheme)://\(host)/tiles/\(dataset.name)"
     let b = dataset.bounds
     var writer = JSONWriter()
     writer.object { tile in

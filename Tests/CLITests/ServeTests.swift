@@ -158,6 +158,12 @@ final class Served: @unchecked Sendable {
     #expect(layers.first?["id"] as? String == "cafes")
     let fields = try #require(layers.first?["fields"] as? [String: String])
     #expect(fields["point_count"] == "Number" && fields["name"] == "String" && fields["seats"] == "String")
+    let proxied = try served.raw(
+      "GET /tiles/cafes.json HTTP/1.1\r\nHost: tiles.example.org\r\nX-Forwarded-Proto: https\r\nConnection: close\r\n\r\n")
+    #expect(proxied.contains(#""tiles":["https://tiles.example.org/tiles/cafes/{z}/{x}/{y}.mvt"]"#))
+    let hostile = try served.raw(
+      "GET /tiles/cafes.json HTTP/1.1\r\nHost: evil\"/><script>\r\nConnection: close\r\n\r\n")
+    #expect(!hostile.contains("<script>"))
     let nearest = try json(try await client.get(served.base + "/v1/nearest?lat=48.85&lon=2.35&dataset=cafes"))
     #expect(((nearest["results"] as? [[String: Any]])?.first?["index"] as? Int) == 0)
   }
