@@ -18,6 +18,7 @@ let package = Package(
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+    .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
   ],
   targets: [
     // The pure geo core: stdlib and libm only, no Foundation, no I/O.
@@ -40,6 +41,7 @@ let package = Package(
       dependencies: [
         "GeoIndex", "NewsAtlas", "GeoFormats", .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"), .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "CompressNIO", package: "compress-nio"),
       ]),
     // SQLite, reached only through this shim (Debian's libsqlite3-dev), for the cache.
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),

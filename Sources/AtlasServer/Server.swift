@@ -1,3 +1,5 @@
+import CompressNIO
+import Foundation
 import GeoFormats
 import GeoIndex
 import HTTPTypes
@@ -197,7 +199,7 @@ public struct AtlasService: Sendable {
     if let text = request.uri.queryParameters.get("bbox") {
       box = try parameter { () throws(FormatError) in try Coordinates.box(text, name: "bbox") }
     }
-    return collection(dataset, dataset.index.clusters(in: box, zoom: zoom))
+    return collection(dataset, dataset.index.clusters(in: box, zoom: zoom), for: request)
   }
 
   func tile(_ request: Request, _ context: BasicRequestContext) throws -> Response {
@@ -217,9 +219,10 @@ public struct AtlasService: Sendable {
       guard let bytes = dataset.writer.vectorTile(features, layerName: dataset.name) else {
         return Response(status: .noContent)  // map clients reject an empty 200
       }
-      return Response(
-        status: .ok, headers: [.contentType: "application/vnd.mapbox-vector-tile"],
-        body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+      return compressed(
+        Response(
+          status: .ok, headers: [.contentType: "application/vnd.mapbox-vector-tile"],
+          body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))), bytes, for: request)
     }
     var bytes: [UInt8] = []
     let out = OutputBuffer { chunk in
@@ -228,7 +231,7 @@ public struct AtlasService: Sendable {
     }
     dataset.writer.tile(features, to: out)
     out.flush()
-    return json(bytes)
+    return compressed(json(bytes), bytes, for: request)
   }
 
   /// TileJSON 3.0.0 for `/tiles/{name}.json`, its URL template built from the request's host.
@@ -373,7 +376,7 @@ public struct AtlasService: Sendable {
     return value
   }
 
-  func collection(_ dataset: Dataset, _ items: [ClusterItem]) -> Response {
+  func collection(_ dataset: Dataset, _ items: [ClusterItem], for request: Request? = nil) -> Response {
     var bytes: [UInt8] = []
     let out = OutputBuffer { chunk in
       bytes += chunk
@@ -381,7 +384,25 @@ public struct AtlasService: Sendable {
     }
     dataset.writer.featureCollection(items, to: out)
     out.flush()
-    return json(bytes)
+    guard let request else { return json(bytes) }
+    return compressed(json(bytes), bytes, for: request)
+  }
+
+  /// The response gzipped when the client accepts gzip and the body is worth it (over 256 bytes).
+  func compressed(_ response: Response, _ bytes: [UInt8], for request: Request) -> Response {
+    var response = response
+    response.headers[.vary] = "Accept-Encoding"
+    guard bytes.count > 256, let accepted = request.headers[.acceptEncoding],
+      accepted.split(separator: ",").contains(where: {
+        let coding = $0.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        return coding == "gzip" && !$0.replacingOccurrences(of: " ", with: "").hasSuffix(";q=0")
+      })
+    else { return response }
+    var buffer = ByteBuffer(bytes: bytes)
+    guard let gzipped = try? buffer.compress(with: .gzip()) else { return response }
+    response.headers[.contentEncoding] = "gzip"
+    response.body = ResponseBody(byteBuffer: gzipped)
+    return response
   }
 }
 

@@ -50,7 +50,9 @@ final class Served: @unchecked Sendable {
   deinit { _ = stop() }
 
   /// A raw HTTP/1.1 exchange over a socket, for what a GET client cannot send.
-  func raw(_ request: String) throws -> String {
+  func raw(_ request: String) throws -> String { String(decoding: try rawBytes(request), as: UTF8.self) }
+
+  func rawBytes(_ request: String) throws -> [UInt8] {
     let port = UInt16(base.split(separator: ":").last!)!
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(fd) }
@@ -78,7 +80,7 @@ final class Served: @unchecked Sendable {
       if got <= 0 { break }
       response += chunk[0..<got]
     }
-    return String(decoding: response, as: UTF8.self)
+    return response
   }
 }
 
@@ -137,8 +139,43 @@ final class Served: @unchecked Sendable {
         #expect(response.status == 204 && response.body.isEmpty, "\(z)/\(x)/\(y)")
       }
     }
+    // gzip when the client accepts it, and only then.
+    let expected = try #require(writer.vectorTile(index.tile(zoom: 0, x: 0, y: 0), layerName: "markers"))
+    let gzipped = try await client.get(
+      served.base + "/tiles/markers/0/0/0.mvt", headers: [("Accept-Encoding", "br;q=1, gzip;q=0.8")])
+    #expect(gzipped.header("content-encoding") == "gzip" && gzipped.header("vary") == "Accept-Encoding")
+    #expect(gzipped.body == expected)  // libcurl inflates what it was sent
+    // The bytes on the wire, inflated by an independent implementation (Python's gzip).
+    let raw = try served.rawBytes(
+      "GET /tiles/markers/0/0/0.mvt HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n"
+    )
+    let headerEnd = try #require(raw.indices.first { raw[$0..<min($0 + 4, raw.count)] == [13, 10, 13, 10] })
+    let wire = Array(raw[(headerEnd + 4)...])
+    #expect(wire.prefix(2) == [0x1F, 0x8B] && wire.count < expected.count)
+    #expect(try Self.gunzip(wire) == expected)
+    let refused = try await client.get(
+      served.base + "/tiles/markers/0/0/0.mvt", headers: [("Accept-Encoding", "gzip;q=0")])
+    #expect(refused.header("content-encoding") == nil && refused.body == expected)
     let empty = try await client.get(served.base + "/tiles/markers/9/0/0.mvt")
     #expect(empty.status == 204 && empty.body.isEmpty)
+  }
+
+  static func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [
+      "python3", "-c", "import gzip, sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))",
+    ]
+    let input = Pipe()
+    let output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    try process.run()
+    input.fileHandleForWriting.write(Data(bytes))
+    try input.fileHandleForWriting.close()
+    let result = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return [UInt8](result)
   }
 
   @Test func tileJSONAndDatasets() async throws {
@@ -159,7 +196,8 @@ final class Served: @unchecked Sendable {
     let fields = try #require(layers.first?["fields"] as? [String: String])
     #expect(fields["point_count"] == "Number" && fields["name"] == "String" && fields["seats"] == "String")
     let proxied = try served.raw(
-      "GET /tiles/cafes.json HTTP/1.1\r\nHost: tiles.example.org\r\nX-Forwarded-Proto: https\r\nConnection: close\r\n\r\n")
+      "GET /tiles/cafes.json HTTP/1.1\r\nHost: tiles.example.org\r\nX-Forwarded-Proto: https\r\nConnection: close\r\n\r\n"
+    )
     #expect(proxied.contains(#""tiles":["https://tiles.example.org/tiles/cafes/{z}/{x}/{y}.mvt"]"#))
     let hostile = try served.raw(
       "GET /tiles/cafes.json HTTP/1.1\r\nHost: evil\"/><script>\r\nConnection: close\r\n\r\n")
