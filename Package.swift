@@ -19,6 +19,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
   ],
   targets: [
     // The pure geo core: stdlib and libm only, no Foundation, no I/O.
@@ -42,6 +43,7 @@ let package = Package(
         "GeoIndex", "NewsAtlas", "GeoFormats", .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"), .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "CompressNIO", package: "compress-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]),
     // SQLite, reached only through this shim (Debian's libsqlite3-dev), for the cache.
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),

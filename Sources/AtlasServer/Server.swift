@@ -6,6 +6,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NewsAtlas
+import ServiceLifecycle
 
 /// `newsatlas serve`: the datasets over HTTP on Hummingbird 2. Every answer is written by GeoFormats, so the
 /// service and the CLI give the same bytes for the same question; every error is `{"error":"one sentence"}`.
@@ -25,14 +26,19 @@ public struct AtlasService: Sendable {
     self.corsOrigin = corsOrigin
   }
 
-  /// Serves until SIGINT or SIGTERM, letting requests in flight finish; `ready` hears the bound port.
+  /// Serves until SIGINT or SIGTERM, letting requests in flight finish for up to `gracePeriod` (a client that
+  /// stalls mid-request cannot keep the server alive after that); `ready` hears the bound port.
   public func run(
-    host: String, port: Int, logger: Logger, ready: @escaping @Sendable (Int) async -> Void
+    host: String, port: Int, logger: Logger, gracePeriod: Duration = .seconds(10),
+    ready: @escaping @Sendable (Int) async -> Void
   ) async throws {
     let app = Application(
       router: router(), configuration: .init(address: .hostname(host, port: port), serverName: "newsatlas"),
       onServerRunning: { channel in await ready(channel.localAddress?.port ?? port) }, logger: logger)
-    try await app.runService()
+    var configuration = ServiceGroupConfiguration(
+      services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+    configuration.maximumGracefulShutdownDuration = gracePeriod
+    try await ServiceGroup(configuration: configuration).run()
   }
 
   /// The routes (public so that a host application can mount them).

@@ -36,6 +36,12 @@ struct ServeCommand: AsyncParsableCommand {
     help: ArgumentHelp("The largest batch POST body taken, in MiB (bigger ones get 413).", valueName: "mib"))
   var maxBodyMegabytes = 1024
 
+  @Option(
+    name: .customLong("grace"),
+    help: ArgumentHelp(
+      "Seconds requests in flight get to finish after SIGINT or SIGTERM.", valueName: "seconds"))
+  var graceSeconds = 10
+
   @OptionGroup var clustering: ClusteringOptions
 
   @Option(
@@ -44,6 +50,9 @@ struct ServeCommand: AsyncParsableCommand {
 
   func run() async throws {
     guard (0...65535).contains(port) else { throw CLIError.usage("--port is 0 to 65535, not \(port).") }
+    guard (0...3600).contains(graceSeconds) else {
+      throw CLIError.usage("--grace is 0 to 3600 seconds, not \(graceSeconds).")
+    }
     guard (1...(1 << 20)).contains(maxBodyMegabytes) else {
       throw CLIError.usage("--max-body-mb is 1 to 1048576, not \(maxBodyMegabytes).")
     }
@@ -74,7 +83,8 @@ struct ServeCommand: AsyncParsableCommand {
     logger.logLevel = .info
     let service = AtlasService(datasets: datasets, corsOrigin: cors, maxBodyBytes: maxBodyMegabytes << 20)
     let host = self.host
-    try await service.run(host: host, port: port, logger: logger) { bound in
+    try await service.run(host: host, port: port, logger: logger, gracePeriod: .seconds(graceSeconds)) {
+      bound in
       // Readiness, for people and for scripts: one line once the port is open.
       let out = OutputBuffer.standardOutput()
       out.append("newsatlas: serving on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)\n")

@@ -49,39 +49,55 @@ final class Served: @unchecked Sendable {
 
   deinit { _ = stop() }
 
-  /// A raw HTTP/1.1 exchange over a socket, for what a GET client cannot send.
-  func raw(_ request: String) throws -> String { String(decoding: try rawBytes(request), as: UTF8.self) }
-
-  func rawBytes(_ request: String) throws -> [UInt8] {
+  /// A socket to the server, for requests sent in parts.
+  func connect() throws -> Int32 {
     let port = UInt16(base.split(separator: ":").last!)!
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = port.bigEndian
     let connected = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
       }
     }
-    guard connected == 0 else { throw CocoaError(.fileReadUnknown) }
-    let bytes = Array(request.utf8)
+    guard connected == 0 else {
+      close(fd)
+      throw CocoaError(.fileReadUnknown)
+    }
+    return fd
+  }
+
+  static func send(_ fd: Int32, _ bytes: [UInt8]) {
     var sent = 0
     while sent < bytes.count {
       let wrote = bytes[sent...].withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
-      if wrote <= 0 { break }  // the server may stop reading (413) and answer early
+      if wrote <= 0 { return }
       sent += wrote
     }
+  }
+
+  static func receiveAll(_ fd: Int32) -> [UInt8] {
     var response: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {  // to the end: requests here say Connection: close
+    while true {
       let got = read(fd, &chunk, chunk.count)
-      if got <= 0 { break }
+      if got <= 0 { return response }
       response += chunk[0..<got]
     }
-    return response
   }
+
+  /// A raw HTTP/1.1 exchange over a socket, for what a GET client cannot send.
+  func raw(_ request: String) throws -> String { String(decoding: try rawBytes(request), as: UTF8.self) }
+
+  func rawBytes(_ request: String) throws -> [UInt8] {
+    let fd = try connect()
+    defer { close(fd) }
+    Self.send(fd, Array(request.utf8))  // the server may stop reading (413) and answer early
+    return Self.receiveAll(fd)  // to the end: requests here say Connection: close
+  }
+
 }
 
 @Suite struct ServeTests {
@@ -317,11 +333,56 @@ final class Served: @unchecked Sendable {
       response.hasPrefix("HTTP/1.1 413") && response.contains("at most 1048576"), "\(response.prefix(200))")
   }
 
+  /// SIGTERM while a batch body is still arriving: the request finishes, then the server exits 0.
+  @Test func sigtermLetsAStreamingPostFinish() throws {
+    let served = try Served(["--grace", "60"])
+    let fd = try served.connect()
+    defer { close(fd) }
+    let body = Array(String(repeating: "48.85,2.35\n", count: 50_000).utf8)
+    Served.send(
+      fd,
+      Array(
+        "POST /v1/resolve HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+          .utf8))
+    Served.send(fd, Array(body[..<100_000]))
+    var first = [UInt8](repeating: 0, count: 15)
+    #expect(
+      read(fd, &first, first.count) == 15 && String(decoding: first, as: UTF8.self) == "HTTP/1.1 200 OK")
+    served.process.terminate()  // SIGTERM, mid-body
+    Served.send(fd, Array(body[100_000...]))
+    let answer = Self.dechunked("HTTP/1.1 200 OK" + String(decoding: Served.receiveAll(fd), as: UTF8.self))
+    #expect(answer.split(separator: "\n").count == 50_001)  // the header and every row
+    #expect(answer.hasSuffix("50000,48.85,2.35,fr,France,inside,fr,245.754529,\n"))
+    #expect(served.stop() == 0)
+  }
+
+  /// A client that stalls mid-body cannot keep a stopping server alive past --grace; one that hangs up
+  /// mid-request leaves the server answering others; an oversized query string is refused.
+  @Test func stalledAndVanishingClientsAndHugeQueries() async throws {
+    let served = try Served(["--grace", "1"])
+    let vanishing = try served.connect()
+    Served.send(
+      vanishing, Array("POST /v1/resolve HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n1,2\n".utf8))
+    close(vanishing)
+    let huge = try await client.get(
+      served.base + "/v1/resolve?lat=1&lon=2&x=" + String(repeating: "a", count: 100_000))
+    #expect((400..<500).contains(huge.status))
+    #expect(try await client.get(served.base + "/v1/resolve?lat=1&lon=2").status == 200)
+    let stalled = try served.connect()
+    defer { close(stalled) }
+    Served.send(
+      stalled, Array("POST /v1/resolve HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n1,2\n".utf8))
+    var first = [UInt8](repeating: 0, count: 15)
+    #expect(read(stalled, &first, first.count) == 15)
+    #expect(served.stop() == 0)  // returns once the grace period is over, the stalled request cut off
+  }
+
   @Test func badServeArgumentsAreUsageErrors() throws {
     for (arguments, mentions) in [
       (["serve", "--points", "no-equals"], "NAME=FILE"),
       (["serve", "--points", "a/b=x.csv"], "A dataset name"),
-      (["serve", "--port", "70000"], "--port"), (["serve", "--points", "x=/nonexistent.csv"], "Cannot open"),
+      (["serve", "--port", "70000"], "--port"), (["serve", "--grace", "-1"], "--grace"),
+      (["serve", "--points", "x=/nonexistent.csv"], "Cannot open"),
       (["serve", "--points", "markers=/dev/null"], "Two datasets are named 'markers'"),
       (["serve", "--points", "x=/dev/null"], "holds no points"),
     ] {
