@@ -230,13 +230,7 @@ public struct AtlasService: Sendable {
           status: .ok, headers: [.contentType: "application/vnd.mapbox-vector-tile"],
           body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))), bytes, for: request)
     }
-    var bytes: [UInt8] = []
-    let out = OutputBuffer { chunk in
-      bytes += chunk
-      return true
-    }
-    dataset.writer.tile(features, to: out)
-    out.flush()
+    let bytes = OutputBuffer.collecting { dataset.writer.tile(features, to: $0) }
     return compressed(json(bytes), bytes, for: request)
   }
 
@@ -383,13 +377,7 @@ public struct AtlasService: Sendable {
   }
 
   func collection(_ dataset: Dataset, _ items: [ClusterItem], for request: Request? = nil) -> Response {
-    var bytes: [UInt8] = []
-    let out = OutputBuffer { chunk in
-      bytes += chunk
-      return true
-    }
-    dataset.writer.featureCollection(items, to: out)
-    out.flush()
+    let bytes = OutputBuffer.collecting { dataset.writer.featureCollection(items, to: $0) }
     guard let request else { return json(bytes) }
     return compressed(json(bytes), bytes, for: request)
   }

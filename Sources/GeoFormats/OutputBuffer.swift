@@ -48,6 +48,19 @@ public final class OutputBuffer {
     }
   }
 
+  /// The bytes `body` writes, gathered in memory (for an HTTP body, a test).
+  public static func collecting(_ body: (OutputBuffer) -> Void) -> [UInt8] {
+    final class Bytes { var value: [UInt8] = [] }
+    let bytes = Bytes()
+    let out = OutputBuffer(capacity: 1 << 16) { chunk in
+      bytes.value += chunk
+      return true
+    }
+    body(out)
+    out.flush()
+    return bytes.value
+  }
+
   deinit {
     flush()
     storage.deallocate()
