@@ -24,6 +24,11 @@ public final class Dataset: @unchecked Sendable {
   public let bounds: (west: Double, south: Double, east: Double, north: Double)
   /// FNV-1a (64-bit) over the points' coordinates and the options, in hexadecimal: equal data, equal hash.
   public let contentHash: String
+  /// How many features have a Point.
+  public let pointCount: Int
+  /// The tile layer's fields and their TileJSON types: the cluster properties, the aggregates, and the input
+  /// properties seen in the first thousand features.
+  public let fields: [(name: String, type: String)]
 
   /// Builds a dataset; the 54 markers when `file` is nil (named `markers`).
   public init(
@@ -52,11 +57,13 @@ public final class Dataset: @unchecked Sendable {
         hash = (hash ^ ((value >> UInt64(shift)) & 0xFF)) &* 0x0000_0100_0000_01B3
       }
     }
+    var pointCount = 0
     for point in file.points {
       guard let point else {
         mix(0x7FF8_0000_0000_0001)
         continue
       }
+      pointCount += 1
       west = min(west, point.longitude)
       east = max(east, point.longitude)
       south = min(south, point.latitude)
@@ -72,5 +79,27 @@ public final class Dataset: @unchecked Sendable {
     }
     bounds = west <= east ? (west, south, east, north) : (-180, -85.051129, 180, 85.051129)
     contentHash = String(hash, radix: 16)
+    self.pointCount = pointCount
+    fields = Self.fields(of: file, aggregations: aggregations)
+  }
+
+  static func fields(of file: FeatureFile, aggregations: [Aggregation]) -> [(name: String, type: String)] {
+    var fields: [(name: String, type: String)] = [
+      ("cluster", "Boolean"), ("cluster_id", "Number"), ("point_count", "Number"),
+      ("point_count_abbreviated", "Number or String"),
+    ]
+    for aggregation in aggregations { fields.append((aggregation.property, "Number")) }
+    var seen = Set(fields.map(\.name))
+    for index in 0..<min(file.count, 1000) {
+      guard case .object(let members)? = file.feature(index)["properties"] else { continue }
+      for member in members where seen.insert(member.key).inserted {
+        switch member.value {
+        case .number: fields.append((member.key, "Number"))
+        case .bool: fields.append((member.key, "Boolean"))
+        default: fields.append((member.key, "String"))
+        }
+      }
+    }
+    return fields
   }
 }

@@ -85,16 +85,24 @@ public struct AtlasService: Sendable {
   func nearest(_ request: Request) throws -> Response {
     try allow(request, ["lat", "lon", "count", "maxKm", "dataset"])
     let query = try place(request)
+    let (target, count, maxKilometers) = try nearestParameters(request)
+    let found = target.tree.neighbors(of: query, count: count, maxDistanceKilometers: maxKilometers)
+    return json(target.answerJSON(found, from: query) + [0x0A])
+  }
+
+  /// `dataset`, `count` and `maxKm`, as `GET` and `POST /v1/nearest` both take them.
+  func nearestParameters(_ request: Request) throws(Problem) -> (
+    NearestTarget, count: Int, maxKilometers: Double
+  ) {
     let name = request.uri.queryParameters.get("dataset") ?? "markers"
-    guard let dataset = datasets[name] else { throw Problem.unknownDataset(name) }
+    guard let dataset = datasets[name] else { throw .unknownDataset(name) }
     let count = try integer(request, "count", default: 1, minimum: 1)
-    guard count <= 10_000 else { throw Problem.badParameter("count is at most 10000, not \(count).") }
+    guard count <= 10_000 else { throw .badParameter("count is at most 10000, not \(count).") }
     let maxKilometers = try decimal(request, "maxKm") ?? .infinity
     guard maxKilometers >= 0 else {
-      throw Problem.badParameter("maxKm must be a distance of 0 kilometres or more, not \(maxKilometers).")
+      throw .badParameter("maxKm must be a distance of 0 kilometres or more, not \(maxKilometers).")
     }
-    let found = dataset.target.tree.neighbors(of: query, count: count, maxDistanceKilometers: maxKilometers)
-    return json(dataset.target.answerJSON(found, from: query) + [0x0A])
+    return (dataset.target, count, maxKilometers)
   }
 
   /// `POST /v1/nearest` and `/v1/resolve`: the body's `latitude,longitude` lines answered as the CLI's batch
@@ -113,17 +121,11 @@ public struct AtlasService: Sendable {
     if resolving {
       query = .resolve
     } else {
-      let name = request.uri.queryParameters.get("dataset") ?? "markers"
-      guard let dataset = datasets[name] else { throw Problem.unknownDataset(name) }
-      let count = try integer(request, "count", default: 1, minimum: 1)
+      let (target, count, maxKilometers) = try nearestParameters(request)
       guard count == 1 || format == .jsonl else {
         throw Problem.badParameter("count above 1 needs format=jsonl; csv has one row per input line.")
       }
-      let maxKilometers = try decimal(request, "maxKm") ?? .infinity
-      guard maxKilometers >= 0 else {
-        throw Problem.badParameter("maxKm must be 0 or more, not \(maxKilometers).")
-      }
-      query = .nearest(dataset.target, count: count, maxKilometers: maxKilometers)
+      query = .nearest(target, count: count, maxKilometers: maxKilometers)
     }
     let limit = maxBodyBytes
     if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
@@ -169,7 +171,7 @@ public struct AtlasService: Sendable {
         json.object { item in
           let options = dataset.index.options
           item.string("name", dataset.name)
-          item.number("pointCount", Double(dataset.file.points.lazy.filter { $0 != nil }.count))
+          item.number("pointCount", Double(dataset.pointCount))
           item.number("featureCount", Double(dataset.file.count))
           item.object("options") {
             $0.number("minZoom", Double(options.minZoom))
@@ -198,8 +200,8 @@ public struct AtlasService: Sendable {
     guard let zoom = try decimal(request, "zoom") else {
       throw Problem.badParameter("Give zoom, the map's zoom level (for example zoom=3).")
     }
-    guard (-1...100).contains(zoom) else {
-      throw Problem.badParameter("zoom runs from 0 to 30, not \(zoom).")
+    guard (0...31).contains(zoom) else {
+      throw Problem.badParameter("zoom runs from 0 to 31 (above maxZoom, the raw points), not \(zoom).")
     }
     var box = GeoBox.world
     if let text = request.uri.queryParameters.get("bbox") {
@@ -267,7 +269,7 @@ public struct AtlasService: Sendable {
         .array([
           .object([
             ("id", .string(dataset.name)),
-            ("fields", .object(Self.fields(dataset).map { ($0.0, .string($0.1)) })),
+            ("fields", .object(dataset.fields.map { ($0.name, .string($0.type)) })),
             ("minzoom", .number(String(options.minZoom))),
             ("maxzoom", .number(String(min(options.maxZoom + 1, 30)))),
           ])
@@ -276,29 +278,16 @@ public struct AtlasService: Sendable {
     return json(writer.bytes + [0x0A])
   }
 
-  /// The layer's fields and their TileJSON types: the cluster properties, the aggregates, and the input
-  /// properties seen in the first thousand features.
-  static func fields(_ dataset: Dataset) -> [(String, String)] {
-    var fields: [(String, String)] = [
-      ("cluster", "Boolean"), ("cluster_id", "Number"), ("point_count", "Number"),
-      ("point_count_abbreviated", "Number or String"),
-    ]
-    for aggregation in dataset.aggregations { fields.append((aggregation.property, "Number")) }
-    var seen = Set(fields.map(\.0))
-    for index in 0..<min(dataset.file.count, 1000) {
-      guard case .object(let members)? = dataset.file.feature(index)["properties"] else { continue }
-      for member in members where !seen.contains(member.key) {
-        let type: String
-        switch member.value {
-        case .number: type = "Number"
-        case .bool: type = "Boolean"
-        default: type = "String"
-        }
-        seen.insert(member.key)
-        fields.append((member.key, type))
+  /// Whether an Accept-Encoding value names gzip (or `*`) with a quality above 0 (RFC 9110, 12.5.3).
+  static func acceptsGzip(_ header: String) -> Bool {
+    header.split(separator: ",").contains { item in
+      let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+      guard let coding = parts.first, coding == "gzip" || coding == "x-gzip" || coding == "*" else {
+        return false
       }
+      let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+      return quality > 0
     }
-    return fields
   }
 
   /// A Host header fit to put in a URL, or nil.
@@ -386,11 +375,7 @@ public struct AtlasService: Sendable {
   func compressed(_ response: Response, _ bytes: [UInt8], for request: Request) -> Response {
     var response = response
     response.headers[.vary] = "Accept-Encoding"
-    guard bytes.count > 256, let accepted = request.headers[.acceptEncoding],
-      accepted.split(separator: ",").contains(where: {
-        let coding = $0.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-        return coding == "gzip" && !$0.replacingOccurrences(of: " ", with: "").hasSuffix(";q=0")
-      })
+    guard bytes.count > 256, let accepted = request.headers[.acceptEncoding], Self.acceptsGzip(accepted)
     else { return response }
     var buffer = ByteBuffer(bytes: bytes)
     guard let gzipped = try? buffer.compress(with: .gzip()) else { return response }
@@ -431,8 +416,8 @@ enum Problem: Error {
   }
 }
 
-/// Turns every failure into `{"error":"one sentence"}` with its status, answers only GET and HEAD (405
-/// otherwise), adds the CORS header, and logs one line per request: method, path, status, milliseconds.
+/// Turns every failure into `{"error":"one sentence"}` with its status, answers GET and HEAD (and POST on the
+/// batch paths; 405 otherwise), adds the CORS header, and logs one line per request: method, path, status, milliseconds.
 struct Errors<Context: RequestContext>: RouterMiddleware {
   let corsOrigin: String?
 
@@ -458,6 +443,8 @@ struct Errors<Context: RequestContext>: RouterMiddleware {
           ? "Nothing is at \(request.uri.path.prefix(200)); the README lists the endpoints."
           : (error.body ?? "The request failed (\(error.status.code)).")
         response = Self.problem(error.status, message)
+      } catch {
+        response = Self.problem(.internalServerError, "The server failed to answer: \(error).")
       }
     }
     if let corsOrigin { response.headers[.accessControlAllowOrigin] = corsOrigin }
@@ -496,9 +483,10 @@ enum Format {
 ///
 /// Used by one request's body writer at a time (the writer awaits each step), hence unchecked.
 final class BatchAnswers: @unchecked Sendable {
-  private var collected: [UInt8] = []
-  private var rows: BatchRows!
+  private var rows: BatchRows
   private let output: OutputBuffer
+  private let box: Collected
+  private final class Collected { var bytes: [UInt8] = [] }
 
   init(query: BatchQuery, format: BatchFormat) {
     let box = Collected()
@@ -509,9 +497,6 @@ final class BatchAnswers: @unchecked Sendable {
     self.box = box
     rows = BatchRows(query: query, format: format, output: output, name: "the request body")
   }
-
-  private let box: Collected
-  private final class Collected { var bytes: [UInt8] = [] }
 
   private func take() -> [UInt8] {
     output.flush()

@@ -83,12 +83,19 @@ struct ServeCommand: AsyncParsableCommand {
     logger.logLevel = .info
     let service = AtlasService(datasets: datasets, corsOrigin: cors, maxBodyBytes: maxBodyMegabytes << 20)
     let host = self.host
-    try await service.run(host: host, port: port, logger: logger, gracePeriod: .seconds(graceSeconds)) {
-      bound in
-      // Readiness, for people and for scripts: one line once the port is open.
-      let out = OutputBuffer.standardOutput()
-      out.append("newsatlas: serving on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)\n")
-      out.flush()
+    do {
+      try await service.run(host: host, port: port, logger: logger, gracePeriod: .seconds(graceSeconds)) {
+        bound in
+        // Readiness, for people and for scripts: one line once the port is open.
+        let out = OutputBuffer.standardOutput()
+        out.append("newsatlas: serving on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)\n")
+        out.flush()
+      }
+    } catch {
+      // The port is taken, the host is no address of this machine, or the server failed while running.
+      throw CLIError(
+        description: "Cannot serve on \(host):\(port): \(String(describing: error).prefix(200)).",
+        exitCode: 69)
     }
   }
 

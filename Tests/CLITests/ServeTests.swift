@@ -9,7 +9,9 @@ import Testing
 final class Served: @unchecked Sendable {
   let process = Process()
   let base: String
-  private let errors = Pipe()
+  /// Standard error goes to a file: a pipe read only at the end could fill and stall the server.
+  private let scratch: ScratchDirectory
+  private let logPath: String
 
   /// Starts the server and waits for its readiness line (never a sleep).
   init(_ arguments: [String] = []) throws {
@@ -17,15 +19,12 @@ final class Served: @unchecked Sendable {
     process.arguments = ["serve", "--port", "0"] + arguments
     let out = Pipe()
     process.standardOutput = out
-    process.standardError = errors
+    scratch = try ScratchDirectory()
+    logPath = scratch.path + "/stderr.log"
+    FileManager.default.createFile(atPath: logPath, contents: nil)
+    process.standardError = FileHandle(forWritingAtPath: logPath)
     try process.run()
-    var line = Data()
-    while true {
-      let byte = out.fileHandleForReading.readData(ofLength: 1)
-      if byte.isEmpty || byte == Data("\n".utf8) { break }
-      line.append(byte)
-    }
-    let text = String(decoding: line, as: UTF8.self)
+    let text = out.fileHandleForReading.readReadinessLine()
     guard let range = text.range(of: "http://127.0.0.1:") else {
       process.terminate()
       throw CocoaError(
@@ -44,7 +43,7 @@ final class Served: @unchecked Sendable {
   /// What the server logged on standard error.
   func log() -> String {
     _ = stop()
-    return String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    return String(decoding: FileManager.default.contents(atPath: logPath) ?? Data(), as: UTF8.self)
   }
 
   deinit { _ = stop() }
@@ -169,9 +168,11 @@ final class Served: @unchecked Sendable {
     let wire = Array(raw[(headerEnd + 4)...])
     #expect(wire.prefix(2) == [0x1F, 0x8B] && wire.count < expected.count)
     #expect(try Self.gunzip(wire) == expected)
-    let refused = try await client.get(
-      served.base + "/tiles/markers/0/0/0.mvt", headers: [("Accept-Encoding", "gzip;q=0")])
-    #expect(refused.header("content-encoding") == nil && refused.body == expected)
+    for refusal in ["gzip;q=0", "gzip; q=0.000, identity", "br"] {
+      let refused = try await client.get(
+        served.base + "/tiles/markers/0/0/0.mvt", headers: [("Accept-Encoding", refusal)])
+      #expect(refused.header("content-encoding") == nil && refused.body == expected, "\(refusal)")
+    }
     let empty = try await client.get(served.base + "/tiles/markers/9/0/0.mvt")
     #expect(empty.status == 204 && empty.body.isEmpty)
   }
@@ -229,6 +230,8 @@ final class Served: @unchecked Sendable {
     ("/v1/nearest?lat=1&lon=1&count=0", 400, "count must be"),
     ("/v1/nearest?lat=1&lon=1&dataset=nope", 404, "No dataset is named 'nope'"),
     ("/v1/datasets/markers/clusters", 400, "Give zoom"),
+    ("/v1/datasets/markers/clusters?zoom=40", 400, "zoom runs from 0 to 31"),
+    ("/v1/nearest?lat=1&lon=1&count=10001", 400, "count is at most 10000"),
     ("/v1/datasets/markers/clusters?zoom=1&bbox=1,2,3", 400, "bbox takes four numbers"),
     ("/v1/datasets/..%2F..%2Fetc%2Fpasswd/clusters?zoom=1", 404, "No dataset is named"),
     ("/v1/datasets/markers/clusters/99999/children", 404, "No cluster has the id 99999"),
@@ -375,6 +378,19 @@ final class Served: @unchecked Sendable {
     var first = [UInt8](repeating: 0, count: 15)
     #expect(read(stalled, &first, first.count) == 15)
     #expect(served.stop() == 0)  // returns once the grace period is over, the stalled request cut off
+  }
+
+  /// A port already taken, or a host that is no address here: one sentence and EX_UNAVAILABLE (69).
+  @Test func aPortInUseIsOneSentence() throws {
+    let served = try Served()
+    let port = String(served.base.split(separator: ":").last!)
+    for arguments in [["serve", "--port", port], ["serve", "--host", "999.1.1.1", "--port", "0"]] {
+      let result = try CLI.run(arguments)
+      #expect(result.status == 69, "\(arguments)")
+      #expect(
+        result.stderrLines.count == 1 && result.stderr.hasPrefix("newsatlas: Cannot serve on "),
+        "\(result.stderr)")
+    }
   }
 
   @Test func badServeArgumentsAreUsageErrors() throws {
