@@ -62,8 +62,7 @@ let package = Package(
     ),
     .testTarget(name: "GeoIndexTests", dependencies: ["GeoIndex"]),
     .testTarget(name: "NewsAtlasTests", dependencies: ["NewsAtlas"], exclude: ["Fixtures"]),
-    .testTarget(
-      name: "GeoFormatsTests", dependencies: ["GeoFormats", "TestSupport"], exclude: ["Regressions"]),
+    .testTarget(name: "GeoFormatsTests", dependencies: ["GeoFormats", "TestSupport"]),
     .testTarget(
       name: "VectorTilesTests", dependencies: ["VectorTiles", "GeoFormats", "GeoIndex", "TestSupport"]),
     // The tests' real HTTP server on 127.0.0.1 (server.py) and the code that starts it and waits for it.

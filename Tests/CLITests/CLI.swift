@@ -25,8 +25,23 @@ enum CLI {
   static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws
     -> Result
   {
+    try launch(executable, arguments, stdin: stdin, environment: environment)
+  }
+
+  /// Runs a bash script in which `$0` is the built binary and `$1`… are `arguments` (for pipes and limits).
+  static func shell(_ script: String, _ arguments: [String] = [], environment: [String: String] = [:]) throws
+    -> Result
+  {
+    try launch(
+      URL(fileURLWithPath: "/bin/bash"), ["-c", script, executable.path] + arguments, stdin: nil,
+      environment: environment)
+  }
+
+  private static func launch(
+    _ program: URL, _ arguments: [String], stdin: String?, environment: [String: String]
+  ) throws -> Result {
     let process = Process()
-    process.executableURL = executable
+    process.executableURL = program
     process.arguments = arguments
     // Scratch folders for the settings and cache, removed when the run ends.
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("newsatlas-run-\(UUID())")

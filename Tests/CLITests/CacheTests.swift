@@ -136,21 +136,10 @@ import Testing
   /// A full disk, as a file-size limit: the cache cannot grow, the command still answers, with a warning.
   @Test func aFullDiskIsAWarning() throws {
     _ = try run(["search", "fill"])  // the cache file now exists and is larger than the limit below
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = [
-      "-c", "ulimit -f 1 && exec \"$0\" search \"full disk\" --refresh", CLI.executable.path,
-    ]
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "\(errors)")
+    let limited = try CLI.shell(
+      "ulimit -f 1 && exec \"$0\" search \"full disk\" --refresh", environment: environment)
+    let (output, errors) = (limited.stdout, limited.stderr)
+    #expect(limited.status == 0, "\(errors)")
     #expect(output.contains("About full disk"))
     #expect(errors.contains("cannot be used now") || errors.contains("could not be saved"), "\(errors)")
     #expect(!errors.contains("moved"))  // the cache itself is fine: it stays where it is

@@ -159,24 +159,11 @@ import Testing
   func intoAClosedPipe(_ command: String) throws {
     let rows = (0..<300_000).map { "\(Double($0 % 170) - 85),\(Double($0 % 350) - 175)" }.joined(
       separator: "\n")
-    let status = try Scratch.withFile(named: "rows.csv", contents: "latitude,longitude\n" + rows) { path in
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/bin/bash")
-      process.arguments = [
-        "-c", "\"$0\" \(command) < \"$1\" | head -c 1 > /dev/null; echo \"${PIPESTATUS[0]}\"",
-        CLI.executable.path, path,
-      ]
-      let out = Pipe()
-      let err = Pipe()
-      process.standardOutput = out
-      process.standardError = err
-      try process.run()
-      let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      process.waitUntilExit()
-      #expect(errors.isEmpty, "\(errors)")
-      return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    let result = try Scratch.withFile(named: "rows.csv", contents: "latitude,longitude\n" + rows) { path in
+      try CLI.shell("\"$0\" \(command) < \"$1\" | head -c 1 > /dev/null; echo \"${PIPESTATUS[0]}\"", [path])
     }
+    #expect(result.stderr.isEmpty, "\(result.stderr)")
+    let status = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     #expect(status == "0" || status == "141", "\(command): \(status)")
   }
 }

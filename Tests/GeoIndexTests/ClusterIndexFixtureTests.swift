@@ -2,7 +2,7 @@ import Foundation
 import GeoIndex
 import Testing
 
-/// ClusterIndex against supercluster 8.0.1's own outputs (`../shared/fixtures/supercluster/`).
+/// ClusterIndex against supercluster 8.0.1's own outputs (`Tests/Fixtures/supercluster/`).
 @Suite struct ClusterIndexFixtureTests {
   struct ClusterFile: Decodable {
     struct Feature: Decodable {

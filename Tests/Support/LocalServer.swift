@@ -25,13 +25,7 @@ public final class LocalServer: @unchecked Sendable {
     process.standardOutput = output
     try process.run()
     // Readiness: the server prints its port once it is listening.
-    var line = Data()
-    while true {
-      let byte = output.fileHandleForReading.readData(ofLength: 1)
-      if byte.isEmpty || byte == Data("\n".utf8) { break }
-      line.append(byte)
-    }
-    guard let port = Int(String(decoding: line, as: UTF8.self)) else {
+    guard let port = Int(output.fileHandleForReading.readReadinessLine()) else {
       throw CocoaError(.fileReadCorruptFile)
     }
     self.port = port

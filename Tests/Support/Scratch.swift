@@ -79,3 +79,17 @@ public final class ScratchDirectory: Sendable {
 
   deinit { try? FileManager.default.removeItem(atPath: path) }
 }
+
+extension FileHandle {
+  /// One line (without its line break) read byte by byte, so nothing after it is consumed: a server's
+  /// readiness line. Empty at the end of the stream.
+  public func readReadinessLine() -> String {
+    var line = Data()
+    while true {
+      let byte = readData(ofLength: 1)
+      if byte.isEmpty || byte == Data("\n".utf8) { break }
+      line.append(byte)
+    }
+    return String(decoding: line, as: UTF8.self)
+  }
+}
