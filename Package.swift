@@ -68,7 +68,7 @@ let package = Package(
     // The tests' real HTTP server on 127.0.0.1 (server.py) and the code that starts it and waits for it.
     .target(name: "TestSupport", path: "Tests/Support", exclude: ["server.py"]),
     .testTarget(name: "FetchTests", dependencies: ["Fetch", "TestSupport"]),
-    .testTarget(name: "NewsAPITests", dependencies: ["NewsAPI", "TestSupport"]),
+    .testTarget(name: "NewsAPITests", dependencies: ["NewsAPI", "Store", "TestSupport"]),
     .testTarget(
       name: "CLITests",
       dependencies: ["newsatlas", "GeoIndex", "NewsAtlas", "GeoFormats", "Fetch", "TestSupport"]),

@@ -59,7 +59,7 @@ public final class NewsAPIClient: Sendable {
   private let key: String
   private let http: HTTPClient
   private let timeout: Duration?
-  private let cache: CachePolicy?
+  let cache: CachePolicy?
   /// The longest `Retry-After` worth waiting for before the one retry; longer ones are reported instead.
   public static let longestRetryWait = 10
 
@@ -82,6 +82,11 @@ public final class NewsAPIClient: Sendable {
   // MARK: - Endpoints
 
   public func topHeadlines(_ query: HeadlinesQuery) async throws(NewsAPIError) -> ArticlePage {
+    return try await articles("/v2/top-headlines", Self.parameters(query))
+  }
+
+  /// The query string of a `top-headlines` request, or why the service would refuse it.
+  static func parameters(_ query: HeadlinesQuery) throws(NewsAPIError) -> [(String, String)] {
     if !query.sources.isEmpty && (query.country != nil || query.category != nil) {
       throw .invalidRequest("NewsAPI cannot mix sources with a country or a category; give one or the other.")
     }
@@ -95,17 +100,22 @@ public final class NewsAPIClient: Sendable {
     guard query.sources.count <= 20 else {
       throw .invalidRequest("NewsAPI takes at most 20 sources a request.")
     }
-    try Self.checkPaging(pageSize: query.pageSize, page: query.page)
+    try checkPaging(pageSize: query.pageSize, page: query.page)
     var parameters: [(String, String)] = []
     if let country = query.country { parameters.append(("country", country)) }
     if let category = query.category { parameters.append(("category", category)) }
     if !query.sources.isEmpty { parameters.append(("sources", query.sources.joined(separator: ","))) }
     if let q = query.q { parameters.append(("q", q)) }
     parameters += [("pageSize", String(query.pageSize)), ("page", String(query.page))]
-    return try await articles("/v2/top-headlines", parameters)
+    return parameters
   }
 
   public func everything(_ query: SearchQuery) async throws(NewsAPIError) -> ArticlePage {
+    return try await articles("/v2/everything", Self.parameters(query))
+  }
+
+  /// The query string of an `everything` request, or why the service would refuse it.
+  static func parameters(_ query: SearchQuery) throws(NewsAPIError) -> [(String, String)] {
     guard !(query.q ?? "").allSatisfy(\.isWhitespace) || !query.sources.isEmpty || !query.domains.isEmpty
     else {
       throw .invalidRequest("A search needs words to look for, sources or domains.")
@@ -127,7 +137,7 @@ public final class NewsAPIClient: Sendable {
     for field in query.searchIn where !["title", "description", "content"].contains(field) {
       throw .invalidRequest("searchIn takes title, description and content, not '\(field)'.")
     }
-    try Self.checkPaging(pageSize: query.pageSize, page: query.page)
+    try checkPaging(pageSize: query.pageSize, page: query.page)
     var parameters: [(String, String)] = []
     if let q = query.q { parameters.append(("q", q)) }
     if !query.searchIn.isEmpty { parameters.append(("searchIn", query.searchIn.joined(separator: ","))) }
@@ -141,7 +151,7 @@ public final class NewsAPIClient: Sendable {
     if let language { parameters.append(("language", language)) }
     if let sortBy = query.sortBy { parameters.append(("sortBy", sortBy)) }
     parameters += [("pageSize", String(query.pageSize)), ("page", String(query.page))]
-    return try await articles("/v2/everything", parameters)
+    return parameters
   }
 
   /// `top-headlines/sources`, with country codes normalised (`zh` → `cn`, `is` → `il`).
@@ -198,17 +208,41 @@ public final class NewsAPIClient: Sendable {
     return try await request(path, parameters, as: ArticlesBody.self).page
   }
 
+  static func cacheKind(_ path: String) -> String {
+    path.hasSuffix("/sources") ? "sources" : path.hasSuffix("/everything") ? "search" : "headlines"
+  }
+
+  /// The request as the service sees it, minus the API key, which is never stored.
+  func cacheKey(_ path: String, _ parameters: [(String, String)]) -> String {
+    baseURL + path + "?" + parameters.sorted { $0.0 < $1.0 }.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
+  }
+
+  /// Whether a run would answer this request from the cache without sending it.
+  func answersFromCache(_ path: String, _ parameters: [(String, String)]) -> Bool {
+    guard let cache, !cache.refresh, let stored = cache.database.lookup(cacheKey(path, parameters)) else {
+      return false
+    }
+    return cache.offline
+      || Date().timeIntervalSince(stored.storedAt) <= cache.timeToLive[Self.cacheKind(path)] ?? 0
+  }
+
+  /// The sources list as the cache holds it, whatever its age, and whether a run would use it without sending.
+  func cachedSources() -> (sources: [NewsSource], fresh: Bool)? {
+    let path = "/v2/top-headlines/sources"
+    guard let cache, let stored = cache.database.lookup(cacheKey(path, [])),
+      let body = try? JSONDecoder().decode(SourcesBody.self, from: Data(stored.body))
+    else { return nil }
+    return (body.sources.map { $0.normalized() }, answersFromCache(path, []))
+  }
+
   /// Answers from the cache when it can, else sends (counting the request against the plan), keeps the answer,
   /// and falls back to a stale cached answer, with a warning, when the network or the quota fails.
   private func request<T: Decodable>(_ path: String, _ parameters: [(String, String)], as type: T.Type)
     async throws(NewsAPIError) -> T
   {
     guard let cache else { return try await send(path, parameters, as: type).value }
-    let kind = path.hasSuffix("/sources") ? "sources" : path.hasSuffix("/everything") ? "search" : "headlines"
-    // The key is the request as the service sees it, minus the API key, which is never stored.
-    let key =
-      baseURL + path + "?"
-      + parameters.sorted { $0.0 < $1.0 }.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
+    let kind = Self.cacheKind(path)
+    let key = cacheKey(path, parameters)
     let cached = cache.database.lookup(key)
     let decodedCache = cached.flatMap { try? JSONDecoder().decode(T.self, from: Data($0.body)) }
     let age = cached.map { Date().timeIntervalSince($0.storedAt) } ?? .infinity
@@ -255,9 +289,8 @@ public final class NewsAPIClient: Sendable {
   private func send<T: Decodable>(
     _ path: String, _ parameters: [(String, String)], as type: T.Type, counting log: CacheDatabase? = nil
   ) async throws(NewsAPIError) -> (value: T, body: [UInt8]) {
-    let url =
-      baseURL + path + "?"
-      + parameters.map { "\(Self.escape($0.0))=\(Self.escape($0.1))" }.joined(separator: "&")
+    let query = parameters.map { "\(Self.escape($0.0))=\(Self.escape($0.1))" }.joined(separator: "&")
+    let url = baseURL + path + (query.isEmpty ? "" : "?" + query)
     var attempt = 0
     while true {
       attempt += 1

@@ -17,6 +17,47 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
   case notCached(String)
   /// Sending would go past the plan's budget; `--force` sends anyway.
   case budgetSpent(QuotaUsage)
+  /// A headlines plan needs more requests than the budget has left; `--force` sends anyway.
+  case planOverBudget(requests: Int, usage: QuotaUsage)
+
+  /// The service refused the key itself (`apiKeyInvalid`, `apiKeyDisabled`, `apiKeyMissing`): a new key
+  /// helps, waiting does not.
+  public var isKeyRejected: Bool {
+    if case .service(_, let code, _, _) = self {
+      return ["apiKeyInvalid", "apiKeyDisabled", "apiKeyMissing"].contains(code)
+    }
+    return false
+  }
+
+  /// The failure's family, for scripts to branch on: `transport` (no HTTP answer), `http` (an answer that is
+  /// not NewsAPI's), `service` (NewsAPI's own error), `quota` (its rate limit or our budget), `auth` (no key, or
+  /// a rejected one), `decoding` (a 200 that is not its JSON), `offline` (not in the cache), `request` (refused
+  /// before sending).
+  public var kind: String {
+    switch self {
+    case .missingKey: return "auth"
+    case .invalidRequest: return "request"
+    case .transport: return "transport"
+    case .service: return isQuota ? "quota" : isKeyRejected ? "auth" : "service"
+    case .unexpectedResponse(let status, _): return status == 200 ? "decoding" : "http"
+    case .notCached: return "offline"
+    case .budgetSpent, .planOverBudget: return "quota"
+    }
+  }
+
+  /// The HTTP status the service answered with, where there was an answer.
+  public var httpStatus: Int? {
+    switch self {
+    case .service(let status, _, _, _), .unexpectedResponse(let status, _): return status
+    default: return nil
+    }
+  }
+
+  /// NewsAPI's error code (`rateLimited`, `apiKeyInvalid`, ...), where the service gave one.
+  public var serviceCode: String? {
+    if case .service(_, let code, _, _) = self { return code }
+    return nil
+  }
 
   /// Whether this is the quota or rate limit, which waiting fixes.
   public var isQuota: Bool {
@@ -24,6 +65,7 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
       return status == 429 || code == "rateLimited" || code == "apiKeyExhausted"
     }
     if case .budgetSpent = self { return true }
+    if case .planOverBudget = self { return true }
     return false
   }
 
@@ -64,8 +106,13 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
         ?? ""
       return
         "Sending would go past the plan's budget (\(usage.lastDay) of \(usage.dailyBudget) requests in 24 hours, "
-        + "\(usage.lastHalfDay) of \(usage.halfDayBudget) in 12 hours);\(when.isEmpty ? "" : "") add --force to send anyway."
-        + when
+        + "\(usage.lastHalfDay) of \(usage.halfDayBudget) in 12 hours); add --force to send anyway." + when
+    case .planOverBudget(let requests, let usage):
+      let left = max(0, min(usage.dailyBudget - usage.lastDay, usage.halfDayBudget - usage.lastHalfDay))
+      return
+        "This needs \(requests) request\(requests == 1 ? "" : "s") and the plan's budget has \(left) left "
+        + "(\(usage.lastDay) of \(usage.dailyBudget) used in 24 hours, \(usage.lastHalfDay) of "
+        + "\(usage.halfDayBudget) in 12 hours); --dry-run shows the plan, --force sends anyway."
     }
   }
 }

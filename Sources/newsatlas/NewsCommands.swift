@@ -35,7 +35,7 @@ struct ServiceOptions: ParsableArguments {
   var force = false
 
   /// A client from the flags, else the environment (`NEWSAPI_KEY`, `NEWSATLAS_API_BASE`), else the settings file.
-  func client(settings: Settings) throws(CLIError) -> (NewsAPIClient, HTTPClient) {
+  func client(settings: Settings, keyRequired: Bool = true) throws(CLIError) -> (NewsAPIClient, HTTPClient) {
     guard format == .text || format == .json else {
       throw .usage("This command prints text or json, not \(format.rawValue).")
     }
@@ -51,7 +51,8 @@ struct ServiceOptions: ParsableArguments {
     let http = HTTPClient(configuration: configuration)
     let environment = ProcessInfo.processInfo.environment
     let base = apiBase ?? environment["NEWSATLAS_API_BASE"] ?? settings[.apiBase] ?? "https://newsapi.org"
-    let key = environment["NEWSAPI_KEY"].flatMap { $0.isEmpty ? nil : $0 } ?? settings[.apiKey] ?? ""
+    var key = environment["NEWSAPI_KEY"].flatMap { $0.isEmpty ? nil : $0 } ?? settings[.apiKey] ?? ""
+    if key.isEmpty && !keyRequired { key = "not-sent" }  // a dry run sends nothing
     guard !(refresh && offline) else {
       throw .usage("--refresh asks the service and --offline never does; give one.")
     }
@@ -81,14 +82,16 @@ struct ServiceOptions: ParsableArguments {
 }
 
 extension CLIError {
-  /// sysexits(3) statuses for the service's failures: 78 no key, 64 a request refused before sending, 75 the
-  /// quota (try later), 69 anything else the network or the service did.
+  /// sysexits(3) statuses for the service's failures: 78 no key configured, 77 a key the service rejects
+  /// (fix the key), 64 a request refused before sending, 75 the quota (try later), 69 anything else the network
+  /// or the service did.
   init(newsAPI error: NewsAPIError) {
     let code: Int32
     switch error {
     case .missingKey: code = 78
     case .notCached: code = 69
     case .invalidRequest: code = CLIError.usage
+    case _ where error.isKeyRejected: code = 77
     case _ where error.isQuota: code = 75
     default: code = 69
     }
@@ -99,11 +102,13 @@ extension CLIError {
 struct HeadlinesCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "headlines",
-    abstract: "Fetch headlines for news countries concurrently, falling back where NewsAPI has none.",
+    abstract: "Fetch headlines for news countries in as few requests as NewsAPI allows.",
     discussion: """
-      NewsAPI's top-headlines?country= now answers only for us; for the others NewsAtlas asks for the \
-      country's sources, then searches their domains in the country's language, and says which way served \
-      each answer. The key comes from NEWSAPI_KEY and travels only in a request header.
+      NewsAPI's top-headlines?country= now answers only for us. The others are served by their sources: \
+      several countries share one request of up to 20 sources, split back by each article's source, and a \
+      country that a shared answer crowds out gets one request of its own. What the service said of each \
+      country is kept in the cache, so the next run goes straight to the route that answers. --dry-run prints \
+      the plan and sends nothing. The key comes from NEWSAPI_KEY and travels only in a request header.
       """
   )
 
@@ -144,6 +149,17 @@ struct HeadlinesCommand: AsyncParsableCommand {
     help: ArgumentHelp("Articles per country, 1 to 100.", valueName: "n"))
   var pageSize: Int = 10
 
+  @Flag(
+    name: .customLong("search-fallback"),
+    help: "Search everything for countries that have no sources (one request each).")
+  var searchFallback = false
+
+  @Flag(help: "Ask top-headlines?country= again, even where the service is known to answer it empty.")
+  var probe = false
+
+  @Flag(name: .customLong("dry-run"), help: "Print the requests the command would send, and send nothing.")
+  var dryRun = false
+
   @OptionGroup var service: ServiceOptions
 
   func run() async throws {
@@ -167,53 +183,45 @@ struct HeadlinesCommand: AsyncParsableCommand {
     guard (1...100).contains(pageSize) else {
       throw CLIError.usage("--page-size must be 1 to 100, not \(pageSize).")
     }
-    let (client, http) = try service.client(settings: settings)
+    let (client, http) = try service.client(settings: settings, keyRequired: !dryRun)
     defer { http.shutdown() }
     let wanted: [String?] = categories == "all" ? newsCategories : [category]
-    let jobs = targets.flatMap { country in wanted.map { (country, $0) } }
-    let catalog = SourceCatalog(client: client)
+    let jobs = targets.flatMap { country in wanted.map { HeadlinesJob(country: country, category: $0) } }
+    let options = HeadlinesOptions(pageSize: pageSize, searchFallback: searchFallback, probe: probe)
     let format = service.format
     let out = OutputBuffer.standardOutput()
-    var results = [Result<CountryHeadlines, NewsAPIError>?](repeating: nil, count: jobs.count)
-    let pageSize = self.pageSize
-    await withTaskGroup(of: (Int, Result<CountryHeadlines, NewsAPIError>).self) { group in
-      for (i, job) in jobs.enumerated() {
-        group.addTask {
-          do throws(NewsAPIError) {
-            return (
-              i,
-              .success(
-                try await client.headlines(for: job.0, category: job.1, pageSize: pageSize, catalog: catalog))
-            )
-          } catch {
-            return (i, .failure(error))
-          }
-        }
-      }
-      for await (i, result) in group {
-        results[i] = result
-        if format == .text {  // as they complete
-          switch result {
-          case .success(let headlines): out.append(Self.text(headlines))
-          case .failure(let error):
-            StandardError.write("newsatlas: \(jobs[i].0.code) \(jobs[i].0.name): \(error.description)\n")
-          }
+    if dryRun {
+      let plan = client.plan(jobs, options: options)
+      out.append(
+        format == .json
+          ? HeadlinesJSON.plan(plan, usage: client.quotaUsage)
+          : Array(Self.text(plan, usage: client.quotaUsage).utf8))
+      return
+    }
+    let results: [HeadlinesResult]
+    do {
+      results = try await client.headlines(jobs, options: options) { _, result in
+        guard format == .text else { return }
+        if let error = result.error {  // as they complete
+          StandardError.write("newsatlas: \(result.job.label): \(error.description)\n")
+        } else {
+          out.append(Self.text(result))
           out.flush()
         }
       }
+    } catch {
+      throw CLIError(newsAPI: error)
     }
-    if format == .json { out.append(Self.json(jobs, results)) }
+    if format == .json { out.append(HeadlinesJSON.results(results)) }
     out.flush()
-    let failures = results.compactMap { result -> NewsAPIError? in
-      if case .failure(let error)? = result { return error }
-      return nil
-    }
-    if let first = failures.first {
-      let quota = failures.contains { $0.isQuota }
+    let failures = results.compactMap(\.error)
+    if let first = failures.first(where: \.isKeyRejected) ?? failures.first(where: \.isQuota)
+      ?? failures.first
+    {
       throw CLIError(
         description:
-          "\(failures.count) of \(jobs.count) requests failed (the others are above); \(first.description)",
-        exitCode: quota ? 75 : CLIError(newsAPI: first).exitCode)
+          "\(failures.count) of \(jobs.count) results failed (the others are above); \(first.description)",
+        exitCode: CLIError(newsAPI: first).exitCode)
     }
   }
 
@@ -263,49 +271,67 @@ struct HeadlinesCommand: AsyncParsableCommand {
     return Country.all
   }
 
-  static func text(_ headlines: CountryHeadlines) -> String {
-    let via: String
-    switch headlines.strategy {
-    case .country: via = "top headlines"
-    case .sources: via = "the country's sources"
-    case .everything: via = "a search of its sources' sites"
-    case .none: via = "nothing found anywhere"
+  static func text(_ result: HeadlinesResult) -> String {
+    var text = result.job.label
+    let count = result.articles.count
+    switch result.strategy {
+    case .none:
+      return text + " · no headlines: \(result.reason ?? "nothing to ask")\n"
+    case .country: text += " · \(count) article\(count == 1 ? "" : "s") via top headlines\n"
+    case .sources: text += " · \(count) article\(count == 1 ? "" : "s") via its sources\n"
+    case .search: text += " · \(count) article\(count == 1 ? "" : "s") via a search of its name\n"
     }
-    var text = "\(headlines.country.code)  \(headlines.country.name)"
-    if let category = headlines.category { text += " · \(category)" }
-    text += " · \(headlines.articles.count) article\(headlines.articles.count == 1 ? "" : "s") via \(via)\n"
-    for article in headlines.articles { text += article.textLines }
+    for article in result.articles { text += article.textLines }
     return text
   }
 
-  static func json(_ jobs: [(Country, String?)], _ results: [Result<CountryHeadlines, NewsAPIError>?])
-    -> [UInt8]
-  {
-    struct Entry: Encodable {
-      struct Place: Encodable {
-        let code, name, nameFr: String
-      }
-      let country: Place
-      let category: String?
-      let strategy: String?
-      let articles: [Article]?
-      let error: String?
+  /// The plan as people read it: each request with the countries it serves, then the cost against the budget.
+  static func text(_ plan: HeadlinesPlan, usage: QuotaUsage?) -> String {
+    let codes = { (offsets: [Int]) in
+      offsets.map { plan.jobs[$0].label(short: true) }.joined(separator: ", ")
     }
-    let entries = zip(jobs, results).map { job, result -> Entry in
-      let place = Entry.Place(code: job.0.code, name: job.0.name, nameFr: job.0.nameFrench)
-      switch result {
-      case .success(let headlines)?:
-        return Entry(
-          country: place, category: job.1, strategy: headlines.strategy.rawValue,
-          articles: headlines.articles, error: nil)
-      case .failure(let error)?:
-        return Entry(country: place, category: job.1, strategy: nil, articles: nil, error: error.description)
-      case nil:
-        return Entry(country: place, category: job.1, strategy: nil, articles: nil, error: "not run")
-      }
+    var text =
+      "Plan for \(plan.jobs.count) result\(plan.jobs.count == 1 ? "" : "s"), "
+      + "\(plan.options.pageSize) article\(plan.options.pageSize == 1 ? "" : "s") each:\n"
+    switch plan.sourcesList {
+    case .notNeeded: break
+    case .cached: text += "  cached  top-headlines/sources  (the sources list)\n"
+    case .send: text += "  send    top-headlines/sources  (the sources list)\n"
     }
-    return encodedLine(["results": entries])
+    for request in plan.requests {
+      text +=
+        "  \(request.cached ? "cached" : "send  ")  \(request.text)  → \(codes(request.jobs))"
+        + (request.route == .packed ? " (packed)" : request.route == .probe ? " (probe)" : "") + "\n"
+    }
+    if !plan.awaitingSourcesList.isEmpty {
+      text +=
+        "  later   top-headlines?sources=…  → \(codes(plan.awaitingSourcesList)), packed once the sources "
+        + "list is known (a dry run does not fetch it)\n"
+    }
+    let none = plan.settled.keys.sorted()
+    if !none.isEmpty {
+      text +=
+        "  none    \(codes(none)): NewsAPI lists no sources for "
+        + "\(none.count == 1 ? "it" : "them") (--search-fallback: one search each)\n"
+    }
+    text += "Sends \(plan.cost) request\(plan.cost == 1 ? "" : "s")"
+    text += " (more only if a shared answer crowds a country out)"
+    if let usage {
+      text +=
+        "; last 24 hours: \(usage.lastDay) + \(plan.cost) of \(usage.dailyBudget); "
+        + "last 12 hours: \(usage.lastHalfDay) + \(plan.cost) of \(usage.halfDayBudget)"
+    }
+    return text + ".\n"
   }
+}
+
+extension HeadlinesJob {
+  /// "fr  France · business", or with `short` "fr/business".
+  func label(short: Bool = false) -> String {
+    if short { return country.code + (category.map { "/" + $0 } ?? "") }
+    return "\(country.code)  \(country.name)" + (category.map { " · " + $0 } ?? "")
+  }
+  var label: String { label() }
 }
 
 struct SearchCommand: AsyncParsableCommand {

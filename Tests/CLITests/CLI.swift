@@ -11,6 +11,7 @@ enum CLI {
       (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any]
     }
     var stderrLines: [Substring] { stderr.split(separator: "\n") }
+    var stdoutLines: [Substring] { stdout.split(separator: "\n") }
   }
 
   /// The binary sits beside the test bundle in the build products directory.

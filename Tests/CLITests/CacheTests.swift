@@ -114,7 +114,7 @@ import Testing
     process.standardError = FileHandle.nullDevice
     try process.run()
     // Kill it once it is writing: when the service has seen a good part of its requests.
-    while process.isRunning, (try? server.log().count) ?? 0 < 20 { usleep(1000) }
+    while process.isRunning, (try? server.log().count) ?? 0 < 3 { usleep(1000) }
     kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
     let after = try run(["headlines", "--country", "us"])

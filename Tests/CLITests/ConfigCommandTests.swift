@@ -69,8 +69,8 @@ import Testing
     #expect(viaEnvironment.status == 0 && viaEnvironment.stdout.hasPrefix("fr  France"))  // the favourite country
     // A flag beats the environment.
     #expect(try run(["headlines", "--api-base", closed], ["NEWSATLAS_API_BASE": server.base]).status == 69)
-    // The environment's key beats the file's.
-    #expect(try run(["headlines", "--api-base", server.base], ["NEWSAPI_KEY": "wrong"]).status == 69)
+    // The environment's key beats the file's (and the service rejects it: 77, fix the key).
+    #expect(try run(["headlines", "--api-base", server.base], ["NEWSAPI_KEY": "wrong"]).status == 77)
   }
 
   @Test func aBrokenFileIsOneSentence() throws {

@@ -2,6 +2,7 @@ import Fetch
 import Foundation
 import NewsAPI
 import NewsAtlas
+import Store
 import TestSupport
 import Testing
 
@@ -22,25 +23,61 @@ import Testing
   func country(_ code: String) -> Country { Country.named(code: code)! }
 
   @Test func usHeadlinesComeDirectlyWithoutPlaceholders() async throws {
-    let result = try await client.headlines(for: country("us"), catalog: SourceCatalog(client: client))
-    #expect(result.strategy == .country)
-    #expect(result.articles.map(\.title) == ["us one", "us two"])
-    #expect(result.articles[0].publishedDate != nil)  // 2024-04-20T20:52:20.5931133Z
+    let results = try await client.headlines(
+      [HeadlinesJob(country: country("us"))], options: HeadlinesOptions())
+    #expect(results[0].strategy == .country)
+    #expect(results[0].articles.map(\.title) == ["us one", "us two"])
+    #expect(results[0].articles[0].publishedDate != nil)  // 2024-04-20T20:52:20.5931133Z
+    #expect(try server.log() == ["/v2/top-headlines?country=us&pageSize=10&page=1"])
   }
 
-  @Test func otherCountriesFallBackInOrder() async throws {
-    let catalog = SourceCatalog(client: client)
-    let france = try await client.headlines(for: country("fr"), catalog: catalog)
-    #expect(france.strategy == .sources && france.articles.map(\.title) == ["Paris"])
-    let israel = try await client.headlines(for: country("il"), catalog: catalog)  // sources say "is"
-    #expect(israel.strategy == .everything && israel.articles.map(\.title) == ["Jerusalem"])
-    let china = try await client.headlines(for: country("cn"), catalog: catalog)  // sources say "zh"
-    #expect(china.strategy == .none && china.articles.isEmpty)
-    let brazil = try await client.headlines(for: country("br"), catalog: catalog)  // no sources at all
-    #expect(brazil.strategy == .none)
+  @Test func otherCountriesShareOnePackedRequest() async throws {
+    let jobs = ["fr", "il", "cn", "jp"].map { HeadlinesJob(country: country($0)) }
+    let results = try await client.headlines(jobs, options: HeadlinesOptions(pageSize: 5))
+    #expect(results.map(\.strategy) == [.sources, .sources, .sources, .none])
+    // Israel's sources are filed under "is", China's under "zh": each gets only its own.
+    #expect(results[1].articles.allSatisfy { ["ynet", "the-jerusalem-post"].contains($0.source.id) })
+    #expect(results[2].articles.allSatisfy { ["xinhua-net", "google-news-cn"].contains($0.source.id) })
+    #expect(results[0...2].allSatisfy { $0.articles.count == 5 })
     let log = try server.log()
-    #expect(log.filter { $0.hasPrefix("/v2/top-headlines/sources") }.count == 1)  // fetched once, shared
-    #expect(log.contains { $0.contains("domains=ynet.co.il") && $0.contains("language=he") })
+    #expect(log.count == 2, "\(log)")  // the sources list, and one request for all three
+    #expect(log.contains { $0.contains("sources=") && $0.contains("ynet") && $0.contains("le-monde") })
+  }
+
+  @Test func packingKeepsEachRequestWithinWhatTheServiceReturns() {
+    #expect(SourcePacking.pack(sourceCounts: []) == [])
+    #expect(SourcePacking.pack(sourceCounts: [4, 4, 4]) == [[0, 1], [2]])
+    // Largest first: 25 (alone, over a bin), 10 (a full bin), then 8 + 2 share one, and 1 opens another.
+    #expect(SourcePacking.pack(sourceCounts: [10, 1, 2, 25, 8]) == [[0], [1], [2, 4], [3]])
+    // Seeded random sizes: every bin within the limits, every item in exactly one bin.
+    var seed: UInt64 = 42
+    for _ in 0..<200 {
+      let counts = (0..<Int(seed % 40)).map { _ -> Int in
+        seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return Int(seed >> 59) + 1  // 1...32
+      }
+      let bins = SourcePacking.pack(sourceCounts: counts)
+      #expect(bins.flatMap { $0 }.sorted() == Array(counts.indices), "seed \(seed)")
+      for bin in bins where bin.count > 1 {
+        #expect(bin.reduce(0) { $0 + counts[$1] } <= SourcePacking.sourcesPerRequest, "seed \(seed)")
+      }
+    }
+  }
+
+  @Test func routeKnowledgeIsReprobedAfterAWeek() throws {
+    let scratch = try ScratchDirectory()
+    let database = try #require(CacheDatabase(path: scratch.path + "/cache.sqlite") { _ in })
+    let knowledge = RouteKnowledge(database: database)
+    #expect(knowledge.asksCountryRoute("us") && !knowledge.asksCountryRoute("fr"))  // shipped: never probed
+    let now = Date()
+    knowledge.record(.empty, for: "fr", at: now.addingTimeInterval(-6 * 86400))
+    #expect(!knowledge.asksCountryRoute("fr", now: now))
+    knowledge.record(.empty, for: "fr", at: now.addingTimeInterval(-8 * 86400))
+    #expect(knowledge.asksCountryRoute("fr", now: now))
+    knowledge.record(.empty, for: "us", at: now)
+    #expect(!knowledge.asksCountryRoute("us", now: now) && knowledge.asksCountryRoute("us", probe: true))
+    knowledge.record(.answers, for: "de", at: now.addingTimeInterval(-100 * 86400))
+    #expect(knowledge.asksCountryRoute("de", now: now))
   }
 
   @Test func theKeyNeverTravelsInAURL() async throws {
@@ -114,7 +151,9 @@ import Testing
     let sources = try await client.sources()
     #expect(sources.first { $0.id == "xinhua-net" }?.country == "cn")
     #expect(sources.first { $0.id == "ynet" }?.country == "il")
-    #expect(try await client.sources(country: "fr").map(\.id) == ["le-monde", "les-echos"])
+    #expect(
+      try await client.sources(country: "fr").map(\.id) == ["le-monde", "les-echos", "lequipe", "liberation"])
+    #expect(try await client.sources(country: "es").count == 2)  // outside the 54, still listed
   }
 
   @Test func pagingStopsAtTotalResults() async throws {

@@ -6,6 +6,7 @@ sleep), serves until its stdin closes, and stops by itself after 120 seconds wha
 """
 import gzip
 import json
+import os
 import socket
 import sys
 import threading
@@ -25,18 +26,37 @@ ARTICLE = {"source": {"id": None, "name": "Example"}, "author": None, "title": "
 REMOVED = {"source": {"id": None, "name": "[Removed]"}, "author": None, "title": "[Removed]",
            "description": "[Removed]", "url": "https://removed.com", "urlToImage": None,
            "publishedAt": "1970-01-01T00:00:00Z", "content": "[Removed]"}
-SOURCES = [
-    {"id": "le-monde", "name": "Le Monde", "description": "", "url": "https://www.lemonde.fr", "category": "general",
-     "language": "fr", "country": "fr"},
-    {"id": "les-echos", "name": "Les Echos", "description": "", "url": "https://www.lesechos.fr",
-     "category": "business", "language": "fr", "country": "fr"},
-    {"id": "xinhua-net", "name": "Xinhua Net", "description": "", "url": "http://xinhuanet.com", "category": "general",
-     "language": "zh", "country": "zh"},
-    {"id": "ynet", "name": "Ynet", "description": "", "url": "https://www.ynet.co.il", "category": "general",
-     "language": "he", "country": "is"},
-    {"id": "bbc-news", "name": "BBC News", "description": "", "url": "https://www.bbc.co.uk/news",
-     "category": "general", "language": "en", "country": "gb"},
-]
+# A source list shaped like the real one (120 sources; see Fixtures/newsapi/make_sources.py). "articles" is how
+# many top headlines each source has here; it is not part of NewsAPI's answer.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fixtures", "newsapi", "sources.json")) as f:
+    CATALOG = json.load(f)
+SOURCES = [{k: v for k, v in source.items() if k != "articles"} for source in CATALOG]
+PROLIFIC = {source["id"] for source in CATALOG if source["articles"] > 10}
+SLOW_SOURCES = {"abc-news-au": 1000}  # milliseconds: to show that text output follows arrival
+
+
+def source_articles(n, source):
+    """A source's top headlines, newest first: prolific ones (a live feed) every 2 minutes, others every 40."""
+    step = 2 if source["id"] in PROLIFIC else 40
+    items = []
+    for k in range(source["articles"]):
+        minutes = k * step + n % 37
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1795348800 - minutes * 60))
+        items.append({"source": {"id": source["id"], "name": source["name"]}, "author": None,
+                      "title": f"{source['id']} {k}", "description": None,
+                      "url": f"https://example.org/{source['id']}/{k}",
+                      "urlToImage": f"https://example.org/{source['id']}/{k}.jpg" if k % 2 == 0 else None,
+                      "publishedAt": stamp, "content": None})
+    return items
+
+
+def by_sources(ids):
+    """Every article of these sources, newest first (the order the service answers in)."""
+    items = []
+    for n, source in enumerate(CATALOG):
+        if source["id"] in ids:
+            items += source_articles(n, source)
+    return sorted(items, key=lambda a: a["publishedAt"], reverse=True)
 
 
 def article(title):
@@ -64,19 +84,23 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(401, json.dumps({"status": "error", "code": "apiKeyInvalid",
                                               "message": "Your API key is invalid or incorrect."}).encode())
         delay = int(query.get("delayms", "0")) or int(self.headers.get("X-Test-Delay", "0"))
-        if query.get("country") in ("au", "nz"):
-            delay = 1000  # slow answers, to show that text output follows arrival
         if delay:
             time.sleep(delay / 1000)
         ok = lambda articles, total=None: self.send(200, json.dumps(
             {"status": "ok", "totalResults": len(articles) if total is None else total, "articles": articles}).encode())
         if path == "/v2/top-headlines/sources":
-            return self.send(200, json.dumps({"status": "ok", "sources": SOURCES}).encode())
+            listed = [source for source in SOURCES
+                      if all(source[key] == query[key] for key in ("category", "language", "country") if key in query)]
+            return self.send(200, json.dumps({"status": "ok", "sources": listed}).encode())
         if path == "/v2/top-headlines":
             country = query.get("country")
             if "sources" in query and ("country" in query or "category" in query):
                 return self.send(400, json.dumps({"status": "error", "code": "parametersIncompatible",
                                                   "message": "You cannot mix the sources parameter."}).encode())
+            if country == "us" and query.get("category") == "health":
+                return self.send(429, json.dumps({"status": "error", "code": "rateLimited",
+                                                  "message": "You have made too many requests recently."}).encode(),
+                                 headers=[("Retry-After", "3600")])
             if country == "kr":
                 return self.send(429, json.dumps({"status": "error", "code": "rateLimited",
                                                   "message": "You have made too many requests recently."}).encode(),
@@ -95,13 +119,19 @@ class Handler(BaseHTTPRequestHandler):
                 return ok([article(country + " one"), REMOVED, article(country + " two")], 3)
             if country is not None:
                 return ok([])
-            sources = query.get("sources", "").split(",")
-            if "le-monde" in sources:
-                return ok([article("Paris")])
-            return ok([])
+            ids = query.get("sources", "").split(",")
+            unknown = [id for id in ids if id not in {source["id"] for source in SOURCES}]
+            if unknown:
+                return self.send(400, json.dumps({"status": "error", "code": "sourceDoesNotExist",
+                                                  "message": f"The source {unknown[0]} does not exist."}).encode())
+            if len(ids) > 20:
+                return self.send(400, json.dumps({"status": "error", "code": "sourcesTooMany",
+                                                  "message": "You have requested too many sources."}).encode())
+            time.sleep(max([SLOW_SOURCES.get(id, 0) for id in ids]) / 1000)
+            size, page = int(query.get("pageSize", "20")), int(query.get("page", "1"))
+            items = by_sources(set(ids))
+            return ok(items[(page - 1) * size:page * size], len(items))
         if path == "/v2/everything":
-            if "ynet.co.il" in query.get("domains", "").split(",") and query.get("language") == "he":
-                return ok([article("Jerusalem")])
             if query.get("q") == "flaky429":  # answers once, then is rate-limited
                 with LOCK:
                     FLAKY["q429"] = FLAKY.get("q429", 0) + 1
@@ -169,6 +199,11 @@ class Handler(BaseHTTPRequestHandler):
 class Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256
+
+    def handle_error(self, request, client_address):
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return  # a client that went away (the tests kill some on purpose)
+        super().handle_error(request, client_address)
 
 
 def main():

@@ -1,0 +1,52 @@
+import Foundation
+import Store
+
+/// What NewsAPI has said about `top-headlines?country=` for each country, so that a command goes straight to
+/// the route that answers.
+///
+/// Since 2024 the service answers that route only for `us` and returns an empty page for the 53 others; that
+/// is shipped as the default, so a first run probes nobody. What a run observes is kept in the cache with its
+/// date; an observed "empty" is probed again once it is a week old, and `probe` asks again now.
+public struct RouteKnowledge: Sendable {
+  public enum Answer: String, Sendable {
+    /// The route returned articles.
+    case answers
+    /// The route returned an empty page.
+    case empty
+  }
+
+  /// How long an observed "empty" stands before the route is asked again.
+  public static let reprobeAfter: TimeInterval = 7 * 86400
+  /// The countries whose `country=` route is known to answer, before any observation.
+  public static let shippedAnswering: Set<String> = ["us"]
+
+  let database: CacheDatabase?
+
+  public init(database: CacheDatabase?) { self.database = database }
+
+  static func key(_ code: String) -> String { "route:top-headlines?country=\(code)" }
+
+  /// What is known of the route for `code`: the last observation, else the shipped default (undated).
+  public func answer(for code: String) -> (answer: Answer, observedAt: Date?) {
+    if let stored = database?.lookup(Self.key(code)),
+      let answer = Answer(rawValue: String(decoding: stored.body, as: UTF8.self))
+    {
+      return (answer, stored.storedAt)
+    }
+    return (Self.shippedAnswering.contains(code) ? .answers : .empty, nil)
+  }
+
+  /// Whether a run should ask `country=` for `code`: it is known to answer, or an observed "empty" is stale.
+  public func asksCountryRoute(_ code: String, now: Date = Date(), probe: Bool = false) -> Bool {
+    if probe { return true }
+    let (answer, observedAt) = self.answer(for: code)
+    if answer == .answers { return true }
+    guard let observedAt else { return false }
+    return now.timeIntervalSince(observedAt) >= Self.reprobeAfter
+  }
+
+  /// Keeps an observation, dated now.
+  public func record(_ answer: Answer, for code: String, at date: Date = Date()) {
+    database?.store(Self.key(code), kind: "route", body: Array(answer.rawValue.utf8), at: date)
+  }
+}
