@@ -87,6 +87,42 @@ import Testing
     #expect(warm.stdout == cold.stdout)
   }
 
+  /// Each way of naming countries: the requests sent are exactly the dry run's plan (plus follow-ups for
+  /// crowded-out countries, which no plan can foresee), and a second run sends nothing.
+  @Test(arguments: [
+    ["--country", "fr"], ["--countries", "de,fr,it,jp"], ["--near", "-33.87,151.21"],
+    ["--cluster", "CLUSTER"],
+    ["--all"], ["--country", "gb", "--categories", "all"], ["--country", "us", "--category", "science"],
+  ])
+  func sendsWhatThePlanSays(naming: [String]) throws {
+    var naming = naming
+    if naming == ["--cluster", "CLUSTER"] {  // a real cluster of the 54 markers at zoom 2
+      let features = try #require(
+        try CLI.run(["clusters", "--zoom", "2"]).json?["features"] as? [[String: Any]])
+      let cluster = try #require(
+        features.compactMap { $0["properties"] as? [String: Any] }.first { $0["cluster"] as? Bool == true })
+      naming = ["--cluster", String(try #require(cluster["cluster_id"] as? Int)), "--zoom", "2"]
+    }
+    #expect(try run(["sources"]).status == 0)  // the list the plan needs, so that the dry run sees it all
+    let dry = try run(["headlines"] + naming + ["--dry-run", "--format", "json"])
+    let plan = try #require(dry.json?["plan"] as? [String: Any], "\(dry.stderr)")
+    let planned = Set((plan["requests"] as? [[String: Any]] ?? []).compactMap { $0["request"] as? String })
+    #expect(try sent().count == 1)
+    let result = try run(["headlines"] + naming + ["--format", "json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    // As the plan writes them: no /v2/, commas unescaped, no page.
+    let requests = try sent().dropFirst().map {
+      ($0.removingPercentEncoding ?? $0).replacingOccurrences(of: "/v2/", with: "")
+        .replacingOccurrences(of: "&page=1", with: "")
+    }
+    #expect(Set(requests).isSuperset(of: planned) && plan["cost"] as? Int == planned.count)
+    let followUps = requests.filter { !planned.contains($0) }
+    #expect(followUps.allSatisfy { $0.contains("sources=") && $0.hasSuffix("pageSize=10") }, "\(followUps)")
+    #expect(requests.count == planned.count + followUps.count)  // nothing sent twice
+    #expect(try run(["headlines"] + naming + ["--format", "json"]).stdout == result.stdout)
+    #expect(try sent().count == 1 + requests.count)  // warm: nothing
+  }
+
   @Test func aCrowdedOutCountryGetsOneFollowUpOfItsOwn() throws {
     // India's The Hindu is a live feed, far more than the ~10 headlines a source usually has: the shared
     // answer is full, and Brazil (two small sources) is crowded out of it, so it alone is asked again.
