@@ -22,8 +22,11 @@ public final class Dataset: @unchecked Sendable {
   public let buildSeconds: Double
   /// west, south, east, north of the points (the world when there are none).
   public let bounds: (west: Double, south: Double, east: Double, north: Double)
-  /// FNV-1a (64-bit) over the points' coordinates and the options, in hexadecimal: equal data, equal hash.
+  /// FNV-1a (64-bit) over the points' coordinates, the options, the aggregates and the source file's size and
+  /// modification time (or its bytes, for the markers), in hexadecimal: equal data, equal hash.
   public let contentHash: String
+  /// The strong validator of every tile and cluster answer: the content hash, quoted.
+  public var entityTag: String { "\"\(contentHash)\"" }
   /// How many features have a Point.
   public let pointCount: Int
   /// The tile layer's fields and their TileJSON types: the cluster properties, the aggregates, and the input
@@ -77,6 +80,10 @@ public final class Dataset: @unchecked Sendable {
     ] {
       mix(value.bitPattern)
     }
+    // The properties too (which the coordinates do not cover), through the source's fingerprint, and the
+    // aggregated property names.
+    mix(file.sourceFingerprint)
+    for name in aggregations.map(\.property) { for byte in name.utf8 { mix(UInt64(byte)) } }
     bounds = west <= east ? (west, south, east, north) : (-180, -85.051129, 180, 85.051129)
     contentHash = String(hash, radix: 16)
     self.pointCount = pointCount

@@ -5,6 +5,7 @@ import GeoIndex
 import HTTPTypes
 import Hummingbird
 import Logging
+import NewsAPI
 import NewsAtlas
 import ServiceLifecycle
 
@@ -18,12 +19,26 @@ public struct AtlasService: Sendable {
   public let corsOrigin: String?
   /// The largest request body a batch POST takes, in bytes.
   public let maxBodyBytes: Int
+  /// The NewsAPI client behind `/v1/headlines`: one cache and one request budget for the whole server.
+  public let news: NewsAPIClient?
+  /// Why there is no news (no key, or `--no-news`): the 503 sentence of `/v1/headlines`.
+  public let newsUnavailable: String
+  /// What `/metrics` reports.
+  public let metrics = Metrics()
+  /// `Cache-Control` of tiles and cluster answers: shared caches may keep them five minutes, and revalidate
+  /// them with the `ETag` after that.
+  static let cacheControl = "public, max-age=300"
 
-  public init(datasets: [Dataset], corsOrigin: String? = nil, maxBodyBytes: Int = 1 << 30) {
+  public init(
+    datasets: [Dataset], corsOrigin: String? = nil, maxBodyBytes: Int = 1 << 30, news: NewsAPIClient? = nil,
+    newsUnavailable: String = "This server has no news: it was started with --no-news."
+  ) {
     self.maxBodyBytes = maxBodyBytes
     self.datasets = Dictionary(datasets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     names = datasets.map(\.name)
     self.corsOrigin = corsOrigin
+    self.news = news
+    self.newsUnavailable = newsUnavailable
   }
 
   /// Serves until SIGINT or SIGTERM, letting requests in flight finish for up to `gracePeriod` (a client that
@@ -44,22 +59,39 @@ public struct AtlasService: Sendable {
   /// The routes (public so that a host application can mount them).
   public func router() -> Router<BasicRequestContext> {
     let router = Router()
-    router.add(middleware: Errors(corsOrigin: corsOrigin))
-    router.get("/v1/nearest") { request, _ in try nearest(request) }
-    router.get("/v1/resolve") { request, _ in try resolve(request) }
+    router.add(middleware: Errors(corsOrigin: corsOrigin, metrics: metrics))
+    router.readable("/healthz") { request, _ in
+      try allow(request, [])
+      return json(Array("{\"datasets\":\(names.count),\"news\":\(news != nil),\"status\":\"ok\"}\n".utf8))
+    }
+    router.readable("/metrics") { request, _ in
+      try allow(request, [])
+      let text = metrics.text(news: news.map { ($0.counters.cacheHits, $0.counters.sent) })
+      return Response(
+        status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+        body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+    router.readable("/v1/headlines") { request, _ in try await headlines(request) }
+    router.readable("/v1/nearest") { request, _ in try nearest(request) }
+    router.readable("/v1/resolve") { request, _ in try resolve(request) }
     router.post("/v1/nearest") { request, _ in try batch(request, resolving: false) }
     router.post("/v1/resolve") { request, _ in try batch(request, resolving: true) }
-    router.get("/v1/datasets") { _, _ in datasetList() }
-    router.get("/v1/datasets/:name/clusters") { request, context in
-      try clusters(try dataset(context), request)
-    }
-    router.get("/v1/datasets/:name/clusters/:id/children") { _, context in
+    router.readable("/v1/datasets") { _, _ in datasetList() }
+    router.readable("/v1/datasets/:name/clusters") { request, context in
       let dataset = try dataset(context)
+      if let unchanged = notModified(request, dataset) { return unchanged }
+      return validated(try clusters(dataset, request), dataset)
+    }
+    router.readable("/v1/datasets/:name/clusters/:id/children") { request, context in
+      let dataset = try dataset(context)
+      try allow(request, [])
       let items = try clusterCall { try dataset.index.children(ofCluster: try clusterID(context)) }
-      return collection(dataset, items)
+      if let unchanged = notModified(request, dataset) { return unchanged }
+      return validated(collection(dataset, items, for: request), dataset)
     }
-    router.get("/v1/datasets/:name/clusters/:id/leaves") { request, context in
+    router.readable("/v1/datasets/:name/clusters/:id/leaves") { request, context in
       let dataset = try dataset(context)
+      if let unchanged = notModified(request, dataset) { return unchanged }
       try allow(request, ["limit", "offset"])
       let limit = try integer(request, "limit", default: 10, minimum: 0)
       let offset = try integer(request, "offset", default: 0, minimum: 0)
@@ -67,16 +99,19 @@ public struct AtlasService: Sendable {
         try dataset.index.leaves(
           ofCluster: try clusterID(context), limit: limit == 0 ? .max : limit, offset: offset)
       }
-      return collection(dataset, leaves.map { ClusterItem.point(index: $0) })
+      return validated(
+        collection(dataset, leaves.map { ClusterItem.point(index: $0) }, for: request), dataset)
     }
-    router.get("/v1/datasets/:name/clusters/:id/expansion-zoom") { _, context in
+    router.readable("/v1/datasets/:name/clusters/:id/expansion-zoom") { request, context in
       let dataset = try dataset(context)
+      try allow(request, [])
       let id = try clusterID(context)
       let zoom = try clusterCall { try dataset.index.expansionZoom(ofCluster: id) }
-      return json(Array("{\"clusterId\":\(id),\"expansionZoom\":\(zoom)}\n".utf8))
+      if let unchanged = notModified(request, dataset) { return unchanged }
+      return validated(json(Array("{\"clusterId\":\(id),\"expansionZoom\":\(zoom)}\n".utf8)), dataset)
     }
-    router.get("/tiles/:name/:z/:x/:file") { request, context in try tile(request, context) }
-    router.get("/tiles/:name") { request, context in try tileJSON(request, context) }  // {name}.json
+    router.readable("/tiles/:name/:z/:x/:file") { request, context in try tile(request, context) }
+    router.readable("/tiles/:name") { request, context in try tileJSON(request, context) }  // {name}.json
     return router
   }
 
@@ -222,18 +257,43 @@ public struct AtlasService: Sendable {
     let (z, x, yValue) = try parameter { () throws(FormatError) in
       try Coordinates.tile(address, name: "A tile")
     }
+    if let unchanged = notModified(request, dataset) { return unchanged }
+    metrics.tileServed(dataset: dataset.name)
     let features = dataset.index.tile(zoom: z, x: x, y: yValue)
     if isVector {
       guard let bytes = dataset.writer.vectorTile(features, layerName: dataset.name) else {
-        return Response(status: .noContent)  // map clients reject an empty 200
+        return validated(Response(status: .noContent), dataset)  // map clients reject an empty 200
       }
-      return compressed(
-        Response(
-          status: .ok, headers: [.contentType: "application/vnd.mapbox-vector-tile"],
-          body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))), bytes, for: request)
+      return validated(
+        compressed(
+          Response(
+            status: .ok, headers: [.contentType: "application/vnd.mapbox-vector-tile"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))), bytes, for: request), dataset)
     }
     let bytes = OutputBuffer.collecting { dataset.writer.tile(features, to: $0) }
-    return compressed(json(bytes), bytes, for: request)
+    return validated(compressed(json(bytes), bytes, for: request), dataset)
+  }
+
+  /// 304 with no body when `If-None-Match` names the dataset's tag (or `*`), compared weakly (RFC 9110,
+  /// 13.1.2): the tag is the same for the gzipped and the plain bytes, so it is a weak one; nil otherwise.
+  func notModified(_ request: Request, _ dataset: Dataset) -> Response? {
+    guard let header = request.headers[.ifNoneMatch] else { return nil }
+    let opaque = dataset.entityTag
+    let matches = header.split(separator: ",").contains { item in
+      let tag = item.trimmingCharacters(in: .whitespaces)
+      return tag == "*" || (tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag) == opaque
+    }
+    guard matches else { return nil }
+    return validated(Response(status: .notModified), dataset)
+  }
+
+  /// The answer with the dataset's validator and the caching policy.
+  func validated(_ response: Response, _ dataset: Dataset) -> Response {
+    var response = response
+    response.headers[.eTag] = "W/" + dataset.entityTag
+    response.headers[.cacheControl] = Self.cacheControl
+    response.headers[.vary] = "Accept-Encoding"
+    return response
   }
 
   /// TileJSON 3.0.0 for `/tiles/{name}.json`, its URL template built from the request's host.
@@ -398,18 +458,26 @@ enum Problem: Error {
   case notFound(String)
   case unknownDataset(String)
   case tooLarge(String)
+  /// Something the server cannot do as started (news without a key).
+  case unavailable(String)
+  /// The NewsAPI budget cannot cover the request.
+  case tooManyRequests(String)
 
   var status: HTTPResponse.Status {
     switch self {
     case .badParameter: return .badRequest
     case .tooLarge: return .contentTooLarge
     case .notFound, .unknownDataset: return .notFound
+    case .unavailable: return .serviceUnavailable
+    case .tooManyRequests: return .tooManyRequests
     }
   }
 
   var message: String {
     switch self {
-    case .badParameter(let text), .notFound(let text), .tooLarge(let text): return text
+    case .badParameter(let text), .notFound(let text), .tooLarge(let text), .unavailable(let text),
+      .tooManyRequests(let text):
+      return text
     case .unknownDataset(let name):
       return "No dataset is named '\(name.prefix(64))'; /v1/datasets lists them."
     }
@@ -420,6 +488,7 @@ enum Problem: Error {
 /// batch paths; 405 otherwise), adds the CORS header, and logs one line per request: method, path, status, milliseconds.
 struct Errors<Context: RequestContext>: RouterMiddleware {
   let corsOrigin: String?
+  let metrics: Metrics
 
   func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
     async throws -> Response
@@ -435,8 +504,15 @@ struct Errors<Context: RequestContext>: RouterMiddleware {
     } else {
       do {
         response = try await next(request, context)
+        if request.method == .head {  // GET's headers, no body (RFC 9110, 9.3.2)
+          // The length GET would send, and nothing written (a HEAD client reads no body).
+          response.body = ResponseBody(contentLength: response.body.contentLength) { writer in
+            try await writer.finish(nil)
+          }
+        }
       } catch let problem as Problem {
         response = Self.problem(problem.status, problem.message)
+        if case .unavailable = problem { response.headers[.retryAfter] = "3600" }
       } catch let error as HTTPError {
         let message =
           error.status == .notFound
@@ -451,6 +527,10 @@ struct Errors<Context: RequestContext>: RouterMiddleware {
     let elapsed = ContinuousClock.now - start
     let milliseconds =
       Double(elapsed.components.attoseconds) * 1e-15 + Double(elapsed.components.seconds) * 1e3
+    metrics.record(
+      route: context.endpointPath.flatMap { $0 == "NotFound" ? nil : $0 } ?? "unmatched",
+      method: request.method.rawValue,
+      status: response.status.code, seconds: milliseconds / 1000)
     context.logger.info(
       "\(request.method) \(request.uri.path.prefix(200)) \(response.status.code) \(Format.number(milliseconds, decimals: 2)) ms"
     )
@@ -528,5 +608,17 @@ final class BatchAnswers: @unchecked Sendable {
   func finish() -> [UInt8] {
     rows.finish()
     return take()
+  }
+}
+
+extension Router {
+  /// A GET route that answers HEAD too (the middleware sends HEAD the headers without the body).
+  @discardableResult
+  func readable(
+    _ path: RouterPath,
+    use handler: @escaping @Sendable (Request, Context) async throws -> some ResponseGenerator
+  ) -> Self {
+    get(path, use: handler)
+    return head(path, use: handler)
   }
 }

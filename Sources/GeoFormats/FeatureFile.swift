@@ -348,6 +348,30 @@ public final class FeatureFile {
     return GeoPoint(uncheckedLatitude: latitudeValue, longitude: longitudeValue)
   }
 
+  /// A fingerprint of the bytes the features were read from, for cache validators: the file's size and
+  /// modification time (as HTTP servers make ETags for files), or a hash of bytes held in memory.
+  public var sourceFingerprint: UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    func mix(_ value: UInt64) {
+      for shift in stride(from: 0, to: 64, by: 8) {
+        hash = (hash ^ ((value >> UInt64(shift)) & 0xFF)) &* 0x0000_0100_0000_01B3
+      }
+    }
+    switch source {
+    case .memory(let bytes):
+      for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+    case .file(let fd):
+      var info = stat()
+      if fstat(fd, &info) == 0 {
+        mix(UInt64(truncatingIfNeeded: info.st_size))
+        mix(UInt64(truncatingIfNeeded: info.st_mtim.tv_sec))
+        mix(UInt64(truncatingIfNeeded: info.st_mtim.tv_nsec))
+        mix(UInt64(truncatingIfNeeded: info.st_ino))
+      }
+    }
+    return hash
+  }
+
   // MARK: - Reading features back
 
   /// The feature's text, exactly as it was read (or as it was built from a CSV row).

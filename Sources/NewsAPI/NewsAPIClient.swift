@@ -60,6 +60,8 @@ public final class NewsAPIClient: Sendable {
   private let http: HTTPClient
   private let timeout: Duration?
   let cache: CachePolicy?
+  /// Requests answered from the cache and sent, since the client was made (for a service's metrics).
+  public let counters = RequestCounters()
   /// The longest `Retry-After` worth waiting for before the one retry; longer ones are reported instead.
   public static let longestRetryWait = 10
 
@@ -247,6 +249,7 @@ public final class NewsAPIClient: Sendable {
     let decodedCache = cached.flatMap { try? JSONDecoder().decode(T.self, from: Data($0.body)) }
     let age = cached.map { Date().timeIntervalSince($0.storedAt) } ?? .infinity
     if let decodedCache, !cache.refresh, !cache.offline, age <= cache.timeToLive[kind] ?? 0 {
+      counters.count(hit: true)
       return decodedCache
     }
     let description =
@@ -254,6 +257,7 @@ public final class NewsAPIClient: Sendable {
     if cache.offline {
       guard let decodedCache else { throw .notCached(description) }
       cache.warn("Offline: the answer to \(description) is from \(spokenDuration(age)) ago.")
+      counters.count(hit: true)
       return decodedCache
     }
     let usage = cache.usage()
@@ -261,6 +265,7 @@ public final class NewsAPIClient: Sendable {
       if let decodedCache {
         cache.warn(
           "The plan's budget is spent: serving the answer to \(description) from \(spokenDuration(age)) ago.")
+        counters.count(hit: true)
         return decodedCache
       }
       throw .budgetSpent(usage)
@@ -296,6 +301,7 @@ public final class NewsAPIClient: Sendable {
       attempt += 1
       let response: HTTPResponse
       log?.recordRequest()
+      counters.count(hit: false)
       do {
         response = try await http.get(
           url, headers: [("X-Api-Key", key), ("Accept", "application/json")], timeout: timeout)
@@ -417,5 +423,19 @@ extension NewsAPIClient {
       return .success(body.sources.map { $0.normalized() })
     }
     return .failure(error(from: response))
+  }
+}
+
+/// How many requests a client answered from its cache and how many it sent (retries included).
+public final class RequestCounters: @unchecked Sendable {
+  private let lock = NSLock()
+  private var hits = 0
+  private var sends = 0
+
+  public var cacheHits: Int { lock.withLock { hits } }
+  public var sent: Int { lock.withLock { sends } }
+
+  func count(hit: Bool) {
+    lock.withLock { if hit { hits += 1 } else { sends += 1 } }
   }
 }

@@ -15,7 +15,8 @@ struct NewsAtlasCLI: AsyncParsableCommand {
     abstract: "Find the news country for a place, exactly and fast.",
     version: "0.1.0",
     subcommands: [
-      NearestCommand.self, ResolveCommand.self, ClustersCommand.self, ServeCommand.self, CountriesCommand.self,
+      NearestCommand.self, ResolveCommand.self, ClustersCommand.self, ServeCommand.self,
+      CountriesCommand.self,
       HeadlinesCommand.self,
       SearchCommand.self,
       SourcesCommand.self, ConfigCommand.self, QuotaCommand.self,

@@ -49,23 +49,17 @@ struct ServiceOptions: ParsableArguments {
     configuration.maxConcurrentTransfers = concurrency
     configuration.requestTimeout = .milliseconds(Int(timeout * 1000))
     let http = HTTPClient(configuration: configuration)
-    let environment = ProcessInfo.processInfo.environment
-    let base = apiBase ?? environment["NEWSATLAS_API_BASE"] ?? settings[.apiBase] ?? "https://newsapi.org"
-    var key = environment["NEWSAPI_KEY"].flatMap { $0.isEmpty ? nil : $0 } ?? settings[.apiKey] ?? ""
+    let base = settings.apiBase(given: apiBase)
+    var key = settings.apiKey() ?? ""
     if key.isEmpty && !keyRequired { key = "not-sent" }  // a dry run sends nothing
     guard !(refresh && offline) else {
       throw .usage("--refresh asks the service and --offline never does; give one.")
     }
     var cache: CachePolicy? = nil
     if let database = CacheDatabase(warn: { StandardError.write("newsatlas: \($0)\n") }) {
-      var policy = CachePolicy(database: database) { StandardError.write("newsatlas: \($0)\n") }
-      policy.timeToLive = [
-        "headlines": Double(settings.number(.ttlHeadlines, default: 3600)),
-        "search": Double(settings.number(.ttlSearch, default: 3600)),
-        "sources": Double(settings.number(.ttlSources, default: 7 * 86400)),
-      ]
-      policy.dailyBudget = settings.number(.quotaDay, default: 100)
-      policy.halfDayBudget = settings.number(.quotaHalfDay, default: 50)
+      var policy = CachePolicy(database: database, settings: settings) {
+        StandardError.write("newsatlas: \($0)\n")
+      }
       policy.refresh = refresh
       policy.offline = offline
       policy.force = force
@@ -450,10 +444,7 @@ struct QuotaCommand: ParsableCommand {
     guard let database = CacheDatabase(warn: { StandardError.write("newsatlas: \($0)\n") }) else {
       throw CLIError.data("There is no cache at \(CacheDatabase.defaultPath), so no requests are counted.")
     }
-    var policy = CachePolicy(database: database) { _ in }
-    policy.dailyBudget = settings.number(.quotaDay, default: 100)
-    policy.halfDayBudget = settings.number(.quotaHalfDay, default: 50)
-    let usage = policy.usage()
+    let usage = CachePolicy(database: database, settings: settings) { _ in }.usage()
     var text =
       "\(usage.lastDay) of \(usage.dailyBudget) requests in the last 24 hours, "
       + "\(usage.lastHalfDay) of \(usage.halfDayBudget) in the last 12 hours.\n"

@@ -1,8 +1,11 @@
 import ArgumentParser
 import AtlasServer
+import Fetch
 import GeoFormats
 import GeoIndex
 import Logging
+import NewsAPI
+import Store
 
 #if canImport(Glibc)
   import Glibc
@@ -15,7 +18,8 @@ struct ServeCommand: AsyncParsableCommand {
     discussion: """
       Loads each dataset once (the 54 markers are always there, as markers), then answers on HOST:PORT. Once \
       it listens it prints one line, 'newsatlas: serving on http://HOST:PORT', on standard output; it logs one \
-      line per request on standard error. Port 0 picks a free port.
+      line per request on standard error. Port 0 picks a free port. /v1/headlines uses NEWSAPI_KEY (or the \
+      settings' api-key) through one cache and one request budget for the whole server; --no-news turns it off.
       """
   )
 
@@ -47,6 +51,9 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(
     help: ArgumentHelp("Send Access-Control-Allow-Origin: ORIGIN with every answer.", valueName: "origin"))
   var cors: String?
+
+  @Flag(name: .customLong("no-news"), help: "Serve no headlines (/v1/headlines answers 503).")
+  var noNews = false
 
   func run() async throws {
     guard (0...65535).contains(port) else { throw CLIError.usage("--port is 0 to 65535, not \(port).") }
@@ -81,7 +88,11 @@ struct ServeCommand: AsyncParsableCommand {
     }
     var logger = Logger(label: "newsatlas")
     logger.logLevel = .info
-    let service = AtlasService(datasets: datasets, corsOrigin: cors, maxBodyBytes: maxBodyMegabytes << 20)
+    let (news, http, newsUnavailable) = try Self.news(disabled: noNews)
+    defer { http?.shutdown() }
+    let service = AtlasService(
+      datasets: datasets, corsOrigin: cors, maxBodyBytes: maxBodyMegabytes << 20, news: news,
+      newsUnavailable: newsUnavailable)
     let host = self.host
     do {
       try await service.run(host: host, port: port, logger: logger, gracePeriod: .seconds(graceSeconds)) {
@@ -96,6 +107,30 @@ struct ServeCommand: AsyncParsableCommand {
       throw CLIError(
         description: "Cannot serve on \(host):\(port): \(String(describing: error).prefix(200)).",
         exitCode: 69)
+    }
+  }
+
+  /// The one NewsAPI client every headlines request shares (its cache and budget from the settings), or the
+  /// sentence that says why there is none.
+  static func news(disabled: Bool) throws -> (NewsAPIClient?, HTTPClient?, String) {
+    if disabled { return (nil, nil, "This server was started with --no-news, so it serves no headlines.") }
+    let settings = try Settings.load()
+    guard let key = settings.apiKey() else {
+      return (
+        nil, nil,
+        "This server has no NewsAPI key: get a free one at https://newsapi.org/register and restart it with "
+          + "NEWSAPI_KEY=your-key newsatlas serve."
+      )
+    }
+    let http = HTTPClient()
+    let cache = CacheDatabase(warn: { StandardError.write("newsatlas: \($0)\n") }).map {
+      CachePolicy(database: $0, settings: settings) { StandardError.write("newsatlas: \($0)\n") }
+    }
+    do {
+      return (try NewsAPIClient(key: key, baseURL: settings.apiBase(), http: http, cache: cache), http, "")
+    } catch {
+      http.shutdown()
+      throw CLIError(newsAPI: error)
     }
   }
 

@@ -14,12 +14,19 @@ final class Served: @unchecked Sendable {
   private let logPath: String
 
   /// Starts the server and waits for its readiness line (never a sleep).
-  init(_ arguments: [String] = []) throws {
+  init(_ arguments: [String] = [], environment: [String: String] = [:]) throws {
     process.executableURL = CLI.executable
     process.arguments = ["serve", "--port", "0"] + arguments
     let out = Pipe()
     process.standardOutput = out
     scratch = try ScratchDirectory()
+    // Never a developer's key, settings or cache: scratch folders, and only the key a test gives.
+    var inherited = ProcessInfo.processInfo.environment
+    inherited["NEWSAPI_KEY"] = nil
+    inherited["NEWSATLAS_API_BASE"] = nil
+    inherited["XDG_CONFIG_HOME"] = scratch.path + "/config"
+    inherited["XDG_CACHE_HOME"] = scratch.path + "/cache"
+    process.environment = inherited.merging(environment) { $1 }
     logPath = scratch.path + "/stderr.log"
     FileManager.default.createFile(atPath: logPath, contents: nil)
     process.standardError = FileHandle(forWritingAtPath: logPath)

@@ -1,0 +1,115 @@
+import Foundation
+
+/// The service's counters, written out in the Prometheus text exposition format (version 0.0.4) at
+/// `/metrics`: requests by route, method and status, a latency histogram per route, tiles served per dataset,
+/// answers revalidated with 304, and NewsAPI requests answered from the cache or sent.
+public final class Metrics: @unchecked Sendable {
+  /// Upper bounds of the latency buckets, in seconds.
+  static let buckets: [Double] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10,
+  ]
+
+  private struct Key: Hashable {
+    let route: String
+    let method: String
+    let status: Int
+  }
+  private struct Histogram {
+    var counts = [Int](repeating: 0, count: Metrics.buckets.count)
+    var sum = 0.0
+    var count = 0
+  }
+
+  private let lock = NSLock()
+  private var requests: [Key: Int] = [:]
+  private var latency: [String: Histogram] = [:]
+  private var tiles: [String: Int] = [:]
+  private var notModified = 0
+
+  public init() {}
+
+  /// One answered request; `route` is the matched route's pattern (`/tiles/:name/:z/:x/:file`), so the
+  /// number of series stays bounded whatever clients ask for.
+  func record(route: String, method: String, status: Int, seconds: Double) {
+    lock.lock()
+    defer { lock.unlock() }
+    requests[Key(route: route, method: method, status: status), default: 0] += 1
+    var histogram = latency[route, default: Histogram()]
+    if let bucket = Self.buckets.firstIndex(where: { seconds <= $0 }) { histogram.counts[bucket] += 1 }
+    histogram.sum += seconds
+    histogram.count += 1
+    latency[route] = histogram
+    if status == 304 { notModified += 1 }
+  }
+
+  func tileServed(dataset: String) {
+    lock.lock()
+    defer { lock.unlock() }
+    tiles[dataset, default: 0] += 1
+  }
+
+  /// The exposition text; `news` is NewsAPI's (cache hits, requests sent) when the service has news.
+  func text(news: (cacheHits: Int, sent: Int)?) -> String {
+    lock.lock()
+    defer { lock.unlock() }
+    var text = """
+      # HELP newsatlas_http_requests_total HTTP requests answered, by route, method and status.
+      # TYPE newsatlas_http_requests_total counter
+
+      """
+    for (key, count) in requests.sorted(by: { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) })
+    {
+      text +=
+        "newsatlas_http_requests_total{route=\"\(Self.escaped(key.route))\",method=\"\(key.method)\","
+        + "status=\"\(key.status)\"} \(count)\n"
+    }
+    text += """
+      # HELP newsatlas_http_request_duration_seconds Time from request to response head, by route.
+      # TYPE newsatlas_http_request_duration_seconds histogram
+
+      """
+    for (route, histogram) in latency.sorted(by: { $0.key < $1.key }) {
+      let label = "route=\"\(Self.escaped(route))\""
+      var cumulative = 0
+      for (bound, count) in zip(Self.buckets, histogram.counts) {
+        cumulative += count
+        text += "newsatlas_http_request_duration_seconds_bucket{\(label),le=\"\(bound)\"} \(cumulative)\n"
+      }
+      text += "newsatlas_http_request_duration_seconds_bucket{\(label),le=\"+Inf\"} \(histogram.count)\n"
+      text += "newsatlas_http_request_duration_seconds_sum{\(label)} \(histogram.sum)\n"
+      text += "newsatlas_http_request_duration_seconds_count{\(label)} \(histogram.count)\n"
+    }
+    text += """
+      # HELP newsatlas_tiles_served_total Vector and GeoJSON tiles answered with a body or 204, by dataset.
+      # TYPE newsatlas_tiles_served_total counter
+
+      """
+    for (dataset, count) in tiles.sorted(by: { $0.key < $1.key }) {
+      text += "newsatlas_tiles_served_total{dataset=\"\(Self.escaped(dataset))\"} \(count)\n"
+    }
+    text += """
+      # HELP newsatlas_http_not_modified_total Answers revalidated by If-None-Match (304, no body).
+      # TYPE newsatlas_http_not_modified_total counter
+      newsatlas_http_not_modified_total \(notModified)
+
+      """
+    if let news {
+      text += """
+        # HELP newsatlas_newsapi_cache_hits_total NewsAPI requests answered from the cache.
+        # TYPE newsatlas_newsapi_cache_hits_total counter
+        newsatlas_newsapi_cache_hits_total \(news.cacheHits)
+        # HELP newsatlas_newsapi_requests_sent_total Requests sent to NewsAPI (counted against the plan).
+        # TYPE newsatlas_newsapi_requests_sent_total counter
+        newsatlas_newsapi_requests_sent_total \(news.sent)
+
+        """
+    }
+    return text
+  }
+
+  /// A label value with `\`, `"` and line feeds escaped, as the format asks.
+  static func escaped(_ value: String) -> String {
+    value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+      .replacingOccurrences(of: "\n", with: "\\n")
+  }
+}

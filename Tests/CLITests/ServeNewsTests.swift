@@ -1,0 +1,138 @@
+import Fetch
+import Foundation
+import TestSupport
+import Testing
+
+/// `newsatlas serve`: headlines through the server's one client, health, metrics, and cache validators,
+/// against the running server (and the local NewsAPI imitation on 127.0.0.1).
+@Suite struct ServeNewsTests {
+  let client = HTTPClient()
+
+  func json(_ response: HTTPResponse) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+  }
+
+  func text(_ response: HTTPResponse) -> String { String(decoding: response.body, as: UTF8.self) }
+
+  @Test func headlinesShareOneCacheAndNeverShowTheKey() async throws {
+    let news = try LocalServer()
+    let environment = ["NEWSAPI_KEY": LocalServer.newsAPIKey, "NEWSATLAS_API_BASE": news.base]
+    let served = try Served([], environment: environment)
+    let france = try await client.get(served.base + "/v1/headlines?country=fr")
+    #expect(france.status == 200, "\(text(france))")
+    // The CLI's bytes for the same question (its own fresh cache, the same imitation).
+    let cli = try CLI.run(["headlines", "--country", "fr", "--format", "json"], environment: environment)
+    #expect(text(france) == cli.stdout)
+    let sentByServer = try news.log().count - 2  // the CLI sent the sources list and one request
+    #expect(sentByServer == 2)
+    // Every later question shares the server's cache: the same one sends nothing more.
+    let near = try await client.get(served.base + "/v1/headlines?near=48.85,2.35")
+    #expect(text(near) == text(france))
+    #expect(try news.log().count == sentByServer + 2)
+    // A cluster of the markers at zoom 2: one result per country in it.
+    let clusters = try json(try await client.get(served.base + "/v1/datasets/markers/clusters?zoom=2"))
+    let cluster = try #require(
+      (clusters["features"] as? [[String: Any]])?.compactMap { $0["properties"] as? [String: Any] }
+        .first { $0["cluster"] as? Bool == true })
+    let id = try #require(cluster["cluster_id"] as? Int)
+    let members = try await client.get(served.base + "/v1/headlines?cluster=\(id)&zoom=2&category=business")
+    let results = try #require(try json(members)["results"] as? [[String: Any]])
+    #expect(results.count == cluster["point_count"] as? Int)
+    #expect(results.allSatisfy { $0["category"] as? String == "business" })
+    for (query, mentions) in [
+      ("country=xx", "not one of NewsAPI's 54"), ("country=fr&near=1,2", "one of country"),
+      ("cluster=\(id)", "needs the zoom"), ("country=fr&category=weather", "not a NewsAPI category"),
+      ("near=91,0", "latitude"), ("cluster=99999999&zoom=2", "cluster"),
+      ("country=fr&pageSize=500", "pageSize"),
+      ("country=fr&apiKey=x", "no parameter 'apiKey'"),
+    ] {
+      let refused = try await client.get(served.base + "/v1/headlines?" + query)
+      #expect(refused.status == 400 || refused.status == 404, "\(query)")
+      #expect(
+        (try json(refused)["error"] as? String)?.contains(mentions) == true, "\(query): \(text(refused))")
+    }
+    let metrics = text(try await client.get(served.base + "/metrics"))
+    #expect(metrics.contains("newsatlas_newsapi_requests_sent_total \(try news.log().count - 2)"))
+    #expect(metrics.contains("newsatlas_newsapi_cache_hits_total "))
+    let log = served.log()
+    #expect(log.contains("GET /v1/headlines 200"))
+    #expect(!log.contains(LocalServer.newsAPIKey) && !text(france).contains(LocalServer.newsAPIKey))
+    #expect(try news.log().allSatisfy { !$0.contains(LocalServer.newsAPIKey) })
+  }
+
+  @Test func withoutAKeyHeadlinesSayHowToSetOne() async throws {
+    let keyless = try Served()
+    let answer = try await client.get(keyless.base + "/v1/headlines?country=fr")
+    #expect(answer.status == 503 && answer.header("retry-after") != nil)
+    #expect((try json(answer)["error"] as? String)?.contains("NEWSAPI_KEY=") == true)
+    let health = try json(try await client.get(keyless.base + "/healthz"))
+    #expect(health["status"] as? String == "ok" && health["news"] as? Bool == false)
+    let off = try Served(["--no-news"], environment: ["NEWSAPI_KEY": LocalServer.newsAPIKey])
+    let refused = try await client.get(off.base + "/v1/headlines?country=fr")
+    let sentence = try json(refused)["error"] as? String
+    #expect(refused.status == 503 && sentence?.contains("--no-news") == true)
+  }
+
+  @Test func tilesAndClustersRevalidateWithTheirETag() async throws {
+    let served = try Served()
+    let datasets = try json(try await client.get(served.base + "/v1/datasets"))
+    let hash = try #require(((datasets["datasets"] as? [[String: Any]])?.first)?["contentHash"] as? String)
+    for path in [
+      "/tiles/markers/0/0/0.mvt", "/tiles/markers/3/0/0.mvt", "/tiles/markers/1/1/0.geojson",
+      "/v1/datasets/markers/clusters?zoom=2", "/v1/datasets/markers/clusters/120/children",
+      "/v1/datasets/markers/clusters/120/leaves?limit=2", "/v1/datasets/markers/clusters/120/expansion-zoom",
+    ] {
+      let first = try await client.get(served.base + path)
+      #expect([200, 204].contains(first.status), "\(path)")
+      #expect(first.header("etag") == "W/\"\(hash)\"", "\(path)")
+      #expect(first.header("cache-control") == "public, max-age=300", "\(path)")
+      for tag in ["W/\"\(hash)\"", "\"\(hash)\"", "\"other\", W/\"\(hash)\"", "*"] {
+        let again = try await client.get(served.base + path, headers: [("If-None-Match", tag)])
+        #expect(again.status == 304 && again.body.isEmpty, "\(path) \(tag)")
+        #expect(again.header("etag") == first.header("etag"))
+      }
+      let changed = try await client.get(served.base + path, headers: [("If-None-Match", "\"other\"")])
+      #expect(changed.status == first.status && changed.body == first.body, "\(path)")
+    }
+    // HEAD: GET's headers (its length, its tag), no body.
+    let get = try await client.get(served.base + "/tiles/markers/0/0/0.mvt")
+    let head = try served.raw(
+      "HEAD /tiles/markers/0/0/0.mvt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    #expect(head.hasPrefix("HTTP/1.1 200") && head.hasSuffix("\r\n\r\n"), "\(head)")
+    #expect(
+      head.contains("content-length: \(get.body.count)\r\n")
+        || head.contains("Content-Length: \(get.body.count)\r\n"))
+    #expect(head.contains("W/\"\(hash)\""))
+    // Other answers carry no validator.
+    #expect(try await client.get(served.base + "/v1/nearest?lat=1&lon=2").header("etag") == nil)
+    let metrics = text(try await client.get(served.base + "/metrics"))
+    #expect(metrics.contains("newsatlas_http_not_modified_total 28"))
+    #expect(metrics.contains("newsatlas_tiles_served_total{dataset=\"markers\"} 8"))  // 304s are not tiles
+  }
+
+  @Test func healthAndMetricsInPrometheusText() async throws {
+    let served = try Served()
+    #expect(try await client.get(served.base + "/healthz").status == 200)
+    for _ in 0..<3 { _ = try await client.get(served.base + "/v1/nearest?lat=48.85&lon=2.35") }
+    _ = try await client.get(served.base + "/v1/nearest?lat=999&lon=2")
+    _ = try await client.get(served.base + "/nowhere")
+    let response = try await client.get(served.base + "/metrics")
+    #expect(response.header("content-type")?.hasPrefix("text/plain; version=0.0.4") == true)
+    let lines = text(response).split(separator: "\n").map(String.init)
+    #expect(
+      lines.contains("newsatlas_http_requests_total{route=\"/v1/nearest\",method=\"GET\",status=\"200\"} 3"))
+    #expect(
+      lines.contains("newsatlas_http_requests_total{route=\"/v1/nearest\",method=\"GET\",status=\"400\"} 1"))
+    #expect(
+      lines.contains("newsatlas_http_requests_total{route=\"unmatched\",method=\"GET\",status=\"404\"} 1"))
+    #expect(lines.contains("newsatlas_http_request_duration_seconds_count{route=\"/v1/nearest\"} 4"))
+    #expect(
+      lines.contains("newsatlas_http_request_duration_seconds_bucket{route=\"/v1/nearest\",le=\"+Inf\"} 4"))
+    // Every sample line is NAME{labels} VALUE or NAME VALUE, with a number for the value.
+    for line in lines where !line.hasPrefix("#") {
+      let value = line.split(separator: " ").last.map(String.init) ?? ""
+      #expect(Double(value) != nil, "\(line)")
+    }
+    #expect(!lines.contains { $0.contains("newsapi") })  // no key, no news counters
+  }
+}
