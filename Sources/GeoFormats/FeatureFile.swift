@@ -395,6 +395,16 @@ public final class FeatureFile {
     }
   }
 
+  /// Calls `body` with the feature's text, in place when the bytes are in memory (no copy).
+  public func withText<R>(of index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    if case .memory(let bytes) = source {
+      return bytes.withUnsafeBufferPointer {
+        body(UnsafeBufferPointer(rebasing: $0[starts[index]..<ends[index]]))
+      }
+    }
+    return text(of: index).withUnsafeBufferPointer(body)
+  }
+
   /// The feature, parsed (it parsed once already, so this cannot fail short of the file changing under us).
   public func feature(_ index: Int) -> JSONValue {
     (try? JSONParser.parse(text(of: index))) ?? .null

@@ -210,10 +210,7 @@ extension ClusterIndex {
     let aggregateIndex = Int(level.aggregateIndices[i])
     return .cluster(
       Cluster(
-        id: level.ids[i], pointCount: count,
-        center: GeoPoint(
-          uncheckedLatitude: Projection.latitude(y: level.ys[i]),
-          longitude: Projection.longitude(x: level.xs[i])),
+        id: level.ids[i], pointCount: count, mercatorX: level.xs[i], mercatorY: level.ys[i],
         aggregateIndex: aggregateIndex >= 0 ? aggregateIndex : nil))
   }
 }

@@ -48,10 +48,18 @@ public struct Cluster: Hashable, Sendable {
   public let id: Int
   /// How many input points it holds.
   public let pointCount: Int
-  /// The point-count-weighted centre of its members, in Web Mercator, as a position.
-  public let center: GeoPoint
+  /// The point-count-weighted centre of its members in supercluster's Web Mercator units (0...1), kept as
+  /// such: a tile needs no latitude and longitude, so they are worked out only when `center` is asked for.
+  let mercatorX: Double
+  let mercatorY: Double
   /// Where the cluster's aggregate is in `ClusterIndex.aggregates`, if the index aggregates properties.
   public let aggregateIndex: Int?
+
+  /// The point-count-weighted centre of its members, in Web Mercator, as a position.
+  public var center: GeoPoint {
+    GeoPoint(
+      uncheckedLatitude: Projection.latitude(y: mercatorY), longitude: Projection.longitude(x: mercatorX))
+  }
 
   /// supercluster's `point_count_abbreviated`: the count below 1000, then "1.2k" and "12k", rounded half up.
   public var pointCountAbbreviated: String {

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A feature property's value, typed as Mapbox Vector Tile 2.1 types it.
 public enum TileValue: Hashable, Sendable {
   case string(String)
@@ -23,11 +27,13 @@ public struct VectorTileLayer {
   public let name: String
   /// The tile's width and height in its own units (4096 by default; supercluster's `extent` for its tiles).
   public let extent: Int
-  private var features: [UInt8] = []
+  fileprivate private(set) var features: [UInt8] = []
   private var keys: [String] = []
-  private var keyIndex: [String: Int] = [:]
-  private var values: [TileValue] = []
-  private var valueIndex: [TileValue: Int] = [:]
+  private var keyBytes: [[UInt8]] = []
+  fileprivate private(set) var values = ValueTable()
+  /// Scratch space for one feature's tags and body, kept between features.
+  private var tags: [UInt8] = []
+  private var body: [UInt8] = []
   /// How many features were added.
   public private(set) var count = 0
 
@@ -39,77 +45,115 @@ public struct VectorTileLayer {
   /// Adds a point feature at tile coordinates (x right, y down; outside 0..<extent in the buffer).
   /// - Parameter properties: in order; a repeated key keeps each occurrence, as a decoder then reads the last.
   public mutating func addPoint(x: Int, y: Int, id: UInt64?, properties: [(key: String, value: TileValue)]) {
-    var feature: [UInt8] = []
+    beginFeature()
+    for (key, value) in properties { tag(key: key, value: value) }
+    endPoint(x: x, y: y, id: id)
+  }
+
+  /// Starts a feature: `tag` its properties in order, then `endPoint` (the way to add one without building a
+  /// property list).
+  public mutating func beginFeature() { tags.removeAll(keepingCapacity: true) }
+
+  /// One property of the feature begun.
+  public mutating func tag(key: String, value: TileValue) {
+    tag(keyIndex: keyIndex(key), value: value)
+  }
+
+  /// One property of the feature begun, its key given by `keyIndex` (for a caller that adds the same keys to
+  /// many features).
+  public mutating func tag(keyIndex: Int, value: TileValue) {
+    Protobuf.varint(UInt64(keyIndex), to: &tags)
+    Protobuf.varint(UInt64(values.index(of: value)), to: &tags)
+  }
+
+  /// The key's position in the layer's key table, added at the end on first use.
+  public mutating func keyIndex(_ key: String) -> Int {
+    var key = key
+    return key.withUTF8 { bytes -> Int in self.index(ofKey: bytes) }
+  }
+
+  /// One property of the feature begun, its key as UTF-8 bytes.
+  public mutating func tag(key: UnsafeBufferPointer<UInt8>, value: TileValue) {
+    Protobuf.varint(UInt64(index(ofKey: key)), to: &tags)
+    Protobuf.varint(UInt64(values.index(of: value)), to: &tags)
+  }
+
+  /// Ends the feature begun as a point at tile coordinates (x right, y down; outside 0..<extent in the buffer).
+  public mutating func endPoint(x: Int, y: Int, id: UInt64?) {
+    body.removeAll(keepingCapacity: true)
     if let id {
-      Protobuf.key(1, .varint, to: &feature)
-      Protobuf.varint(id, to: &feature)
+      Protobuf.key(1, .varint, to: &body)
+      Protobuf.varint(id, to: &body)
     }
-    if !properties.isEmpty {
-      var tags: [UInt8] = []
-      for (key, value) in properties {
-        Protobuf.varint(UInt64(index(ofKey: key)), to: &tags)
-        Protobuf.varint(UInt64(index(of: value)), to: &tags)
-      }
-      Protobuf.bytes(2, tags, to: &feature)
-    }
-    Protobuf.key(3, .varint, to: &feature)
-    Protobuf.varint(1, to: &feature)  // GeomType POINT
-    var geometry: [UInt8] = []
-    Protobuf.varint(1 | (1 << 3), to: &geometry)  // MoveTo, one point
-    Protobuf.varint(Protobuf.zigzag(Int64(x)), to: &geometry)
-    Protobuf.varint(Protobuf.zigzag(Int64(y)), to: &geometry)
-    Protobuf.bytes(4, geometry, to: &feature)
-    Protobuf.bytes(2, feature, to: &features)
+    if !tags.isEmpty { Protobuf.bytes(2, tags, to: &body) }
+    Protobuf.key(3, .varint, to: &body)
+    Protobuf.varint(1, to: &body)  // GeomType POINT
+    // The geometry: MoveTo, one point, zigzagged x and y.
+    let moveTo: UInt64 = 1 | (1 << 3)
+    let dx = Protobuf.zigzag(Int64(x))
+    let dy = Protobuf.zigzag(Int64(y))
+    Protobuf.key(4, .lengthDelimited, to: &body)
+    Protobuf.varint(UInt64(Protobuf.size(moveTo) + Protobuf.size(dx) + Protobuf.size(dy)), to: &body)
+    Protobuf.varint(moveTo, to: &body)
+    Protobuf.varint(dx, to: &body)
+    Protobuf.varint(dy, to: &body)
+    Protobuf.bytes(2, body, to: &features)
     count += 1
   }
 
-  private mutating func index(ofKey key: String) -> Int {
-    if let found = keyIndex[key] { return found }
-    keys.append(key)
-    keyIndex[key] = keys.count - 1
+  /// A layer has few keys: a scan of their bytes beats hashing them.
+  private mutating func index(ofKey key: UnsafeBufferPointer<UInt8>) -> Int {
+    for (i, stored) in keyBytes.enumerated() where stored.count == key.count {
+      let same = stored.withUnsafeBufferPointer { storedBytes in
+        key.isEmpty || memcmp(storedBytes.baseAddress!, key.baseAddress!, key.count) == 0
+      }
+      if same { return i }
+    }
+    keyBytes.append(Array(key))
+    keys.append(String(decoding: key, as: UTF8.self))
     return keys.count - 1
-  }
-
-  private mutating func index(of value: TileValue) -> Int {
-    if let found = valueIndex[value] { return found }
-    values.append(value)
-    valueIndex[value] = values.count - 1
-    return values.count - 1
   }
 
   /// The `Layer` message: version 2, name, features, keys, values, extent.
   public var encoded: [UInt8] {
     var layer: [UInt8] = []
+    append(to: &layer)
+    return layer
+  }
+
+  /// The `Layer` message, appended to `out` (each value's message sized first, so nothing is copied twice).
+  func append(to layer: inout [UInt8]) {
     Protobuf.key(15, .varint, to: &layer)
     Protobuf.varint(2, to: &layer)
     Protobuf.bytes(1, Array(name.utf8), to: &layer)
     layer += features
-    for key in keys { Protobuf.bytes(3, Array(key.utf8), to: &layer) }
-    for value in values {
-      var message: [UInt8] = []
+    for key in keyBytes { Protobuf.bytes(3, key, to: &layer) }
+    for value in values.values {
       switch value {
-      case .string(let text): Protobuf.bytes(1, Array(text.utf8), to: &message)
+      case .string(let text):
+        let size = text.utf8.count
+        Protobuf.key(4, .lengthDelimited, to: &layer)
+        Protobuf.varint(UInt64(1 + Protobuf.size(UInt64(size)) + size), to: &layer)
+        Protobuf.key(1, .lengthDelimited, to: &layer)
+        Protobuf.varint(UInt64(size), to: &layer)
+        layer += text.utf8
       case .double(let number):
-        Protobuf.key(3, .fixed64, to: &message)
-        withUnsafeBytes(of: number.bitPattern.littleEndian) { message += $0 }
+        Protobuf.key(4, .lengthDelimited, to: &layer)
+        Protobuf.varint(9, to: &layer)
+        Protobuf.key(3, .fixed64, to: &layer)
+        withUnsafeBytes(of: number.bitPattern.littleEndian) { layer += $0 }
       case .int(let number):
-        Protobuf.key(4, .varint, to: &message)
-        Protobuf.varint(UInt64(bitPattern: number), to: &message)
+        Protobuf.small(4, field: 4, UInt64(bitPattern: number), to: &layer)
       case .unsignedInt(let number):
-        Protobuf.key(5, .varint, to: &message)
-        Protobuf.varint(number, to: &message)
+        Protobuf.small(4, field: 5, number, to: &layer)
       case .signedInt(let number):
-        Protobuf.key(6, .varint, to: &message)
-        Protobuf.varint(Protobuf.zigzag(number), to: &message)
+        Protobuf.small(4, field: 6, Protobuf.zigzag(number), to: &layer)
       case .bool(let flag):
-        Protobuf.key(7, .varint, to: &message)
-        Protobuf.varint(flag ? 1 : 0, to: &message)
+        Protobuf.small(4, field: 7, flag ? 1 : 0, to: &layer)
       }
-      Protobuf.bytes(4, message, to: &layer)
     }
     Protobuf.key(5, .varint, to: &layer)
     Protobuf.varint(UInt64(extent), to: &layer)
-    return layer
   }
 }
 
@@ -118,7 +162,18 @@ public enum VectorTile {
   /// The `Tile` message holding these layers (field 3 each).
   public static func encode(_ layers: [VectorTileLayer]) -> [UInt8] {
     var tile: [UInt8] = []
-    for layer in layers { Protobuf.bytes(3, layer.encoded, to: &tile) }
+    for layer in layers {
+      if layers.count == 1 {  // the usual case: the layer written once, its length put in front
+        var body: [UInt8] = []
+        body.reserveCapacity(layer.features.count + 64 * (layer.values.values.count + 4))
+        layer.append(to: &body)
+        Protobuf.key(3, .lengthDelimited, to: &tile)
+        Protobuf.varint(UInt64(body.count), to: &tile)
+        tile += body
+      } else {
+        Protobuf.bytes(3, layer.encoded, to: &tile)
+      }
+    }
     return tile
   }
 }
@@ -146,9 +201,72 @@ enum Protobuf {
 
   static func zigzag(_ value: Int64) -> UInt64 { UInt64(bitPattern: (value << 1) ^ (value >> 63)) }
 
+  /// A length-delimited `outer` field holding one varint `field`: a `Value` message of an integer or a bool.
+  static func small(_ outer: UInt64, field: UInt64, _ value: UInt64, to out: inout [UInt8]) {
+    key(outer, .lengthDelimited, to: &out)
+    varint(UInt64(1 + size(value)), to: &out)
+    key(field, .varint, to: &out)
+    varint(value, to: &out)
+  }
+
+  /// The bytes `varint` writes for `value`.
+  @inline(__always) static func size(_ value: UInt64) -> Int {
+    (64 - (value | 1).leadingZeroBitCount + 6) / 7
+  }
+
   static func bytes(_ field: UInt64, _ payload: [UInt8], to out: inout [UInt8]) {
     key(field, .lengthDelimited, to: &out)
     varint(UInt64(payload.count), to: &out)
     out += payload
+  }
+}
+
+/// The layer's values, each stored once in first-use order, found again through an open-addressing table with
+/// a cheap hash (a tile's values are mostly distinct numbers; Swift's seeded SipHash cost more than the rest
+/// of the encoding). Equality is `TileValue`'s: `0.0` and `-0.0` are one value, as vt-pbf's `number:0` is.
+struct ValueTable {
+  private(set) var values: [TileValue] = []
+  private var slots = [Int32](repeating: -1, count: 64)
+
+  mutating func index(of value: TileValue) -> Int {
+    var mask = slots.count - 1
+    var slot = Int(truncatingIfNeeded: Self.hash(value)) & mask
+    while true {
+      let found = Int(slots[slot])
+      if found < 0 { break }
+      if values[found] == value { return found }
+      slot = (slot + 1) & mask
+    }
+    values.append(value)
+    if values.count * 2 > slots.count {
+      slots = [Int32](repeating: -1, count: slots.count * 2)
+      mask = slots.count - 1
+      for (i, stored) in values.enumerated() {
+        var at = Int(truncatingIfNeeded: Self.hash(stored)) & mask
+        while slots[at] >= 0 { at = (at + 1) & mask }
+        slots[at] = Int32(i)
+      }
+    } else {
+      slots[slot] = Int32(values.count - 1)
+    }
+    return values.count - 1
+  }
+
+  /// A 64-bit mix (splitmix64's finaliser) of the value's bits; strings by FNV-1a over their UTF-8.
+  static func hash(_ value: TileValue) -> UInt64 {
+    var bits: UInt64
+    switch value {
+    case .string(let text):
+      bits = 0xcbf2_9ce4_8422_2325
+      for byte in text.utf8 { bits = (bits ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+    case .double(let number): bits = (number == 0 ? 0 : number).bitPattern ^ 1
+    case .int(let number): bits = UInt64(bitPattern: number) ^ 2
+    case .unsignedInt(let number): bits = number ^ 3
+    case .signedInt(let number): bits = UInt64(bitPattern: number) ^ 4
+    case .bool(let flag): bits = flag ? 5 : 6
+    }
+    bits = (bits ^ (bits >> 30)) &* 0xbf58_476d_1ce4_e5b9
+    bits = (bits ^ (bits >> 27)) &* 0x94d0_49bb_1331_11eb
+    return bits ^ (bits >> 31)
   }
 }
