@@ -25,14 +25,19 @@ public struct AtlasService: Sendable {
   public let newsUnavailable: String
   /// What `/metrics` reports.
   public let metrics = Metrics()
+  /// Where Debian's libjs-leaflet put Leaflet, which the map page loads from this server.
+  public let leafletDirectory: String
+  let basemaps = BasemapCache()
   /// `Cache-Control` of tiles and cluster answers: shared caches may keep them five minutes, and revalidate
   /// them with the `ETag` after that.
   static let cacheControl = "public, max-age=300"
 
   public init(
     datasets: [Dataset], corsOrigin: String? = nil, maxBodyBytes: Int = 1 << 30, news: NewsAPIClient? = nil,
-    newsUnavailable: String = "This server has no news: it was started with --no-news."
+    newsUnavailable: String = "This server has no news: it was started with --no-news.",
+    leafletDirectory: String = "/usr/share/javascript/leaflet"
   ) {
+    self.leafletDirectory = leafletDirectory
     self.maxBodyBytes = maxBodyBytes
     self.datasets = Dictionary(datasets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     names = datasets.map(\.name)
@@ -72,6 +77,7 @@ public struct AtlasService: Sendable {
         body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
     router.readable("/v1/headlines") { request, _ in try await headlines(request) }
+    addMapRoutes(to: router)
     router.readable("/v1/nearest") { request, _ in try nearest(request) }
     router.readable("/v1/resolve") { request, _ in try resolve(request) }
     router.post("/v1/nearest") { request, _ in try batch(request, resolving: false) }

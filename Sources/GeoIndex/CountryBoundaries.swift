@@ -47,6 +47,8 @@ public struct CountryBoundaries: Sendable {
 
   /// Border points, interleaved longitude and latitude in 1e-7 degrees (as stored).
   private let coordinates: [Int32]
+  /// Each ring: its country index, first point and point count.
+  private let ringTable: [(country: Int, start: Int, count: Int)]
   /// The country of the ring each point starts an edge of; edges are (i, i + 1) within a ring.
   private let edgeCountry: [UInt16]
   private let columns: Int
@@ -55,6 +57,61 @@ public struct CountryBoundaries: Sendable {
   /// Border edges (by start point) overlapping each cell, as a compressed sparse row.
   private let cellStarts: [Int32]
   private let cellEdges: [Int32]
+
+  /// The borders for drawing: each ring's country index and points (longitude, latitude in degrees),
+  /// simplified by Douglas–Peucker (Douglas & Peucker 1973) so that no dropped point lies farther than
+  /// `toleranceDegrees` from the line that replaces it; rings that shrink below a triangle are left out.
+  ///
+  /// - Complexity: O(n log n) on typical rings, O(n²) at worst, for n border points.
+  public func rings(toleranceDegrees: Double) -> [(
+    country: Int, points: [(longitude: Double, latitude: Double)]
+  )] {
+    var result: [(country: Int, points: [(longitude: Double, latitude: Double)])] = []
+    let tolerance = toleranceDegrees * 1e7  // in stored units
+    for ring in ringTable {
+      var keep = [Bool](repeating: false, count: ring.count)
+      keep[0] = true
+      keep[ring.count - 1] = true
+      var stack = [(0, ring.count - 1)]
+      while let (first, last) = stack.popLast() {
+        guard last > first + 1 else { continue }
+        let ax = Double(coordinates[2 * (ring.start + first)])
+        let ay = Double(coordinates[2 * (ring.start + first) + 1])
+        let bx = Double(coordinates[2 * (ring.start + last)])
+        let by = Double(coordinates[2 * (ring.start + last) + 1])
+        let dx = bx - ax
+        let dy = by - ay
+        let length = (dx * dx + dy * dy).squareRoot()
+        var farthest = -1.0
+        var index = first
+        for i in (first + 1)..<last {
+          let px = Double(coordinates[2 * (ring.start + i)]) - ax
+          let py = Double(coordinates[2 * (ring.start + i) + 1]) - ay
+          // Distance to the chord (to the first point when the chord is a point: a closed ring's ends).
+          let distance = length > 0 ? abs(px * dy - py * dx) / length : (px * px + py * py).squareRoot()
+          if distance > farthest {
+            farthest = distance
+            index = i
+          }
+        }
+        if farthest > tolerance {
+          keep[index] = true
+          stack.append((first, index))
+          stack.append((index, last))
+        }
+      }
+      var points: [(longitude: Double, latitude: Double)] = []
+      for i in 0..<ring.count where keep[i] {
+        points.append(
+          (
+            Double(coordinates[2 * (ring.start + i)]) / 1e7,
+            Double(coordinates[2 * (ring.start + i) + 1]) / 1e7
+          ))
+      }
+      if points.count >= 4 { result.append((ring.country, points)) }
+    }
+    return result
+  }
 
   /// Why border data cannot be read.
   public struct FormatError: Error, CustomStringConvertible {
@@ -83,7 +140,7 @@ public struct CountryBoundaries: Sendable {
     names = String(decoding: reader.bytes(namesLength), as: UTF8.self).split(separator: "\n").map(String.init)
 
     var edgeCountry = [UInt16](repeating: UInt16.max, count: pointCount)
-    var ringEnds: [(start: Int, count: Int)] = []
+    var ringEnds: [(country: Int, start: Int, count: Int)] = []
     ringEnds.reserveCapacity(ringCount)
     for _ in 0..<ringCount {
       let country = reader.u16()
@@ -94,8 +151,9 @@ public struct CountryBoundaries: Sendable {
         throw FormatError(description: "A ring of the border data points outside its points.")
       }
       for i in first..<(first + count - 1) { edgeCountry[i] = country }  // the last point starts no edge
-      ringEnds.append((first, count))
+      ringEnds.append((Int(country), first, count))
     }
+    ringTable = ringEnds
     var coordinates = [Int32](repeating: 0, count: 2 * pointCount)
     let pointOffset = reader.offset
     coordinates.withUnsafeMutableBytes { target in

@@ -14,7 +14,7 @@ import Store
 struct ServeCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "serve",
-    abstract: "Serve nearest, resolve, clusters and vector tiles over HTTP until SIGINT or SIGTERM.",
+    abstract: "Serve the news map, nearest, resolve, clusters, vector tiles and headlines over HTTP.",
     discussion: """
       Loads each dataset once (the 54 markers are always there, as markers), then answers on HOST:PORT. Once \
       it listens it prints one line, 'newsatlas: serving on http://HOST:PORT', on standard output; it logs one \
@@ -55,6 +55,11 @@ struct ServeCommand: AsyncParsableCommand {
   @Flag(name: .customLong("no-news"), help: "Serve no headlines (/v1/headlines answers 503).")
   var noNews = false
 
+  @Option(
+    help: ArgumentHelp(
+      "Where Leaflet is, for the map page at / (Debian's libjs-leaflet puts it here).", valueName: "dir"))
+  var leaflet = "/usr/share/javascript/leaflet"
+
   func run() async throws {
     guard (0...65535).contains(port) else { throw CLIError.usage("--port is 0 to 65535, not \(port).") }
     guard (0...3600).contains(graceSeconds) else {
@@ -92,7 +97,7 @@ struct ServeCommand: AsyncParsableCommand {
     defer { http?.shutdown() }
     let service = AtlasService(
       datasets: datasets, corsOrigin: cors, maxBodyBytes: maxBodyMegabytes << 20, news: news,
-      newsUnavailable: newsUnavailable)
+      newsUnavailable: newsUnavailable, leafletDirectory: leaflet)
     let host = self.host
     do {
       try await service.run(host: host, port: port, logger: logger, gracePeriod: .seconds(graceSeconds)) {

@@ -135,4 +135,50 @@ import Testing
     }
     #expect(!lines.contains { $0.contains("newsapi") })  // no key, no news counters
   }
+
+  @Test func theMapPageAndWhatItLoads() async throws {
+    let served = try Served()
+    let page = try await client.get(served.base + "/")
+    #expect(page.status == 200 && page.header("content-type")?.hasPrefix("text/html") == true)
+    // Every script and style the page loads comes from this server.
+    let sources = text(page).matches(of: /(?:src|href)="([^"]+)"/).map { String($0.1) }
+    #expect(sources.contains("/static/leaflet/leaflet.js") && sources.contains("/map.js"))
+    #expect(
+      sources.allSatisfy { $0.hasPrefix("/") || $0.hasPrefix("?") || $0.hasPrefix("data:") }, "\(sources)")
+    #expect(
+      try await client.get(served.base + "/map.js").header("content-type")?.contains("javascript") == true)
+    #expect(try await client.get(served.base + "/map.css").status == 200)
+    let leaflet = try await client.get(served.base + "/static/leaflet/leaflet.js")
+    if FileManager.default.fileExists(atPath: "/usr/share/javascript/leaflet/leaflet.js") {
+      #expect(leaflet.status == 200 && text(leaflet).contains("Leaflet"))
+    }
+    for path in [
+      "/static/leaflet/..%2F..%2F..%2Fetc%2Fpasswd", "/static/leaflet/leaflet.js.map",
+      "/static/leaflet/images/x.png",
+    ] {
+      let refused = try await client.get(served.base + path)
+      #expect(refused.status == 404 && !text(refused).contains("root:"), "\(path)")
+    }
+    let missing = try Served(["--leaflet", "/nonexistent/leaflet"])
+    let unavailable = try await client.get(missing.base + "/static/leaflet/leaflet.js")
+    #expect(unavailable.status == 503 && text(unavailable).contains("apt-get install libjs-leaflet"))
+
+    // The base map: every country with its code and whether NewsAPI covers it, simplified per zoom.
+    let coarse = try json(try await client.get(served.base + "/v1/basemap?zoom=1"))
+    let fine = try json(try await client.get(served.base + "/v1/basemap?zoom=7"))
+    let features = try #require(fine["features"] as? [[String: Any]])
+    let properties = features.compactMap { $0["properties"] as? [String: Any] }
+    #expect(properties.count > 200)
+    #expect(properties.filter { $0["news"] as? Bool == true }.count == 54)
+    #expect(properties.contains { $0["code"] as? String == "fr" && $0["news"] as? Bool == true })
+    func pointCount(_ collection: [String: Any]) -> Int {
+      ((collection["features"] as? [[String: Any]]) ?? []).reduce(0) { total, feature in
+        let rings = (feature["geometry"] as? [String: Any])?["coordinates"] as? [[Any]] ?? []
+        return total + rings.reduce(0) { $0 + $1.count }
+      }
+    }
+    #expect(pointCount(coarse) * 10 < pointCount(fine))
+    #expect(try await client.get(served.base + "/v1/basemap?zoom=99").status == 400)
+    #expect(try await client.get(served.base + "/v1/basemap").status == 400)
+  }
 }

@@ -1,0 +1,114 @@
+import Foundation
+import GeoFormats
+import GeoIndex
+import Hummingbird
+import NewsAtlas
+
+extension AtlasService {
+  /// The news map's routes: the page, its script and style, Leaflet from its Debian package, the base map.
+  func addMapRoutes(to router: Router<BasicRequestContext>) {
+    router.readable("/") { request, _ in
+      try allow(request, ["lang"])
+      return text(MapPage.html, type: "text/html; charset=utf-8")
+    }
+    router.readable("/map.js") { _, _ in text(MapPage.script, type: "text/javascript; charset=utf-8") }
+    router.readable("/map.css") { _, _ in text(MapPage.css, type: "text/css; charset=utf-8") }
+    router.readable("/static/leaflet/:file") { _, context in
+      try leafletFile(context.parameters.get("file") ?? "")
+    }
+    router.readable("/static/leaflet/images/:file") { _, context in
+      try leafletFile("images/" + (context.parameters.get("file") ?? ""))
+    }
+    router.readable("/v1/basemap") { request, _ in
+      try allow(request, ["zoom"])
+      guard let zoom = try decimal(request, "zoom"), zoom >= 0, zoom <= 31 else {
+        throw Problem.badParameter("Give zoom, 0 to 31 (for example zoom=3).")
+      }
+      let bytes = basemaps.geoJSON(zoom: Swift.min(Int(zoom), BasemapCache.finestZoom))
+      return compressed(json(bytes), bytes, for: request)
+    }
+  }
+
+  /// One of Leaflet's files: the names it ships, read from `leafletDirectory` (nothing else is served).
+  func leafletFile(_ name: String) throws -> Response {
+    let types = [
+      "leaflet.js": "text/javascript; charset=utf-8", "leaflet.css": "text/css; charset=utf-8",
+      "images/layers.png": "image/png", "images/layers-2x.png": "image/png",
+      "images/marker-icon.png": "image/png", "images/marker-icon-2x.png": "image/png",
+      "images/marker-shadow.png": "image/png",
+    ]
+    guard let type = types[name] else {
+      throw Problem.notFound("Leaflet ships no file '\(name.prefix(64))' here.")
+    }
+    guard let data = FileManager.default.contents(atPath: leafletDirectory + "/" + name) else {
+      throw Problem.unavailable(
+        "Leaflet is not installed at \(leafletDirectory): apt-get install libjs-leaflet, or give --leaflet DIR."
+      )
+    }
+    var response = Response(
+      status: .ok, headers: [.contentType: type], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    response.headers[.cacheControl] = "public, max-age=86400"
+    return response
+  }
+}
+
+/// A text response.
+func text(_ body: String, type: String) -> Response {
+  Response(
+    status: .ok, headers: [.contentType: type], body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+}
+
+/// The base map as GeoJSON, one feature per country (`code`, `name`, `news`: one of NewsAPI's 54), its rings
+/// from Natural Earth simplified to about a pixel at each zoom (256-pixel tiles), made on first use and kept.
+final class BasemapCache: @unchecked Sendable {
+  /// Zooms past this one get its detail (about 0.01°).
+  static let finestZoom = 7
+  private let lock = NSLock()
+  private var made: [Int: [UInt8]] = [:]
+
+  func geoJSON(zoom: Int) -> [UInt8] {
+    lock.lock()
+    defer { lock.unlock() }
+    if let bytes = made[zoom] { return bytes }
+    let bytes = Self.make(toleranceDegrees: 360 / (256 * Double(1 << zoom)))
+    made[zoom] = bytes
+    return bytes
+  }
+
+  static func make(toleranceDegrees: Double) -> [UInt8] {
+    let boundaries = Country.boundaries
+    var rings: [Int: [[(longitude: Double, latitude: Double)]]] = [:]
+    for ring in boundaries.rings(toleranceDegrees: toleranceDegrees) {
+      rings[ring.country, default: []].append(ring.points)
+    }
+    var out = Array(#"{"type":"FeatureCollection","features":["#.utf8)
+    var first = true
+    for country in rings.keys.sorted() {
+      if !first { out.append(UInt8(ascii: ",")) }
+      first = false
+      let code = boundaries.codes[country]
+      var writer = JSONWriter()
+      writer.object {
+        $0.string("code", code)
+        $0.string("name", boundaries.names[country])
+        $0.value("news", .bool(Country.named(code: code) != nil))
+      }
+      out += Array(#"{"type":"Feature","properties":"#.utf8) + writer.bytes
+      out += Array(#","geometry":{"type":"Polygon","coordinates":["#.utf8)
+      for (r, ring) in rings[country]!.enumerated() {
+        if r > 0 { out.append(UInt8(ascii: ",")) }
+        out.append(UInt8(ascii: "["))
+        for (p, point) in ring.enumerated() {
+          if p > 0 { out.append(UInt8(ascii: ",")) }
+          out += Array(
+            "[\(Format.number(point.longitude, decimals: 4)),\(Format.number(point.latitude, decimals: 4))]"
+              .utf8)
+        }
+        out.append(UInt8(ascii: "]"))
+      }
+      out += Array("]}}".utf8)
+    }
+    out += Array("]}\n".utf8)
+    return out
+  }
+}

@@ -1,0 +1,305 @@
+/// The news map at `/`: one page, no build step, no CDN. Leaflet (Debian's libjs-leaflet, BSD-2-Clause) draws
+/// the service's own answers: the base map from `/v1/basemap`, clusters from `/v1/datasets/{name}/clusters`,
+/// places from `/v1/resolve`, headlines from `/v1/headlines`. English, or French with `?lang=fr`.
+enum MapPage {
+  static let html = #"""
+    <!doctype html>
+    <html lang="en">
+    <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>NewsAtlas</title>
+    <link rel="icon" href="data:,">
+    <link rel="stylesheet" href="/static/leaflet/leaflet.css">
+    <link rel="stylesheet" href="/map.css">
+    </head>
+    <body>
+    <header>
+      <h1>NewsAtlas</h1>
+      <label><span data-text="dataset">Dataset</span>
+        <select id="dataset" aria-label="Dataset"><option value="markers">markers</option></select></label>
+      <form id="near">
+        <label><span data-text="latitude">Latitude</span>
+          <input id="near-lat" inputmode="decimal" autocomplete="off" size="8" required aria-label="Latitude"></label>
+        <label><span data-text="longitude">Longitude</span>
+          <input id="near-lon" inputmode="decimal" autocomplete="off" size="8" required aria-label="Longitude"></label>
+        <button type="submit" data-text="near">Near me</button>
+        <button type="button" id="locate" data-text="locate">Use my location</button>
+      </form>
+      <a id="lang" href="?lang=fr" hreflang="fr">Français</a>
+    </header>
+    <main>
+      <div id="map" role="region" aria-label="Map"></div>
+      <aside id="panel" hidden aria-live="polite">
+        <button type="button" id="panel-close" aria-label="Close">×</button>
+        <h2 id="panel-title"></h2>
+        <p id="panel-status"></p>
+        <ol id="panel-list"></ol>
+      </aside>
+    </main>
+    <p id="message" role="status"></p>
+    <script src="/static/leaflet/leaflet.js"></script>
+    <script src="/map.js"></script>
+    </body>
+    </html>
+
+    """#
+
+  static let css = #"""
+    * { box-sizing: border-box; }
+    html, body { margin: 0; height: 100%; font: 15px/1.4 system-ui, sans-serif; color: #1d2430; }
+    body { display: flex; flex-direction: column; }
+    header { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; padding: 8px 12px;
+      background: #1d2430; color: #fff; }
+    header h1 { font-size: 18px; margin: 0 8px 0 0; }
+    header form { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin: 0; }
+    header input, header select, header button { font: inherit; padding: 3px 6px; }
+    header a { color: #ffd479; }
+    main { flex: 1; display: flex; min-height: 0; position: relative; }
+    #map { flex: 1; background: #b9d3e6; }
+    #panel { width: 360px; overflow-y: auto; padding: 12px 16px; border-left: 1px solid #ccd; background: #fff; }
+    #panel[hidden] { display: none; }
+    #panel-close { float: right; font-size: 20px; border: 0; background: none; cursor: pointer; }
+    #panel h2 { margin: 0 0 6px; font-size: 18px; }
+    #panel ol { padding-left: 20px; }
+    #panel li { margin-bottom: 10px; }
+    #panel time, #panel .source { color: #5a6270; font-size: 13px; }
+    #message:empty { display: none; }
+    #message { position: absolute; bottom: 8px; left: 8px; margin: 0; padding: 4px 8px; background: #fff;
+      z-index: 1000; }
+    .cluster { background: rgba(214, 90, 49, 0.85); border: 2px solid #fff; border-radius: 50%; color: #fff;
+      font-weight: 600; display: flex; align-items: center; justify-content: center; }
+    .point { background: #d65a31; border: 2px solid #fff; border-radius: 50%; }
+    .cluster:focus, .point:focus { outline: 3px solid #1d2430; }
+    @media (max-width: 640px) {
+      main { flex-direction: column; }
+      #panel { width: auto; max-height: 45%; border-left: 0; border-top: 1px solid #ccd; }
+      header label span { display: none; }
+    }
+
+    """#
+
+  static let script = #"""
+    "use strict";
+    (function () {
+      const params = new URLSearchParams(location.search);
+      const lang = params.get("lang") === "fr" ? "fr" : "en";
+      const TEXT = {
+        en: { dataset: "Dataset", latitude: "Latitude", longitude: "Longitude", near: "Near me",
+          locate: "Use my location", other: "Français", otherHref: "?lang=fr", close: "Close", map: "News map",
+          loading: "Loading…", noNews: "No headlines for this country.", cluster: "{n} countries or points: zoom in",
+          point: "Point", via: { country: "via top headlines", sources: "via its sources", search: "via a search", none: "" },
+          inside: "", nearest: "Nearest news country, {km} km away", badPlace: "Type a latitude and a longitude in degrees.",
+          noLocation: "Your browser gave no location.", failed: "The service did not answer: " },
+        fr: { dataset: "Jeu de données", latitude: "Latitude", longitude: "Longitude", near: "Près de moi",
+          locate: "Ma position", other: "English", otherHref: "?lang=en", close: "Fermer", map: "Carte des actualités",
+          loading: "Chargement…", noNews: "Aucun titre pour ce pays.", cluster: "{n} pays ou points : zoomer",
+          point: "Point", via: { country: "par les titres du pays", sources: "par ses sources", search: "par une recherche", none: "" },
+          inside: "", nearest: "Pays d’actualités le plus proche, à {km} km", badPlace: "Saisissez une latitude et une longitude en degrés.",
+          noLocation: "Le navigateur n’a donné aucune position.", failed: "Le service n’a pas répondu : " },
+      };
+      const t = TEXT[lang];
+      document.documentElement.lang = lang;
+      for (const node of document.querySelectorAll("[data-text]")) node.textContent = t[node.dataset.text];
+      document.getElementById("near-lat").placeholder = t.latitude;  // the labels hide on a phone
+      document.getElementById("near-lon").placeholder = t.longitude;
+      const switcher = document.getElementById("lang");
+      switcher.textContent = t.other;
+      switcher.href = t.otherHref + location.hash;
+      switcher.hreflang = lang === "fr" ? "en" : "fr";
+      document.getElementById("map").setAttribute("aria-label", t.map);
+      document.getElementById("panel-close").setAttribute("aria-label", t.close);
+      const dates = new Intl.DateTimeFormat(navigator.language || lang, { dateStyle: "medium", timeStyle: "short" });
+
+      async function getJSON(url) {
+        const response = await fetch(url);
+        const body = await response.json().catch(() => ({ error: response.statusText }));
+        if (!response.ok) throw new Error(body.error || response.statusText);
+        return body;
+      }
+      const message = document.getElementById("message");
+      function say(text) { message.textContent = text; }
+
+      // The view: #zoom/lat/lon, read at start and whenever it changes, written as the map moves.
+      function readHash() {
+        const m = /^#(\d+(?:\.\d+)?)\/(-?\d+(?:\.\d+)?)\/(-?\d+(?:\.\d+)?)$/.exec(location.hash);
+        return m ? { zoom: +m[1], lat: +m[2], lon: +m[3] } : null;
+      }
+      const start = readHash() || { zoom: 2, lat: 25, lon: 10 };
+      const map = L.map("map", { minZoom: 1, maxZoom: 18, worldCopyJump: true, keyboard: true });
+      map.attributionControl.setPrefix('<a href="https://leafletjs.com">Leaflet</a>');
+      map.attributionControl.addAttribution("Borders: Natural Earth");
+      map.setView([start.lat, start.lon], start.zoom);
+      window.addEventListener("hashchange", () => {
+        const view = readHash();
+        if (view) map.setView([view.lat, view.lon], view.zoom);
+      });
+      function writeHash() {
+        const c = map.getCenter();
+        const hash = `#${map.getZoom()}/${c.lat.toFixed(4)}/${c.lng.toFixed(4)}`;
+        if (location.hash !== hash) history.replaceState(null, "", location.pathname + location.search + hash);
+        switcher.href = t.otherHref + hash;
+      }
+
+      // The base map: land and borders from the service's Natural Earth data, the news countries shaded.
+      const basemap = L.geoJSON(null, {
+        interactive: false,
+        style: (feature) => ({ color: "#7d8593", weight: 0.7, fillOpacity: 1,
+          fillColor: feature.properties.news ? "#f2d59b" : "#e6e4dd" }),
+      }).addTo(map);
+      const basemaps = {};
+      let basemapShown = -1;
+      async function updateBasemap() {
+        const z = Math.max(0, Math.min(7, Math.floor(map.getZoom())));
+        if (z === basemapShown) return;
+        basemaps[z] = basemaps[z] || getJSON(`/v1/basemap?zoom=${z}`);
+        const data = await basemaps[z];
+        if (z !== Math.max(0, Math.min(7, Math.floor(map.getZoom())))) return;
+        basemap.clearLayers();
+        basemap.addData(data);
+        basemapShown = z;
+      }
+
+      // Clusters of the chosen dataset, for the view.
+      const select = document.getElementById("dataset");
+      let dataset = "markers";
+      const clusters = L.layerGroup().addTo(map);
+      let generation = 0;
+      function viewBox() {
+        const b = map.getBounds();
+        let west = b.getWest(), east = b.getEast();
+        if (east - west >= 360) { west = -180; east = 180; } else {
+          const wrap = (x) => ((((x + 180) % 360) + 360) % 360) - 180;
+          west = wrap(west); east = wrap(east);
+        }
+        const south = Math.max(-90, b.getSouth()), north = Math.min(90, b.getNorth());
+        return [west, south, east, north].map((v) => v.toFixed(6)).join(",");
+      }
+      async function updateClusters() {
+        const mine = ++generation;
+        const zoom = Math.floor(map.getZoom());
+        const data = await getJSON(
+          `/v1/datasets/${encodeURIComponent(dataset)}/clusters?zoom=${zoom}&bbox=${viewBox()}`);
+        if (mine !== generation) return;
+        clusters.clearLayers();
+        for (const feature of data.features) {
+          const [lon, lat] = feature.geometry.coordinates;
+          const p = feature.properties;
+          if (p.cluster) {
+            const size = p.point_count < 10 ? 30 : p.point_count < 100 ? 36 : 44;
+            const marker = L.marker([lat, lon], {
+              icon: L.divIcon({ className: "cluster", html: `<span>${p.point_count_abbreviated}</span>`,
+                iconSize: [size, size] }),
+              title: t.cluster.replace("{n}", p.point_count), alt: String(p.point_count), keyboard: true,
+            });
+            marker.on("click", async () => {
+              const answer = await getJSON(`/v1/datasets/${encodeURIComponent(dataset)}/clusters/${p.cluster_id}/expansion-zoom`);
+              map.setView([lat, lon], answer.expansionZoom);
+            });
+            marker.addTo(clusters);
+          } else {
+            const name = lang === "fr" && p.nameFr ? p.nameFr : (p.name || t.point);
+            const marker = L.marker([lat, lon], {
+              icon: L.divIcon({ className: "point", iconSize: [14, 14] }), title: name, alt: name, keyboard: true,
+            });
+            marker.on("click", () => openPlace(lat, lon));
+            marker.addTo(clusters);
+          }
+        }
+        document.body.dataset.view = `${zoom}:${data.features.length}`;  // what the page shows, for tests
+      }
+
+      // A place: its news country, then that country's headlines.
+      const panel = document.getElementById("panel");
+      const title = document.getElementById("panel-title");
+      const status = document.getElementById("panel-status");
+      const list = document.getElementById("panel-list");
+      document.getElementById("panel-close").addEventListener("click", () => { panel.hidden = true; });
+      async function openPlace(lat, lon) {
+        panel.hidden = false;
+        title.textContent = "";
+        status.textContent = t.loading;
+        list.replaceChildren();
+        try {
+          const place = await getJSON(`/v1/resolve?lat=${lat.toFixed(5)}&lon=${lon.toFixed(5)}`);
+          const country = place.country;
+          title.textContent = lang === "fr" ? country.nameFr : country.name;
+          title.dataset.code = country.code;
+          const where = place.method === "nearest" ? t.nearest.replace("{km}", Math.round(place.distanceKm)) : "";
+          status.textContent = where;
+          let answer;
+          try {
+            answer = await getJSON(`/v1/headlines?country=${country.code}&pageSize=10`);
+          } catch (error) {
+            status.textContent = error.message;  // no key: the service's sentence says how to set one
+            return;
+          }
+          const result = answer.results[0];
+          if (result.error) { status.textContent = result.error.message; return; }
+          if (result.articles.length === 0) { status.textContent = result.reason || t.noNews; return; }
+          status.textContent = [where, t.via[result.strategy]].filter((x) => x).join(" · ");
+          for (const article of result.articles) {
+            const item = document.createElement("li");
+            const link = document.createElement("a");
+            link.href = article.url;
+            link.textContent = article.title;
+            link.rel = "noopener noreferrer";
+            link.target = "_blank";
+            const meta = document.createElement("div");
+            const source = document.createElement("span");
+            source.className = "source";
+            source.textContent = article.source.name + " · ";
+            const time = document.createElement("time");
+            time.dateTime = article.publishedAt;
+            const date = new Date(article.publishedAt);
+            time.textContent = isNaN(date) ? article.publishedAt : dates.format(date);
+            meta.append(source, time);
+            item.append(link, meta);
+            list.append(item);
+          }
+        } catch (error) {
+          status.textContent = t.failed + error.message;
+        }
+      }
+      map.on("click", (event) => openPlace(event.latlng.lat, event.latlng.lng));
+
+      // "Near me": typed coordinates, or the browser's location where the user allows it.
+      const form = document.getElementById("near");
+      const latInput = document.getElementById("near-lat");
+      const lonInput = document.getElementById("near-lon");
+      form.addEventListener("submit", (event) => {
+        event.preventDefault();
+        const lat = Number(latInput.value.trim()), lon = Number(lonInput.value.trim());
+        if (!latInput.value.trim() || !lonInput.value.trim() || !isFinite(lat) || !isFinite(lon)
+            || Math.abs(lat) > 90 || Math.abs(lon) > 180) { say(t.badPlace); return; }
+        say("");
+        map.setView([lat, lon], Math.max(map.getZoom(), 5));
+        openPlace(lat, lon);
+      });
+      document.getElementById("locate").addEventListener("click", () => {
+        if (!navigator.geolocation) { say(t.noLocation); return; }
+        navigator.geolocation.getCurrentPosition((position) => {
+          latInput.value = position.coords.latitude.toFixed(4);
+          lonInput.value = position.coords.longitude.toFixed(4);
+          form.requestSubmit();
+        }, () => say(t.noLocation));
+      });
+
+      // The datasets the service has.
+      getJSON("/v1/datasets").then((answer) => {
+        select.replaceChildren(...answer.datasets.map((d) => new Option(`${d.name} (${d.pointCount})`, d.name)));
+        select.value = dataset;
+      }).catch((error) => say(t.failed + error.message));
+      select.addEventListener("change", () => { dataset = select.value; updateClusters().catch((e) => say(t.failed + e.message)); });
+
+      function refresh() {
+        writeHash();
+        Promise.all([updateBasemap(), updateClusters()]).catch((error) => say(t.failed + error.message));
+      }
+      map.on("moveend", refresh);
+      refresh();
+      window.newsAtlas = { map, openPlace, viewBox };
+    })();
+
+    """#
+}

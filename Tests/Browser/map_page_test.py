@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""The news map page in a real browser: Debian's chromium and chromium-driver through Selenium, headless.
+
+Starts the local NewsAPI imitation (Tests/Support/server.py) and `newsatlas serve` on 127.0.0.1 (readiness read
+from their first lines, never slept for), then checks what a person would see: the page loads with no console
+error and no request leaving 127.0.0.1; at zoom 2 its cluster markers and their counts are the service's
+clusters for the same view; a click on a cluster zooms in; `#zoom/lat/lon` restores a view; a click on France
+opens a panel whose headlines come from the imitation; `?lang=fr` speaks French; a phone-sized window still
+shows the map and the panel. Screenshots go to ARTIFACTS (default .build/browser-artifacts).
+
+    python3 Tests/Browser/map_page_test.py [path/to/newsatlas]
+
+Ends with a line "N passed, N failed" and exits non-zero when a check fails.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ARTIFACTS = os.environ.get("ARTIFACTS", os.path.join(ROOT, ".build", "browser-artifacts"))
+NEWS_KEY = "test-key-0123456789abcdef0123456789"  # the imitation's key, a test fixture
+RESULTS = {"passed": 0, "failed": 0}
+
+
+def check(condition, what):
+    RESULTS["passed" if condition else "failed"] += 1
+    print(("ok     " if condition else "FAILED ") + what, flush=True)
+
+
+def binary():
+    if len(sys.argv) > 1:
+        return sys.argv[1]
+    path = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    return os.path.join(path, "newsatlas")
+
+
+def get_json(url):
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return json.load(response)
+
+
+def main():
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    scratch = tempfile.TemporaryDirectory(prefix="newsatlas-browser-")
+    news = subprocess.Popen([sys.executable, os.path.join(ROOT, "Tests", "Support", "server.py")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    news_port = int(news.stdout.readline())  # readiness: the imitation prints its port once it listens
+    environment = {**os.environ, "NEWSAPI_KEY": NEWS_KEY, "NEWSATLAS_API_BASE": f"http://127.0.0.1:{news_port}",
+                   "XDG_CACHE_HOME": scratch.name + "/cache", "XDG_CONFIG_HOME": scratch.name + "/config"}
+    server = subprocess.Popen([binary(), "serve", "--port", "0"], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True, env=environment)
+    ready = server.stdout.readline()  # "newsatlas: serving on http://127.0.0.1:PORT"
+    base = ready.strip().rsplit(" ", 1)[-1]
+    driver = None
+    try:
+        if not base.startswith("http://127.0.0.1:"):
+            raise SystemExit(f"map_page_test.py: the server did not start: {ready!r}")
+        options = webdriver.ChromeOptions()
+        for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000",
+                         "--disable-dev-shm-usage", "--lang=en-GB"]:
+            options.add_argument(argument)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+        service = webdriver.ChromeService(executable_path="/usr/bin/chromedriver")
+        driver = webdriver.Chrome(options=options, service=service)
+        wait = WebDriverWait(driver, 20)
+
+        def view():
+            return driver.execute_script("return document.body.dataset.view || ''")
+
+        def open_page(path, zoom):
+            driver.get(base + path)
+            wait.until(lambda d: view().startswith(f"{zoom}:"))
+
+        # The world at zoom 2.
+        started = time.perf_counter()
+        open_page("/#2/25/10", 2)
+        interactive = time.perf_counter() - started
+        print(f"       page interactive with the 54 markers in {interactive * 1000:.0f} ms (navigation to clusters drawn)")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "world.png"))
+        errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+        check(not errors, f"no console errors ({errors[:2]})")
+        box = driver.execute_script("return window.newsAtlas.viewBox()")
+        expected = get_json(f"{base}/v1/datasets/markers/clusters?zoom=2&bbox={box}")["features"]
+        expected_counts = sorted(f["properties"]["point_count_abbreviated"] for f in expected
+                                 if f["properties"].get("cluster"))
+        expected_points = sum(1 for f in expected if not f["properties"].get("cluster"))
+        shown_counts = sorted(int(e.text) for e in driver.find_elements(By.CSS_SELECTOR, ".cluster"))
+        shown_points = len(driver.find_elements(By.CSS_SELECTOR, ".point"))
+        check(shown_counts == expected_counts and shown_points == expected_points,
+              f"zoom 2 shows the service's clusters {expected_counts} and {expected_points} lone markers "
+              f"(page: {shown_counts}, {shown_points})")
+        check(all(e.get_attribute("tabindex") == "0" for e in driver.find_elements(By.CSS_SELECTOR, ".cluster")),
+              "cluster markers are keyboard-reachable")
+
+        # A click on a cluster zooms to its expansion zoom.
+        cluster = max(driver.find_elements(By.CSS_SELECTOR, ".cluster"), key=lambda e: int(e.text))
+        cluster.click()
+        wait.until(lambda d: driver.execute_script("return window.newsAtlas.map.getZoom()") > 2)
+        check(driver.execute_script("return window.newsAtlas.map.getZoom()") > 2, "a click on a cluster zooms in")
+
+        # The URL keeps the view.
+        open_page("/#4/50/10", 4)
+        center = driver.execute_script("const c = window.newsAtlas.map.getCenter(); return [c.lat, c.lng]")
+        check(abs(center[0] - 50) < 0.01 and abs(center[1] - 10) < 0.01, f"#4/50/10 restores the view ({center})")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "europe-zoom4.png"))
+
+        # A click on France opens its headlines, from the local imitation.
+        open_page("/#5/46.6/2.4", 5)
+        point = driver.execute_script(
+            "const p = window.newsAtlas.map.latLngToContainerPoint([46.6, 2.4]); return [p.x, p.y]")
+        element = driver.find_element(By.ID, "map")
+        size = element.size
+        ActionChains(driver).move_to_element_with_offset(
+            element, int(point[0] - size["width"] / 2), int(point[1] - size["height"] / 2)).click().perform()
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#panel-list li")) > 0
+                   or "error" in d.find_element(By.ID, "panel-status").text.lower())
+        title = driver.find_element(By.ID, "panel-title").text
+        items = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#panel-list li")]
+        check(title == "France" and len(items) == 10 and any("le-monde" in i for i in items),
+              f"a click on France opens its headlines ({title}: {items[:2]})")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "france-panel.png"))
+
+        # French, and a phone's width.
+        open_page("/?lang=fr#2/25/10", 2)
+        check(driver.find_element(By.CSS_SELECTOR, "#near button[type=submit]").text == "Près de moi",
+              "?lang=fr speaks French")
+        driver.set_window_size(390, 844)
+        open_page("/#3/46/5", 3)
+        map_size = driver.find_element(By.ID, "map").size
+        check(map_size["width"] >= 380 and map_size["height"] > 200, f"a phone's width still shows the map {map_size}")
+        driver.execute_script("window.newsAtlas.openPlace(46.6, 2.4)")
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#panel-list li")) > 0)
+        driver.save_screenshot(os.path.join(ARTIFACTS, "phone-panel.png"))
+        check(driver.find_element(By.ID, "panel").is_displayed(), "the panel shows on a phone")
+
+        # Nothing left 127.0.0.1 (every request the browser made, from its network log).
+        urls = []
+        for entry in driver.get_log("performance"):
+            message = json.loads(entry["message"])["message"]
+            if message.get("method") == "Network.requestWillBeSent":
+                urls.append(message["params"]["request"]["url"])
+        outside = [u for u in urls if not (u.startswith("http://127.0.0.1:") or u.startswith("data:"))]
+        check(urls and not outside, f"{len(urls)} requests, none leaving 127.0.0.1 ({outside[:3]})")
+        errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+        check(not errors, f"still no console errors ({errors[:2]})")
+    finally:
+        if driver:
+            driver.quit()
+        server.terminate()
+        server.wait()
+        news.stdin.close()
+        news.wait()
+        scratch.cleanup()
+    print(f"screenshots in {ARTIFACTS}")
+    print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
+    sys.exit(1 if RESULTS["failed"] else 0)
+
+
+if __name__ == "__main__":
+    main()
