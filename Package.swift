@@ -40,7 +40,8 @@ let package = Package(
     .target(
       name: "AtlasServer",
       dependencies: [
-        "GeoIndex", "NewsAtlas", "GeoFormats", "NewsAPI", .product(name: "Hummingbird", package: "hummingbird"),
+        "GeoIndex", "NewsAtlas", "GeoFormats", "NewsAPI", "Store",
+        .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"), .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "CompressNIO", package: "compress-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -156,6 +156,44 @@ extension ClusterIndex {
     return features.isEmpty ? nil : features
   }
 
+  /// The tiles of zoom `z` that can hold a feature: every tile whose box, widened by the tile buffer
+  /// (`radius / extent`, as `tile(zoom:x:y:)` widens it, wrapping across the antimeridian), holds an item of
+  /// that zoom, as `x * 2^z + y`, ascending. A superset by a hair (the k-d tree keeps single-precision
+  /// coordinates): `tile(zoom:x:y:)` says which are empty.
+  ///
+  /// - Complexity: O(n log n) for the n items of the zoom.
+  public func tileCandidates(zoom z: Int) -> [Int] {
+    precondition((0...24).contains(z), "tile candidates are for zooms 0...24, not \(z)")
+    let level = level(limitZoom(Double(z)))
+    let n = 1 << z
+    let z2 = Double(n)
+    let buffer = options.radiusPixels / options.extent + 1e-3
+    var keys: [Int] = []
+    keys.reserveCapacity(level.xs.count)
+    for i in 0..<level.xs.count {
+      let fx = level.xs[i] * z2
+      let fy = level.ys[i] * z2
+      let x0 = Int((fx - 1 - buffer).rounded(.up))
+      let x1 = Int((fx + buffer).rounded(.down))
+      let y0 = Swift.max(0, Int((fy - 1 - buffer).rounded(.up)))
+      let y1 = Swift.min(n - 1, Int((fy + buffer).rounded(.down)))
+      guard y0 <= y1 else { continue }
+      for x in x0...Swift.max(x0, x1) {
+        let wrapped = ((x % n) + n) % n
+        for y in y0...y1 { keys.append(wrapped * n + y) }
+      }
+    }
+    keys.sort()
+    // Duplicates dropped in place (no second array at the export's peak).
+    var kept = 0
+    for i in keys.indices where kept == 0 || keys[kept - 1] != keys[i] {
+      keys[kept] = keys[i]
+      kept += 1
+    }
+    keys.removeLast(keys.count - kept)
+    return keys
+  }
+
   private func addTileFeatures(
     _ found: [Int], _ level: Level, x: Double, y: Double, z2: Double, to features: inout [TileFeature]
   ) {

@@ -15,7 +15,7 @@ struct NewsAtlasCLI: AsyncParsableCommand {
     abstract: "Find the news country for a place, exactly and fast.",
     version: "0.1.0",
     subcommands: [
-      NearestCommand.self, ResolveCommand.self, ClustersCommand.self, ServeCommand.self,
+      NearestCommand.self, ResolveCommand.self, ClustersCommand.self, ServeCommand.self, TilesCommand.self,
       CountriesCommand.self,
       HeadlinesCommand.self,
       SearchCommand.self,

@@ -1,0 +1,176 @@
+import CompressNIO
+import Foundation
+import GeoFormats
+import GeoIndex
+import NIOCore
+import Store
+
+/// `newsatlas tiles`: every non-empty vector tile of zooms `minZoom...maxZoom`, gzipped, in one MBTiles 1.3
+/// file (what `serve` answers at `/tiles/{name}/{z}/{x}/{y}.mvt`, written once for static hosting and for tile
+/// servers such as Martin, tileserver-gl or QGIS).
+public enum TileExport {
+  public struct Summary: Sendable {
+    public let tiles: Int
+    public let bytes: Int
+  }
+
+  /// Why an export failed, in one sentence.
+  public struct ExportError: Error, CustomStringConvertible {
+    public let description: String
+  }
+
+  /// Builds the index (keeping only the zooms written), then writes each zoom's tiles: the candidates of
+  /// `ClusterIndex.tileCandidates`, encoded and gzipped on every core in batches, written in order.
+  /// `progress` hears (zoom, tiles written so far) after each batch.
+  public static func export(
+    _ file: FeatureFile, layer: String, options: ClusterOptions, aggregations: [Aggregation], to path: String,
+    progress: (Int, Int) -> Void = { _, _ in }
+  ) throws(ExportError) -> Summary {
+    var options = options
+    let zooms = options.minZoom...options.maxZoom
+    options.retainedZooms = zooms
+    let index: ClusterIndex<[Double]>
+    do {
+      index = try Aggregation.index(of: file, options: options, aggregations: aggregations)
+    } catch {
+      throw ExportError(description: error.description)
+    }
+    let writer = ClusterWriter(index: index, file: file, aggregations: aggregations)
+    let output: MBTilesWriter
+    do { output = try MBTilesWriter(path: path) } catch { throw ExportError(description: error.description) }
+    var tiles = 0
+    var bytes = 0
+    let lanes = Swift.max(1, ProcessInfo.processInfo.activeProcessorCount)
+    let compressors = (0..<lanes).map { _ in CompressionAlgorithm.gzip().compressor }
+    do {
+      for compressor in compressors { try compressor.startStream() }
+    } catch {
+      throw ExportError(description: "gzip could not start (\(error)).")
+    }
+    for z in zooms {
+      let n = 1 << z
+      let candidates = index.tileCandidates(zoom: z)
+      var start = 0
+      while start < candidates.count {
+        let batch = Array(candidates[start..<Swift.min(start + 4096, candidates.count)])
+        start += batch.count
+        let encoded = Lanes(count: lanes, size: batch.count)
+        let shared = ReadOnly(writer: writer, index: index, compressors: compressors)
+        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+          let (writer, index, compressors) = (shared.writer, shared.index, shared.compressors)
+          var i = lane
+          while i < batch.count {
+            let key = batch[i]
+            if let tile = writer.vectorTile(
+              index.tile(zoom: z, x: key / n, y: key % n), layerName: layer)
+            {
+              encoded.set(i, gzip(tile, with: compressors[lane]))
+            }
+            i += lanes
+          }
+        }
+        for (i, data) in encoded.results.enumerated() {
+          guard let data else { continue }
+          guard !data.isEmpty else {
+            throw ExportError(description: "gzip failed on tile \(z)/\(batch[i] / n)/\(batch[i] % n).")
+          }
+          do {
+            try output.tile(zoom: z, x: batch[i] / n, y: batch[i] % n, data: data)
+          } catch { throw ExportError(description: error.description) }
+          tiles += 1
+          bytes += data.count
+        }
+        progress(z, tiles)
+      }
+    }
+    do {
+      for (name, value) in metadata(file, layer: layer, options: options, aggregations: aggregations) {
+        try output.metadata(name, value)
+      }
+      try output.finish()
+    } catch {
+      throw ExportError(description: error.description)
+    }
+    return Summary(tiles: tiles, bytes: bytes)
+  }
+
+  /// What the lanes share: the index and writer only read (a file read back with `pread`), and each lane
+  /// its own compressor.
+  struct ReadOnly: @unchecked Sendable {
+    let writer: ClusterWriter
+    let index: ClusterIndex<[Double]>
+    let compressors: [NIOCompressor]
+  }
+
+  /// One batch's gzipped tiles, by position, filled from several threads: each writes only its own slots of
+  /// fixed storage (an array would be a shared value whose copy-on-write check races).
+  final class Lanes: @unchecked Sendable {
+    private let slots: UnsafeMutablePointer<[UInt8]?>
+    private let size: Int
+    init(count: Int, size: Int) {
+      self.size = size
+      slots = .allocate(capacity: size)
+      slots.initialize(repeating: nil, count: size)
+    }
+    deinit {
+      slots.deinitialize(count: size)
+      slots.deallocate()
+    }
+    func set(_ i: Int, _ value: [UInt8]) { slots[i] = value }
+    var results: [[UInt8]?] { Array(UnsafeBufferPointer(start: slots, count: size)) }
+  }
+
+  /// The tile gzipped as one member (empty on failure), reusing the lane's compressor.
+  static func gzip(_ bytes: [UInt8], with compressor: NIOCompressor) -> [UInt8] {
+    var input = ByteBuffer(bytes: bytes)
+    var output = ByteBuffer()
+    output.reserveCapacity(compressor.maxSize(from: input))
+    do {
+      try compressor.streamDeflate(from: &input, to: &output, flush: .finish)
+      try compressor.resetStream()
+    } catch {
+      return []
+    }
+    return Array(output.readableBytesView)
+  }
+
+  /// The spec's metadata: name, format, bounds, center, zooms, and `json` with the layer's fields.
+  static func metadata(
+    _ file: FeatureFile, layer: String, options: ClusterOptions, aggregations: [Aggregation]
+  )
+    -> [(String, String)]
+  {
+    var west = 180.0
+    var south = 85.051129
+    var east = -180.0
+    var north = -85.051129
+    for point in file.points {
+      guard let point else { continue }
+      west = Swift.min(west, point.longitude)
+      east = Swift.max(east, point.longitude)
+      south = Swift.min(south, Swift.max(point.latitude, -85.051129))
+      north = Swift.max(north, Swift.min(point.latitude, 85.051129))
+    }
+    if west > east { (west, south, east, north) = (-180, -85.051129, 180, 85.051129) }
+    var fields = JSONWriter()
+    fields.object { object in
+      for field in Dataset.fields(of: file, aggregations: aggregations) {
+        object.string(field.name, field.type)
+      }
+    }
+    let json =
+      #"{"vector_layers":[{"id":"\#(layer)","description":"","minzoom":\#(options.minZoom),"#
+      + #""maxzoom":\#(options.maxZoom),"fields":"# + String(decoding: fields.bytes, as: UTF8.self) + "}]}"
+    return [
+      ("name", layer), ("format", "pbf"), ("type", "overlay"), ("version", "1"),
+      ("description", "Clusters of \(layer) made by NewsAtlas (supercluster's getTile), gzipped MVT 2.1."),
+      ("minzoom", String(options.minZoom)), ("maxzoom", String(options.maxZoom)),
+      ("bounds", [west, south, east, north].map { Format.number($0) }.joined(separator: ",")),
+      (
+        "center",
+        "\(Format.number((west + east) / 2)),\(Format.number((south + north) / 2)),\(options.minZoom)"
+      ),
+      ("json", json),
+    ]
+  }
+}

@@ -1,0 +1,102 @@
+import CSQLite
+import Foundation
+
+/// Writes an MBTiles 1.3 file (SQLite: `metadata` and `tiles` tables, TMS row order), built beside its final
+/// path and moved there only when complete, so a failed or interrupted export never leaves a partial file
+/// under the name asked for.
+public final class MBTilesWriter {
+  private var db: OpaquePointer?
+  private var insert: OpaquePointer?
+  public let path: String
+  private let partial: String
+
+  /// Why the file cannot be written, in one sentence.
+  public struct WriteError: Error, CustomStringConvertible {
+    public let description: String
+  }
+
+  public init(path: String) throws(WriteError) {
+    self.path = path
+    partial = path + ".partial-\(getpid())"
+    unlink(partial)
+    guard sqlite3_open_v2(partial, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else {
+      let reason = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+      sqlite3_close_v2(db)
+      db = nil
+      throw WriteError(
+        description: "Cannot create \(path) (\(reason)); check the folder exists and is writable.")
+    }
+    try execute(
+      """
+      PRAGMA journal_mode=OFF;
+      PRAGMA synchronous=OFF;
+      PRAGMA page_size=4096;
+      CREATE TABLE metadata (name TEXT, value TEXT);
+      CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
+      BEGIN;
+      """)
+    guard
+      sqlite3_prepare_v2(
+        db, "INSERT INTO tiles (zoom_level, tile_column, tile_row, tile_data) VALUES (?, ?, ?, ?)", -1,
+        &insert, nil) == SQLITE_OK
+    else { throw failure("prepare the tile insert") }
+  }
+
+  deinit {
+    sqlite3_finalize(insert)
+    sqlite3_close_v2(db)
+    unlink(partial)  // nothing once finished (it was renamed); the partial file after a failure
+  }
+
+  /// One metadata row (`name`, `format`, `bounds`, `json`, ...).
+  public func metadata(_ name: String, _ value: String) throws(WriteError) {
+    var statement: OpaquePointer?
+    guard
+      sqlite3_prepare_v2(db, "INSERT INTO metadata (name, value) VALUES (?, ?)", -1, &statement, nil)
+        == SQLITE_OK
+    else { throw failure("write metadata") }
+    defer { sqlite3_finalize(statement) }
+    sqlite3_bind_text(statement, 1, name, -1, csqlite_transient())
+    sqlite3_bind_text(statement, 2, value, -1, csqlite_transient())
+    guard sqlite3_step(statement) == SQLITE_DONE else { throw failure("write metadata") }
+  }
+
+  /// One tile at XYZ address `z/x/y` (stored with the TMS row, `2^z - 1 - y`, as MBTiles wants).
+  public func tile(zoom z: Int, x: Int, y: Int, data: [UInt8]) throws(WriteError) {
+    sqlite3_reset(insert)
+    sqlite3_bind_int(insert, 1, Int32(z))
+    sqlite3_bind_int(insert, 2, Int32(x))
+    sqlite3_bind_int(insert, 3, Int32((1 << z) - 1 - y))
+    _ = data.withUnsafeBytes {
+      sqlite3_bind_blob(insert, 4, $0.baseAddress, Int32($0.count), csqlite_transient())
+    }
+    guard sqlite3_step(insert) == SQLITE_DONE else { throw failure("write tile \(z)/\(x)/\(y)") }
+  }
+
+  /// Commits, adds the spec's unique tile index, and moves the file to `path` (replacing what was there).
+  public func finish() throws(WriteError) {
+    try execute(
+      """
+      COMMIT;
+      CREATE UNIQUE INDEX tile_index ON tiles (zoom_level, tile_column, tile_row);
+      CREATE UNIQUE INDEX name ON metadata (name);
+      """)
+    sqlite3_finalize(insert)
+    insert = nil
+    sqlite3_close_v2(db)
+    db = nil
+    guard rename(partial, path) == 0 else {
+      throw WriteError(
+        description: "Cannot move the finished file to \(path) (\(String(cString: strerror(errno)))).")
+    }
+  }
+
+  private func execute(_ sql: String) throws(WriteError) {
+    guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { throw failure("set up the file") }
+  }
+
+  private func failure(_ what: String) -> WriteError {
+    let reason = db.map { String(cString: sqlite3_errmsg($0)) } ?? "no database"
+    return WriteError(description: "Cannot \(what) in \(path) (\(reason)).")
+  }
+}

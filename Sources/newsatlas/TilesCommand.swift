@@ -1,0 +1,72 @@
+import ArgumentParser
+import AtlasServer
+import GeoFormats
+import GeoIndex
+
+struct TilesCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "tiles",
+    abstract: "Write every non-empty vector tile of zooms --min-zoom...--max-zoom into an MBTiles file.",
+    discussion: """
+      The tiles serve answers (supercluster's getTile, Mapbox Vector Tile 2.1, one layer), gzipped, in an \
+      MBTiles 1.3 file (SQLite, TMS rows, json metadata with vector_layers) for static hosting or a tile \
+      server. The zooms written are the clustering's own --min-zoom and --max-zoom. Progress goes to standard \
+      error when it is a terminal. The file is built beside FILE and moved there when complete.
+      """
+  )
+
+  @Option(help: ArgumentHelp("A GeoJSON or CSV file of points (default: the 54 markers).", valueName: "file"))
+  var points: String?
+
+  @Option(help: ArgumentHelp("The MBTiles file to write (replaced if it exists).", valueName: "file"))
+  var out: String
+
+  @Option(
+    help: ArgumentHelp("The tile layer's name (default: the file's name, or markers).", valueName: "name"))
+  var layer: String?
+
+  @OptionGroup var clustering: ClusteringOptions
+
+  func run() throws {
+    let aggregations = try clustering.aggregations()
+    let options = clustering.options
+    guard options.maxZoom <= 24 else {
+      throw CLIError.usage("tiles writes zooms up to 24; --max-zoom \(options.maxZoom) is past it.")
+    }
+    let names = aggregations.map(\.property)
+    let file =
+      try points.map { path throws(CLIError) in
+        try formats { () throws(FormatError) in
+          try FeatureFile.load(path: path, propertyNames: names, showProgress: StandardError.isTerminal)
+        }
+      } ?? FeatureFile.countries(propertyNames: names)
+    let name =
+      layer ?? points.map { path in
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        return String(base.prefix { $0 != "." })
+      } ?? "markers"
+    guard !name.isEmpty, name.count <= 64,
+      name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+    else {
+      throw CLIError.usage(
+        "A layer name is letters, digits, '-' and '_' (64 at most), not '\(name)'; give --layer.")
+    }
+    let progress = StandardError.isTerminal
+    let summary: TileExport.Summary
+    do {
+      summary = try TileExport.export(
+        file, layer: name, options: options, aggregations: aggregations, to: out
+      ) { zoom, written in
+        if progress { StandardError.write("\rnewsatlas: zoom \(zoom), \(written) tiles written") }
+      }
+    } catch {
+      if progress { StandardError.write("\n") }
+      throw CLIError(description: error.description, exitCode: 73)  // EX_CANTCREAT
+    }
+    if progress { StandardError.write("\n") }
+    let out = OutputBuffer.standardOutput()
+    out.append(
+      "\(summary.tiles) tiles, \(summary.bytes) bytes of gzipped MVT, zooms \(options.minZoom)-\(options.maxZoom), layer \(name), in \(self.out)\n"
+    )
+  }
+}
