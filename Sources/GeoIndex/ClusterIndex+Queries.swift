@@ -245,7 +245,7 @@ extension ClusterIndex {
   func item(_ level: Level, _ i: Int) -> ClusterItem {
     let count = Int(level.counts[i])
     guard count > 1 else { return .point(index: level.ids[i]) }
-    let aggregateIndex = Int(level.aggregateIndices[i])
+    let aggregateIndex = Int(level.aggregateIndex(i))
     return .cluster(
       Cluster(
         id: level.ids[i], pointCount: count, mercatorX: level.xs[i], mercatorY: level.ys[i],

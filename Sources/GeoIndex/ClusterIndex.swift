@@ -115,13 +115,18 @@ public struct ClusterIndex<Aggregate> {
     var counts: [Int32] = []
     /// The id of the cluster that took the item at the next lower zoom, or -1.
     var parents: [Int32] = []
-    /// Index into `aggregates`, or -1.
+    /// Index into `aggregates`, or -1; empty when the index aggregates nothing (4 bytes an item saved).
     var aggregateIndices: [Int32] = []
+    /// Whether `aggregateIndices` is kept.
+    var aggregated = false
     var tree: PlanarKDTree
     /// Set when `retainedZooms` let the level go.
     var dropped = false
 
-    init(nodeSize: Int) { tree = PlanarKDTree(xs: [], ys: [], nodeSize: nodeSize) }
+    init(nodeSize: Int, aggregated: Bool = false) {
+      tree = PlanarKDTree(xs: [], ys: [], nodeSize: nodeSize)
+      self.aggregated = aggregated
+    }
 
     mutating func append(x: Double, y: Double, id: Int, count: Int32, aggregateIndex: Int32) {
       xs.append(x)
@@ -129,14 +134,17 @@ public struct ClusterIndex<Aggregate> {
       ids.append(id)
       counts.append(count)
       parents.append(-1)
-      aggregateIndices.append(aggregateIndex)
+      if aggregated { aggregateIndices.append(aggregateIndex) }
     }
 
     mutating func append(copyOf i: Int, from other: Level) {
       append(
         x: other.xs[i], y: other.ys[i], id: other.ids[i], count: other.counts[i],
-        aggregateIndex: other.aggregateIndices[i])
+        aggregateIndex: other.aggregated ? other.aggregateIndices[i] : -1)
     }
+
+    /// The item's index into `aggregates`, or -1.
+    func aggregateIndex(_ i: Int) -> Int32 { aggregated ? aggregateIndices[i] : -1 }
   }
 
   public let options: ClusterOptions
@@ -180,7 +188,7 @@ public struct ClusterIndex<Aggregate> {
     self.points = points
     self.levels = []
 
-    var level = Level(nodeSize: options.nodeSize)
+    var level = Level(nodeSize: options.nodeSize, aggregated: map != nil && reduce != nil)
     for (i, point) in points.enumerated() {
       guard let point else { continue }
       level.append(
@@ -225,14 +233,14 @@ public struct ClusterIndex<Aggregate> {
     aggregates: inout [Aggregate], neighbors: inout [Int]
   ) -> (level: Level, changed: Bool) {
     let radius = options.radiusPixels / (options.extent * pow(2, Double(zoom)))
-    var next = Level(nodeSize: options.nodeSize)
+    var next = Level(nodeSize: options.nodeSize, aggregated: aggregation != nil)
     let count = previous.xs.count
     next.xs.reserveCapacity(count)
     next.ys.reserveCapacity(count)
     next.ids.reserveCapacity(count)
     next.counts.reserveCapacity(count)
     next.parents.reserveCapacity(count)
-    next.aggregateIndices.reserveCapacity(count)
+    if next.aggregated { next.aggregateIndices.reserveCapacity(count) }
     var taken = [Bool](repeating: false, count: count)
     // Every item's neighbours, in the order kdbush's `within` would return them: the centres' rounding and the
     // next zoom's order depend on it.
@@ -240,7 +248,7 @@ public struct ClusterIndex<Aggregate> {
       xs: previous.xs, ys: previous.ys, radius: radius, ranks: previous.tree.traversalRanks())
 
     func mapped(_ k: Int) -> Aggregate {
-      if previous.counts[k] > 1 { return aggregates[Int(previous.aggregateIndices[k])] }
+      if previous.counts[k] > 1 { return aggregates[Int(previous.aggregateIndex(k))] }
       return aggregation!.map(previous.ids[k])
     }
 
