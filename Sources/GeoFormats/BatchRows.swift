@@ -1,3 +1,4 @@
+import Dispatch
 import GeoIndex
 import NewsAtlas
 
@@ -55,15 +56,23 @@ public struct BatchRows {
   private var skippingLongLine = false
   private var atStart = true
   private let name: String
+  /// Cores that answer the complete lines of a large chunk at once (each its own share, in input order).
+  private let threads: Int
+  /// A chunk's complete lines are split across cores from this many bytes on.
+  static let parallelBytes = 1 << 16
 
   /// - Parameters:
   ///   - query: what each row asks.
   ///   - format: csv (with a header row written now) or jsonl.
   ///   - output: where answers go, in input order.
   ///   - name: how error messages name the input (a path, or "the request body").
-  public init(query: BatchQuery, format: BatchFormat, output: OutputBuffer, name: String = "the input") {
+  ///   - threads: cores for the rows (1: this thread only); the output is the same whatever the count.
+  public init(
+    query: BatchQuery, format: BatchFormat, output: OutputBuffer, name: String = "the input", threads: Int = 1
+  ) {
     state = State(query: query, format: format, out: output)
     self.name = name
+    self.threads = Swift.max(1, threads)
     state.writeHeader()
   }
 
@@ -114,6 +123,10 @@ public struct BatchRows {
       cursor = end + 1
     }
     while cursor < count && !state.out.isClosed {  // nobody reads the answers any more: stop computing them
+      if threads > 1 && state.sawFirstLine, let done = answerInParallel(base, cursor, count) {
+        cursor = done
+        continue
+      }
       guard let newline = memchr(base + cursor, 0x0A, count - cursor) else {
         keep(base, cursor, count)
         return
@@ -125,6 +138,92 @@ public struct BatchRows {
         state.line(base, cursor, end)
       }
       cursor = end + 1
+    }
+  }
+
+  /// Answers the complete lines of `start..<count` on `threads` cores when they are many (at least
+  /// `parallelBytes`): the lines are cut into one share per core at line breaks, each share is answered by a
+  /// copy of the run's state into its own bytes (numbering its lines from where the shares before it end), and
+  /// the bytes are written in order, so the output is the one-thread output. Returns where the shares end, or
+  /// nil to go on line by line.
+  private mutating func answerInParallel(_ base: UnsafePointer<UInt8>, _ start: Int, _ count: Int) -> Int? {
+    var end = count
+    while end > start && base[end - 1] != 0x0A { end -= 1 }  // just past the last line break
+    guard end - start >= Self.parallelBytes else { return nil }
+    var bounds = [start]
+    for share in 1..<threads {
+      var at = Swift.max(bounds[bounds.count - 1], start + (end - start) * share / threads)
+      if let newline = memchr(base + at, 0x0A, end - at) {
+        at = base.distance(to: newline.assumingMemoryBound(to: UInt8.self)) + 1
+      } else {
+        at = end
+      }
+      bounds.append(at)
+    }
+    bounds.append(end)
+    var workers: [Worker] = []
+    var line = state.lineNumber
+    for share in 0..<threads {
+      workers.append(Worker(state: state, firstLine: line))
+      var at = bounds[share]
+      while at < bounds[share + 1], let newline = memchr(base + at, 0x0A, bounds[share + 1] - at) {
+        line += 1
+        at = base.distance(to: newline.assumingMemoryBound(to: UInt8.self)) + 1
+      }
+    }
+    let text = SharedText(base: base)
+    let (shares, limits) = (workers, bounds)
+    DispatchQueue.concurrentPerform(iterations: threads) { share in
+      shares[share].answer(text.base, limits[share], limits[share + 1])
+    }
+    for worker in workers {
+      worker.bytes.withUnsafeBufferPointer { state.out.appendBytes($0) }
+      state.summary.rows += worker.state.summary.rows
+      state.summary.failedRows += worker.state.summary.failedRows
+      if state.summary.firstFailedLine == 0 {
+        state.summary.firstFailedLine = worker.state.summary.firstFailedLine
+      }
+    }
+    state.lineNumber = line
+    return end
+  }
+
+  /// The chunk's bytes, read by every share (never written while they run).
+  private struct SharedText: @unchecked Sendable { let base: UnsafePointer<UInt8> }
+
+  /// One core's share of a chunk: a copy of the run's state that writes into its own bytes.
+  private final class Worker: @unchecked Sendable {
+    var state: State
+    var bytes: [UInt8] = []
+
+    init(state: State, firstLine: Int) {
+      let collected = Collected()
+      self.state = state
+      self.state.summary = BatchSummary()
+      self.state.lineNumber = firstLine
+      self.state.out = OutputBuffer(capacity: 1 << 16) { chunk in
+        collected.bytes += chunk
+        return true
+      }
+      self.collected = collected
+    }
+
+    private let collected: Collected
+    private final class Collected { var bytes: [UInt8] = [] }
+
+    func answer(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) {
+      var cursor = start
+      while cursor < end, let newline = memchr(base + cursor, 0x0A, end - cursor) {
+        let lineEnd = base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
+        if lineEnd - cursor > BatchRows.maximumLineBytes {
+          state.tooLong()
+        } else {
+          state.line(base, cursor, lineEnd)
+        }
+        cursor = lineEnd + 1
+      }
+      state.out.flush()
+      bytes = collected.bytes
     }
   }
 
@@ -167,18 +266,22 @@ public struct BatchRows {
   /// Reads a file (or standard input for "-") to the end through a batch run.
   /// - Parameter showProgress: a progress line on standard error for a regular file (for terminals).
   public static func run(
-    path: String, query: BatchQuery, format: BatchFormat, output: OutputBuffer, showProgress: Bool = false
+    path: String, query: BatchQuery, format: BatchFormat, output: OutputBuffer, showProgress: Bool = false,
+    threads: Int = 1
   ) throws(FormatError) -> BatchSummary {
     let input = try InputFile(path: path)
     defer { input.close() }
     var progress = ProgressLine(totalBytes: input.size, enabled: showProgress && input.size > 0)
-    var rows = BatchRows(query: query, format: format, output: output, name: "'\(path)'")
+    var rows = BatchRows(query: query, format: format, output: output, name: "'\(path)'", threads: threads)
     let chunkSize = 1 << 22
     let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize)
     defer { buffer.deallocate() }
     var consumed = 0
     while !output.isClosed {
-      let got = try input.read(into: buffer, count: chunkSize)
+      let got =
+        threads > 1
+        ? try input.readWaiting(into: buffer, count: chunkSize)
+        : try input.read(into: buffer, count: chunkSize)
       if got == 0 { break }
       consumed += got
       do {
@@ -198,7 +301,7 @@ public struct BatchRows {
   struct State {
     let query: BatchQuery
     let format: BatchFormat
-    let out: OutputBuffer
+    var out: OutputBuffer
     let tree: SphericalKDTree
     let countryColumns: [[UInt8]]
     /// Each news country's offset in `Country.all`, by code.

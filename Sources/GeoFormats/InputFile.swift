@@ -43,6 +43,21 @@ struct InputFile {
     }
   }
 
+  /// Reads up to `count` bytes, waiting only for the first: then as much more as is already waiting (a pipe
+  /// hands over 64 KiB a read, too little to share among cores, while a writer that pauses, a person typing,
+  /// still gets each line answered at once); 0 at the end.
+  func readWaiting(into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws(FormatError) -> Int {
+    var got = try read(into: buffer, count: count)
+    guard got > 0, !isRegular else { return got }
+    var ready = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
+    while got < count && poll(&ready, 1, 0) == 1 && ready.revents & Int16(POLLIN) != 0 {
+      let more = try read(into: buffer + got, count: count - got)
+      if more == 0 { break }  // the end: the next read says so again
+      got += more
+    }
+    return got
+  }
+
   func close() {
     if fileDescriptor != 0 { Glibc.close(fileDescriptor) }
   }

@@ -3,6 +3,10 @@ import GeoFormats
 import GeoIndex
 import NewsAtlas
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 struct NearestCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "nearest",
@@ -50,6 +54,8 @@ struct NearestCommand: ParsableCommand {
     ))
   var input: String?
 
+  @OptionGroup var threads: ThreadsOption
+
   func run() throws {
     guard count >= 1 else { throw CLIError.usage("--count must be 1 or more, not \(count).") }
     if let maxKilometers, !(maxKilometers >= 0) {
@@ -78,7 +84,7 @@ struct NearestCommand: ParsableCommand {
       }
       try runBatch(
         path: input, query: .nearest(target, count: count, maxKilometers: maxKilometers ?? .infinity),
-        format: format)
+        format: format, threads: threads.threads)
       return
     }
     guard let latitudeText = coordinates.first else {
@@ -127,12 +133,26 @@ func batchFormat(_ format: OutputFormat?) throws(CLIError) -> BatchFormat {
   }
 }
 
+/// `--threads N` for `--input`: cores for the rows, all of them by default.
+struct ThreadsOption: ParsableArguments {
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp(
+      "Cores that answer --input rows (default: all); the output is the same.", valueName: "n"))
+  var threads: Int = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+
+  func validate() throws {
+    guard (1...256).contains(threads) else { throw CLIError.usage("--threads is 1 to 256, not \(threads).") }
+  }
+}
+
 /// Answers every row of `path` to standard output; failed rows become one summary sentence and the status 65.
-func runBatch(path: String, query: BatchQuery, format: BatchFormat) throws(CLIError) {
+func runBatch(path: String, query: BatchQuery, format: BatchFormat, threads: Int = 1) throws(CLIError) {
   let out = OutputBuffer.standardOutput()
   let summary = try formats { () throws(FormatError) in
     try BatchRows.run(
-      path: path, query: query, format: format, output: out, showProgress: StandardError.isTerminal)
+      path: path, query: query, format: format, output: out, showProgress: StandardError.isTerminal,
+      threads: threads)
   }
   if summary.failedRows > 0 {
     throw .data(

@@ -28,6 +28,8 @@ struct ResolveCommand: ParsableCommand {
       "Resolve every latitude,longitude line of this file (- for standard input).", valueName: "file"))
   var input: String?
 
+  @OptionGroup var threads: ThreadsOption
+
   func run() throws {
     let coordinates = rawCoordinates.filter { $0 != "--" }
     if let option = coordinates.first(where: { $0.hasPrefix("-") && Coordinates.number($0) == nil }) {
@@ -37,7 +39,7 @@ struct ResolveCommand: ParsableCommand {
       guard coordinates.isEmpty else {
         throw CLIError.usage("Give either LAT LON or --input FILE, not both.")
       }
-      try runBatch(path: input, query: .resolve, format: try batchFormat(format))
+      try runBatch(path: input, query: .resolve, format: try batchFormat(format), threads: threads.threads)
       return
     }
     guard coordinates.count == 2 else {

@@ -62,8 +62,17 @@ enum CLI {
     process.standardError = err
     process.standardInput = input
     try process.run()
-    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-    try input.fileHandleForWriting.close()
+    // Standard input is written on its own thread: a child that answers as it reads fills its output pipe
+    // while a large input is still being written, and both would wait for ever.
+    signal(SIGPIPE, SIG_IGN)  // a child that stops reading makes the write fail, not kill the tests
+    let writer = input.fileHandleForWriting
+    let written = DispatchSemaphore(value: 0)
+    let bytes = Data((stdin ?? "").utf8)
+    DispatchQueue.global().async {
+      if !bytes.isEmpty { try? writer.write(contentsOf: bytes) }
+      try? writer.close()
+      written.signal()
+    }
     // Read both pipes to the end before waiting, so a large output cannot block the child.
     let errors = ErrorCollector()
     let done = DispatchSemaphore(value: 0)
@@ -74,6 +83,7 @@ enum CLI {
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     done.wait()
     process.waitUntilExit()
+    written.wait()
     return Result(
       status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
       stderr: String(decoding: errors.data, as: UTF8.self))

@@ -140,6 +140,23 @@ import Testing
     }
   }
 
+  @Test func batchOnEveryCoreAnswersAsOneFromAPipe() throws {
+    var points = SeededSpherePoints(seed: 7)
+    var lines = ["latitude,longitude"]
+    for i in 0..<40_000 {
+      let point = points.next()!
+      lines.append(i % 997 == 0 ? "oops,\(i)" : "\(point.latitude),\(point.longitude)")
+    }
+    let input = lines.joined(separator: "\n") + "\n"
+    for command in ["nearest", "resolve"] {
+      let one = try CLI.run([command, "--input", "-", "--threads", "1"], stdin: input)
+      let two = try CLI.run([command, "--input", "-", "--threads", "2"], stdin: input)
+      #expect(one.status == 65 && two.status == 65)
+      #expect(one.stdout.count > 1_000_000 && two.stdout == one.stdout, "\(command)")
+      #expect(two.stderr == one.stderr)
+    }
+  }
+
   @Test func batchHeaderMayNameColumnsInAnyOrder() throws {
     let result = try CLI.run(["nearest", "--input", "-"], stdin: "lon,lat\n2.35,48.85\n")
     #expect(result.status == 0)
@@ -179,6 +196,11 @@ import Testing
     .init(arguments: ["nearest", "--input", "/nonexistent/in.csv"], status: 64, mentions: "Cannot open"),
     .init(arguments: ["nearest", "--input", "-", "--count", "2"], status: 64, mentions: "--format jsonl"),
     .init(arguments: ["nearest", "1", "2", "--input", "-"], status: 64, mentions: "not both"),
+    .init(
+      arguments: ["nearest", "--input", "-", "--threads", "0"], status: 64, mentions: "--threads is 1 to 256"),
+    .init(
+      arguments: ["resolve", "--input", "-", "--threads", "-2"], status: 64, mentions: "--threads is 1 to 256"
+    ),
     .init(arguments: ["frobnicate"], status: 64, mentions: "frobnicate"),
     .init(arguments: ["countries", "--format", "geojson"], status: 64, mentions: "text or json"),
   ]

@@ -9,14 +9,14 @@ import Testing
   static func run(
     _ input: [UInt8], chunks: [Int] = [Int.max],
     query: BatchQuery = .nearest(.countries, count: 1, maxKilometers: .infinity),
-    format: BatchFormat = .csv
+    format: BatchFormat = .csv, threads: Int = 1
   ) -> (output: String, summary: BatchSummary, error: FormatError?) {
     var received: [UInt8] = []
     let out = OutputBuffer(capacity: 1 << 10) { bytes in
       received += bytes
       return true
     }
-    var rows = BatchRows(query: query, format: format, output: out, name: "the input")
+    var rows = BatchRows(query: query, format: format, output: out, name: "the input", threads: threads)
     var offset = 0
     var turn = 0
     var failure: FormatError? = nil
@@ -93,6 +93,32 @@ import Testing
       answered += 1
     }
     #expect(answered == whole.summary.rows - whole.summary.failedRows)
+  }
+
+  /// Several cores give the one-core output byte for byte: numbering, error rows, summary, whatever the
+  /// chunking, the query and the format (the shares start mid-chunk, after a header, around a long line).
+  @Test(arguments: [4, 5])
+  func manyCoresAnswerAsOne(seed: UInt64) {
+    let long = Array("1,2\n".utf8) + [UInt8](repeating: 0x35, count: 2 << 20) + Array("\n".utf8)
+    let input =
+      Array("latitude,longitude\n".utf8) + Self.mixedInput(seed: seed, lines: 40_000) + long
+      + Self.mixedInput(seed: seed + 10, lines: 20_000)
+    var random = Generator(state: seed &* 11)
+    let sizes = (0..<20).map { _ in Int(random.next() % 300_000) + 1 }
+    for (query, format) in [
+      (BatchQuery.nearest(.countries, count: 1, maxKilometers: .infinity), BatchFormat.csv),
+      (.nearest(.countries, count: 3, maxKilometers: 2000), .jsonl), (.resolve, .csv),
+    ] {
+      let one = Self.run(input, query: query, format: format)
+      #expect(one.summary.rows > 50_000 && one.summary.failedRows > 0)
+      for threads in [2, 3] {
+        for chunks in [[Int.max], sizes] {
+          let many = Self.run(input, chunks: chunks, query: query, format: format, threads: threads)
+          #expect(many.output == one.output, "seed \(seed), \(threads) threads, \(format)")
+          #expect(many.summary == one.summary, "seed \(seed), \(threads) threads")
+        }
+      }
+    }
   }
 
   @Test func headerNamesColumnsInAnyOrderAndBOMIsSkipped() {
