@@ -132,11 +132,7 @@ public struct BatchRows {
         return
       }
       let end = base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
-      if end - cursor > Self.maximumLineBytes {
-        state.tooLong()
-      } else {
-        state.line(base, cursor, end)
-      }
+      state.answer(base, cursor, end)
       cursor = end + 1
     }
   }
@@ -215,11 +211,7 @@ public struct BatchRows {
       var cursor = start
       while cursor < end, let newline = memchr(base + cursor, 0x0A, end - cursor) {
         let lineEnd = base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
-        if lineEnd - cursor > BatchRows.maximumLineBytes {
-          state.tooLong()
-        } else {
-          state.line(base, cursor, lineEnd)
-        }
+        state.answer(base, cursor, lineEnd)
         cursor = lineEnd + 1
       }
       state.out.flush()
@@ -338,6 +330,11 @@ public struct BatchRows {
           : isCountries
             ? "line,latitude,longitude,code,name,distance_km,bearing_deg,error\n"
             : "line,latitude,longitude,index,distance_km,bearing_deg,error\n")
+    }
+
+    /// The line `start..<end` (its break excluded) as a row, or as a failed row when it is over the limit.
+    mutating func answer(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) {
+      if end - start > BatchRows.maximumLineBytes { tooLong() } else { line(base, start, end) }
     }
 
     mutating func tooLong() {

@@ -97,13 +97,7 @@ struct ClustersCommand: ParsableCommand {
     if let zoom { options.retainedZooms = level(zoom)...level(zoom) }
     if let (z, _, _) = tileAddress { options.retainedZooms = level(Double(z))...level(Double(z)) }
 
-    let names = aggregations.map(\.property)
-    let file =
-      try points.map { path throws(CLIError) in
-        try formats { () throws(FormatError) in
-          try FeatureFile.load(path: path, propertyNames: names, showProgress: StandardError.isTerminal)
-        }
-      } ?? FeatureFile.countries(propertyNames: names)
+    let file = try ClusteringOptions.points(points, aggregations: aggregations)
     let index: ClusterIndex<[Double]>
     do {
       index = try Aggregation.index(of: file, options: options, aggregations: aggregations)
@@ -190,6 +184,15 @@ struct ClusteringOptions: ParsableArguments {
   }
 
   /// The aggregates asked for, or a usage error.
+  /// The points to cluster: the file's (with the aggregated properties read), else the 54 markers.
+  static func points(_ path: String?, aggregations: [Aggregation]) throws(CLIError) -> FeatureFile {
+    let names = aggregations.map(\.property)
+    guard let path else { return FeatureFile.countries(propertyNames: names) }
+    return try formats { () throws(FormatError) in
+      try FeatureFile.load(path: path, propertyNames: names, showProgress: StandardError.isTerminal)
+    }
+  }
+
   func aggregations() throws(CLIError) -> [Aggregation] {
     let all =
       sum.map { Aggregation(property: $0, operation: .sum) }

@@ -33,13 +33,7 @@ struct TilesCommand: ParsableCommand {
     guard options.maxZoom <= 24 else {
       throw CLIError.usage("tiles writes zooms up to 24; --max-zoom \(options.maxZoom) is past it.")
     }
-    let names = aggregations.map(\.property)
-    let file =
-      try points.map { path throws(CLIError) in
-        try formats { () throws(FormatError) in
-          try FeatureFile.load(path: path, propertyNames: names, showProgress: StandardError.isTerminal)
-        }
-      } ?? FeatureFile.countries(propertyNames: names)
+    let file = try ClusteringOptions.points(points, aggregations: aggregations)
     let name =
       layer ?? points.map { path in
         let base = path.split(separator: "/").last.map(String.init) ?? path

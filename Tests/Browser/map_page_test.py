@@ -26,22 +26,11 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "Support"))
+from harness import binary, check, finish  # noqa: E402
+
 ARTIFACTS = os.environ.get("ARTIFACTS", os.path.join(ROOT, ".build", "browser-artifacts"))
 NEWS_KEY = "test-key-0123456789abcdef0123456789"  # the imitation's key, a test fixture
-RESULTS = {"passed": 0, "failed": 0}
-
-
-def check(condition, what):
-    RESULTS["passed" if condition else "failed"] += 1
-    print(("ok     " if condition else "FAILED ") + what, flush=True)
-
-
-def binary():
-    if len(sys.argv) > 1:
-        return sys.argv[1]
-    path = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True,
-                          check=True).stdout.strip()
-    return os.path.join(path, "newsatlas")
 
 
 def get_json(url):
@@ -162,8 +151,7 @@ def main():
         news.wait()
         scratch.cleanup()
     print(f"screenshots in {ARTIFACTS}")
-    print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
-    sys.exit(1 if RESULTS["failed"] else 0)
+    finish()
 
 
 if __name__ == "__main__":

@@ -25,21 +25,10 @@ import urllib.request
 import mapbox_vector_tile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-RESULTS = {"passed": 0, "failed": 0}
+sys.path.insert(0, os.path.join(ROOT, "Tests", "Support"))
+from harness import binary, check, finish  # noqa: E402
+
 MAX_ZOOM = 8
-
-
-def check(condition, what):
-    RESULTS["passed" if condition else "failed"] += 1
-    print(("ok     " if condition else "FAILED ") + what, flush=True)
-
-
-def binary():
-    if len(sys.argv) > 1:
-        return sys.argv[1]
-    path = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True,
-                          check=True).stdout.strip()
-    return os.path.join(path, "newsatlas")
 
 
 def get(url):
@@ -125,8 +114,7 @@ def main():
                 for i, p in enumerate(points)]}, f)
         verify(executable, "markers", None, scratch)
         verify(executable, "points", path, scratch)
-    print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
-    sys.exit(1 if RESULTS["failed"] else 0)
+    finish()
 
 
 if __name__ == "__main__":
