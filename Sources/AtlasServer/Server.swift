@@ -97,10 +97,10 @@ public struct AtlasService: Sendable {
     }
     router.readable("/v1/datasets/:name/clusters/:id/leaves") { request, context in
       let dataset = try dataset(context)
-      if let unchanged = notModified(request, dataset) { return unchanged }
       try allow(request, ["limit", "offset"])
       let limit = try integer(request, "limit", default: 10, minimum: 0)
       let offset = try integer(request, "offset", default: 0, minimum: 0)
+      if let unchanged = notModified(request, dataset) { return unchanged }
       let leaves = try clusterCall {
         try dataset.index.leaves(
           ofCluster: try clusterID(context), limit: limit == 0 ? .max : limit, offset: offset)

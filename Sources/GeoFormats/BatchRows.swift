@@ -193,29 +193,21 @@ public struct BatchRows {
     var bytes: [UInt8] = []
 
     init(state: State, firstLine: Int) {
-      let collected = Collected()
       self.state = state
       self.state.summary = BatchSummary()
       self.state.lineNumber = firstLine
-      self.state.out = OutputBuffer(capacity: 1 << 16) { chunk in
-        collected.bytes += chunk
-        return true
-      }
-      self.collected = collected
     }
 
-    private let collected: Collected
-    private final class Collected { var bytes: [UInt8] = [] }
-
     func answer(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) {
-      var cursor = start
-      while cursor < end, let newline = memchr(base + cursor, 0x0A, end - cursor) {
-        let lineEnd = base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
-        state.answer(base, cursor, lineEnd)
-        cursor = lineEnd + 1
+      bytes = OutputBuffer.collecting { out in
+        state.out = out
+        var cursor = start
+        while cursor < end, let newline = memchr(base + cursor, 0x0A, end - cursor) {
+          let lineEnd = base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
+          state.answer(base, cursor, lineEnd)
+          cursor = lineEnd + 1
+        }
       }
-      state.out.flush()
-      bytes = collected.bytes
     }
   }
 
