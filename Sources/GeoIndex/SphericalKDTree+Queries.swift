@@ -35,6 +35,16 @@ extension SphericalKDTree {
   @inlinable
   public func nearest(to point: GeoPoint) -> Neighbor? {
     if count == 0 { return nil }
+    if let cover, let cell = NearestCover.cell(latitude: point.latitude, longitude: point.longitude) {
+      let entry = cover.cells[cell]
+      if entry & (1 << 31) == 0 {
+        // The cell lies in one point's Voronoi region (with margin): no comparison needed.
+        let position = Int(entry)
+        return Neighbor(
+          index: Int(indices[position]), distanceKilometers: exactDistance(point, position: position))
+      }
+      return nearest(to: point, candidatesAt: Int(entry & ~(1 << 31)), of: cover)
+    }
     var visitor = NearestVisitor()
     traverse(Self.unitVector(point), &visitor)
     if visitor.second > Self.slackLimit(visitor.best) {
@@ -44,6 +54,40 @@ extension SphericalKDTree {
         distanceKilometers: exactDistance(point, position: visitor.bestPosition))
     }
     return neighbors(of: point, count: 1).first
+  }
+
+  /// The nearest of a cover cell's candidates, which include every point that can be nearest in the cell.
+  @inlinable
+  func nearest(to point: GeoPoint, candidatesAt offset: Int, of cover: NearestCover) -> Neighbor? {
+    let query = Self.unitVector(point)
+    var visitor = NearestVisitor()
+    let end = offset + 1 + Int(cover.lists[offset])
+    for i in offset + 1..<end {
+      let position = Int(cover.lists[i])
+      let dx = xs[position] - query.x
+      let dy = ys[position] - query.y
+      let dz = zs[position] - query.z
+      visitor.visit(chordSquared: dx * dx + dy * dy + dz * dz, position: position)
+    }
+    if visitor.second > Self.slackLimit(visitor.best) {
+      return Neighbor(
+        index: Int(indices[visitor.bestPosition]),
+        distanceKilometers: exactDistance(point, position: visitor.bestPosition))
+    }
+    // Near-ties: rank every candidate within rounding of the best by exact distance, in input order.
+    var best: Neighbor?
+    for i in offset + 1..<end {
+      let position = Int(cover.lists[i])
+      let dx = xs[position] - query.x
+      let dy = ys[position] - query.y
+      let dz = zs[position] - query.z
+      guard dx * dx + dy * dy + dz * dz <= visitor.limit else { continue }
+      let distance = exactDistance(point, position: position)
+      if best == nil || distance < best!.distanceKilometers {
+        best = Neighbor(index: Int(indices[position]), distanceKilometers: distance)
+      }
+    }
+    return best
   }
 
   /// The `count` nearest points to `point`, nearest first, no farther than `maxDistanceKilometers`.
@@ -87,13 +131,11 @@ extension SphericalKDTree {
   /// The same arithmetic as `GreatCircle.distanceKilometers(from:to:)`, with the point's `cos φ` cached.
   @inlinable
   func exactDistance(_ point: GeoPoint, position: Int) -> Double {
-    let latitude = latitudes[position]
+    let sines = GreatCircle.haversineSines(
+      latitudeA: point.latitude, latitudeB: latitudes[position], longitudeA: point.longitude,
+      longitudeB: longitudes[position])
     return GreatCircle.kilometers(
-      haversine: GreatCircle.haversine(
-        latitudeARadians: point.latitude * GreatCircle.radiansPerDegree,
-        cosLatitudeA: GreatCircle.cosine(latitudeDegrees: point.latitude),
-        latitudeBRadians: latitude * GreatCircle.radiansPerDegree, cosLatitudeB: cosLatitudes[position],
-        longitudeADegrees: point.longitude, longitudeBDegrees: longitudes[position]))
+      haversine: GreatCircle.haversine(sines, cosLatitudeB: cosLatitudes[position]))
   }
 
   /// Ranks a collecting visitor's candidates by exact distance.

@@ -20,7 +20,8 @@
 /// split planes in a small breadth-first array, so that a query touches little memory besides the leaves it
 /// scans. Queries search nearer child first with the incremental box distance of Arya and Mount (1993).
 ///
-/// - Complexity: building is O(n log n); memory is 52 bytes a point plus 9 bytes a leaf.
+/// - Complexity: building is O(n log n); memory is 52 bytes a point plus 9 bytes a leaf, and 259 KB for the
+///   `NearestCover` of a tree of at most `coverLimit` points.
 public struct SphericalKDTree: Sendable {
   /// Unit-vector coordinates, in tree order.
   @usableFromInline let xs: [Double]
@@ -37,6 +38,11 @@ public struct SphericalKDTree: Sendable {
   @usableFromInline let splitAxes: [UInt8]
   /// The most points a leaf holds.
   public let leafSize: Int
+  /// For up to `coverLimit` points, the grid that answers most nearest queries without a search.
+  @usableFromInline let cover: NearestCover?
+
+  /// The most points a tree builds a `NearestCover` for: beyond it cells list too many candidates to pay.
+  public static let coverLimit = 256
 
   /// The number of points in the tree.
   @inlinable public var count: Int { xs.count }
@@ -96,6 +102,9 @@ public struct SphericalKDTree: Sendable {
     splitValues = values
     splitAxes = axes
     self.leafSize = leafSize
+    cover =
+      (1...Self.coverLimit).contains(entries.count)
+      ? NearestCover(xs: xs, ys: ys, zs: zs, indices: indices) : nil
   }
 
   /// The point as a unit vector: x towards (0°, 0°), y towards (0°, 90°E), z towards the north pole.

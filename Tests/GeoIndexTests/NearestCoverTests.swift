@@ -1,0 +1,101 @@
+import Testing
+
+@testable import GeoIndex
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The small-tree grid (`NearestCover`) against the brute-force oracle, where it is most likely to go wrong:
+/// on cell edges and corners, on Voronoi edges that run along grid lines (exact ties), at the poles and the
+/// antimeridian, and at the size limit where trees stop building a cover.
+@Suite struct NearestCoverTests {
+  /// Queries on every kind of grid line: integer degrees, a hair either side of them, and random points.
+  static func gridQueries(seed: UInt32, random: Int) -> [GeoPoint] {
+    var queries = SeededSpherePoints.make(count: random, seed: seed)
+    var words = SeededSpherePoints(seed: seed &+ 1)
+    for _ in 0..<random {
+      let latitude = Double(Int(words.nextWord() % 181)) - 90
+      let longitude = Double(Int(words.nextWord() % 361)) - 180
+      for (dLat, dLon) in [(0.0, 0.0), (1e-12, 0), (-1e-12, 0), (0, 1e-12), (0, -1e-12), (0.5, 0.5)] {
+        queries.append(
+          GeoPoint(
+            uncheckedLatitude: min(90, max(-90, latitude + dLat)),
+            longitude: min(180, max(-180, longitude + dLon))))
+      }
+    }
+    return queries
+  }
+
+  @Test(arguments: [1, 2, 3, 7, 54, 256, 257])
+  func agreesWithBruteForce(size: Int) {
+    let points = SphericalKDTreeOracleTests.pointSet(size: size, seed: UInt32(size) &+ 40)
+    let tree = SphericalKDTree(points: points)
+    #expect((tree.cover != nil) == (size <= SphericalKDTree.coverLimit))
+    for query in Self.gridQueries(seed: UInt32(size) &+ 41, random: 600) {
+      #expect(
+        tree.nearest(to: query) == BruteForce.sorted(points, from: query).first,
+        "n \(size), query (\(query.latitude), \(query.longitude))")
+    }
+  }
+
+  /// Pairs mirrored about a meridian or a parallel on a whole degree: every query on that line is an exact
+  /// tie, which must go to the lower index as a brute-force scan decides, from either side's cell.
+  @Test func tiesOnGridLinesGoToTheLowestIndex() {
+    let points = [
+      GeoPoint(uncheckedLatitude: 10, longitude: 22), GeoPoint(uncheckedLatitude: 10, longitude: 20),
+      GeoPoint(uncheckedLatitude: -40, longitude: 179), GeoPoint(uncheckedLatitude: -40, longitude: -179),
+      GeoPoint(uncheckedLatitude: 60, longitude: -100), GeoPoint(uncheckedLatitude: 60, longitude: -100),
+      GeoPoint(uncheckedLatitude: 89, longitude: 45), GeoPoint(uncheckedLatitude: 89, longitude: -135),
+    ]
+    let tree = SphericalKDTree(points: points)
+    var queries: [GeoPoint] = []
+    for step in 0...40 {
+      let t = Double(step) / 4
+      queries.append(GeoPoint(uncheckedLatitude: 0 + t, longitude: 21))  // between 0 and 1
+      queries.append(GeoPoint(uncheckedLatitude: -40 - t, longitude: 180))  // between 2 and 3
+      queries.append(GeoPoint(uncheckedLatitude: -40 + t, longitude: -180))
+      queries.append(GeoPoint(uncheckedLatitude: 60, longitude: -100 + t / 10))  // duplicates 4 and 5
+      queries.append(GeoPoint(uncheckedLatitude: 90 - t / 10, longitude: -45))  // between 6 and 7
+    }
+    for query in queries {
+      let expected = BruteForce.sorted(points, from: query)
+      #expect(tree.nearest(to: query) == expected.first, "query (\(query.latitude), \(query.longitude))")
+    }
+    #expect(tree.nearest(to: GeoPoint(uncheckedLatitude: 5, longitude: 21))?.index == 0)
+    #expect(tree.nearest(to: GeoPoint(uncheckedLatitude: 60, longitude: -100))?.index == 4)
+  }
+
+  /// Every cell's list is checked directly: for sample points all over the cell, the brute-force nearest is
+  /// in the list (a list may hold more, never less).
+  @Test func everyCellListsItsNearestPoints() throws {
+    let points = SeededSpherePoints.make(count: 54, seed: 77)
+    let tree = SphericalKDTree(points: points)
+    let cover = try #require(tree.cover)
+    var single = 0
+    for row in 0..<NearestCover.rows {
+      for column in stride(from: row % 7, to: NearestCover.columns, by: 7) {
+        let entry = cover.cells[row * NearestCover.columns + column]
+        let positions: [Int]
+        if entry & (1 << 31) == 0 {
+          positions = [Int(entry)]
+          single += 1
+        } else {
+          let offset = Int(entry & ~(1 << 31))
+          positions = (0..<Int(cover.lists[offset])).map { Int(cover.lists[offset + 1 + $0]) }
+          #expect(positions.count > 1)
+        }
+        let listed = Set(positions.map { Int(tree.indices[$0]) })
+        for (u, v) in [(0.0, 0.0), (1, 1), (0, 1), (1, 0), (0.5, 0.5), (0.25, 0.75)] {
+          let query = GeoPoint(
+            uncheckedLatitude: -90 + Double(row) + u, longitude: -180 + Double(column) + v)
+          let nearest = BruteForce.sorted(points, from: query)[0].index
+          #expect(
+            listed.contains(nearest), "cell \(row), \(column), query (\(query.latitude), \(query.longitude))")
+        }
+      }
+    }
+    // Most cells hold one point: the reason the cover exists.
+    #expect(single * 10 > 8 * (NearestCover.rows * NearestCover.columns / 7))
+  }
+}
