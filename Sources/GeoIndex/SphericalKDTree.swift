@@ -52,59 +52,170 @@ public struct SphericalKDTree: Sendable {
   /// - Parameters:
   ///   - points: the points to index; results refer to them by their offset in this collection.
   ///   - leafSize: the most points a leaf holds. Smaller is faster to query, larger faster to build.
+  ///   - threads: how many threads the build may use (default: one a processor). Trees under 65,536 points
+  ///     are built on one; the tree is the same whatever the number.
   /// - Complexity: O(n log n).
   @inlinable
-  public init(points: some Collection<GeoPoint>, leafSize: Int = 16) {
-    self.init(array: Array(points), leafSize: leafSize)
+  public init(points: some Collection<GeoPoint>, leafSize: Int = 16, threads: Int? = nil) {
+    self.init(array: Array(points), leafSize: leafSize, threads: threads)
   }
 
+  /// The fewest points in a subtree worth handing to a thread of its own.
+  static let parallelThreshold = 1 << 16
+
   @usableFromInline
-  init(array points: [GeoPoint], leafSize: Int) {
+  init(array points: [GeoPoint], leafSize: Int, threads: Int?) {
     precondition(leafSize >= 1, "leafSize must be at least 1")
     precondition(points.count < Int(UInt32.max), "a tree holds fewer than 2^32 points")
-    var entries = [SIMD4<Double>]()
-    entries.reserveCapacity(points.count)
-    for point in points {
-      let v = Self.unitVector(point)
-      entries.append(SIMD4(v.x, v.y, v.z, Double(entries.count)))
+    let n = points.count
+    // Forks double the threads at work: `forks` levels of the tree are split between threads.
+    var forks = 0
+    if n >= Self.parallelThreshold {
+      while 2 << forks <= max(1, threads ?? ForkJoin.processors) { forks += 1 }
     }
     var depth = 0
-    var size = entries.count
+    var size = n
     while size > leafSize {
       size = (size + 1) / 2
       depth += 1
     }
     var values = [Double](repeating: 0, count: 1 << depth)
     var axes = [UInt8](repeating: 0, count: 1 << depth)
-    if entries.count > leafSize {
-      var low = SIMD3<Double>(repeating: .infinity)
-      var high = SIMD3<Double>(repeating: -.infinity)
-      for e in entries {
-        low = pointwiseMin(low, SIMD3(e.x, e.y, e.z))
-        high = pointwiseMax(high, SIMD3(e.x, e.y, e.z))
+    var entries = [SIMD4<Double>](unsafeUninitializedCapacity: n) { _, initialized in initialized = n }
+    var low = SIMD3<Double>(repeating: .infinity)
+    var high = SIMD3<Double>(repeating: -.infinity)
+    // The unit vectors and their bounding box, the halves of the input on separate threads.
+    points.withUnsafeBufferPointer { points in
+      entries.withUnsafeMutableBufferPointer { entries in
+        Self.split(0..<n, forks: forks) { range in
+          var rangeLow = SIMD3<Double>(repeating: .infinity)
+          var rangeHigh = SIMD3<Double>(repeating: -.infinity)
+          for i in range {
+            let v = Self.unitVector(points[i])
+            entries[i] = SIMD4(v.x, v.y, v.z, Double(i))
+            rangeLow = pointwiseMin(rangeLow, v)
+            rangeHigh = pointwiseMax(rangeHigh, v)
+          }
+          return (rangeLow, rangeHigh)
+        } merge: { a, b in
+          (pointwiseMin(a.0, b.0), pointwiseMax(a.1, b.1))
+        }.map { (low, high) = $0 }
       }
+    }
+    if n > leafSize {
       entries.withUnsafeMutableBufferPointer { entries in
         values.withUnsafeMutableBufferPointer { values in
           axes.withUnsafeMutableBufferPointer { axes in
             let builder = Builder(entries: entries, values: values, axes: axes, leafSize: leafSize)
-            builder.build(node: 1, low: 0, high: entries.count, boxLow: low, boxHigh: high)
+            builder.build(node: 1, low: 0, high: n, boxLow: low, boxHigh: high, forks: forks)
           }
         }
       }
     }
-    xs = entries.map { $0.x }
-    ys = entries.map { $0.y }
-    zs = entries.map { $0.z }
-    indices = entries.map { UInt32($0.w) }
-    latitudes = indices.map { points[Int($0)].latitude }
-    longitudes = indices.map { points[Int($0)].longitude }
-    cosLatitudes = latitudes.map { GreatCircle.cosine(latitudeDegrees: $0) }
+    // The query layout, in one pass over the tree order (again in halves), into arrays never zero-filled:
+    // their pages are first touched by the thread that fills them.
+    var layout = QueryArrays(count: n)
+    points.withUnsafeBufferPointer { points in
+      entries.withUnsafeBufferPointer { entries in
+        layout.fill { columns in
+          _ = Self.split(0..<n, forks: forks) { range in
+            for i in range {
+              let e = entries[i]
+              let point = points[Int(e.w)]
+              columns.xs[i] = e.x
+              columns.ys[i] = e.y
+              columns.zs[i] = e.z
+              columns.indices[i] = UInt32(e.w)
+              columns.latitudes[i] = point.latitude
+              columns.longitudes[i] = point.longitude
+              columns.cosLatitudes[i] = GreatCircle.cosine(latitudeDegrees: point.latitude)
+            }
+            return ()
+          } merge: { _, _ in
+            ()
+          }
+        }
+      }
+    }
+    xs = layout.xs
+    ys = layout.ys
+    zs = layout.zs
+    indices = layout.indices
+    latitudes = layout.latitudes
+    longitudes = layout.longitudes
+    cosLatitudes = layout.cosLatitudes
     splitValues = values
     splitAxes = axes
     self.leafSize = leafSize
     cover =
-      (1...Self.coverLimit).contains(entries.count)
-      ? NearestCover(xs: xs, ys: ys, zs: zs, indices: indices) : nil
+      (1...Self.coverLimit).contains(n) ? NearestCover(xs: xs, ys: ys, zs: zs, indices: indices) : nil
+  }
+
+  /// The query arrays, made without zero-filling and filled all at once.
+  private struct QueryArrays {
+    var xs: [Double] = []
+    var ys: [Double] = []
+    var zs: [Double] = []
+    var indices: [UInt32] = []
+    var latitudes: [Double] = []
+    var longitudes: [Double] = []
+    var cosLatitudes: [Double] = []
+    let count: Int
+
+    init(count: Int) { self.count = count }
+
+    struct Columns {
+      let xs, ys, zs, latitudes, longitudes, cosLatitudes: UnsafeMutableBufferPointer<Double>
+      let indices: UnsafeMutableBufferPointer<UInt32>
+    }
+
+    /// Creates every array, letting `fill` initialise all `count` elements of each.
+    mutating func fill(_ fill: (Columns) -> Void) {
+      let n = count
+      func make<T>(_ body: (UnsafeMutableBufferPointer<T>) -> Void) -> [T] {
+        [T](unsafeUninitializedCapacity: n) { buffer, initialized in
+          body(buffer)
+          initialized = n
+        }
+      }
+      var indices: [UInt32] = []
+      xs = make { xs in
+        ys = make { ys in
+          zs = make { zs in
+            latitudes = make { latitudes in
+              longitudes = make { longitudes in
+                cosLatitudes = make { cosLatitudes in
+                  indices = make { indices in
+                    fill(
+                      Columns(
+                        xs: xs, ys: ys, zs: zs, latitudes: latitudes, longitudes: longitudes,
+                        cosLatitudes: cosLatitudes, indices: indices))
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+      self.indices = indices
+    }
+  }
+
+  /// Runs `body` on `2^forks` consecutive pieces of `range`, on as many threads, and merges their results;
+  /// nil for an empty range.
+  static func split<Result>(
+    _ range: Range<Int>, forks: Int, _ body: (Range<Int>) -> Result,
+    merge: (Result, Result) -> Result
+  ) -> Result? {
+    if range.isEmpty { return nil }
+    if forks == 0 || range.count < 2 { return body(range) }
+    let middle = (range.lowerBound + range.upperBound) / 2
+    var first: Result?
+    var second: Result?
+    ForkJoin.both(
+      { first = split(range.lowerBound..<middle, forks: forks - 1, body, merge: merge) },
+      { second = split(middle..<range.upperBound, forks: forks - 1, body, merge: merge) })
+    return merge(first!, second!)
   }
 
   /// The point as a unit vector: x towards (0°, 0°), y towards (0°, 90°E), z towards the north pole.
@@ -126,8 +237,11 @@ public struct SphericalKDTree: Sendable {
     let axes: UnsafeMutableBufferPointer<UInt8>
     let leafSize: Int
 
-    /// Splits `low..<high` at its middle across the longest side of its box, recursively.
-    func build(node: Int, low: Int, high: Int, boxLow: SIMD3<Double>, boxHigh: SIMD3<Double>) {
+    /// Splits `low..<high` at its middle across the longest side of its box, recursively; the first `forks`
+    /// levels build their two halves on two threads (the halves touch disjoint entries and nodes).
+    func build(
+      node: Int, low: Int, high: Int, boxLow: SIMD3<Double>, boxHigh: SIMD3<Double>, forks: Int = 0
+    ) {
       if high - low <= leafSize { return }
       let extent = boxHigh - boxLow
       let axis = extent.x >= extent.y && extent.x >= extent.z ? 0 : (extent.y >= extent.z ? 1 : 2)
@@ -140,8 +254,20 @@ public struct SphericalKDTree: Sendable {
       leftHigh[axis] = value
       var rightLow = boxLow
       rightLow[axis] = value
-      build(node: 2 * node, low: low, high: middle, boxLow: boxLow, boxHigh: leftHigh)
-      build(node: 2 * node + 1, low: middle, high: high, boxLow: rightLow, boxHigh: boxHigh)
+      if forks > 0 && high - low >= SphericalKDTree.parallelThreshold {
+        ForkJoin.both(
+          {
+            build(node: 2 * node, low: low, high: middle, boxLow: boxLow, boxHigh: leftHigh, forks: forks - 1)
+          },
+          {
+            build(
+              node: 2 * node + 1, low: middle, high: high, boxLow: rightLow, boxHigh: boxHigh,
+              forks: forks - 1)
+          })
+      } else {
+        build(node: 2 * node, low: low, high: middle, boxLow: boxLow, boxHigh: leftHigh)
+        build(node: 2 * node + 1, low: middle, high: high, boxLow: rightLow, boxHigh: boxHigh)
+      }
     }
 
     func select(k: Int, left: Int, right: Int, axis: Int) {

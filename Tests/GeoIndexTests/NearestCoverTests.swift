@@ -99,3 +99,26 @@ import Testing
     #expect(single * 10 > 8 * (NearestCover.rows * NearestCover.columns / 7))
   }
 }
+
+/// The build on several threads makes the very tree one thread makes.
+@Suite struct ParallelBuildTests {
+  @Test(arguments: [2, 8])
+  func threadsDoNotChangeTheTree(threads: Int) {
+    // Over twice the size at which a build forks, so that two levels split between threads.
+    let points = SphericalKDTreeOracleTests.pointSet(size: 140_000, seed: 61)
+    let one = SphericalKDTree(points: points, threads: 1)
+    let many = SphericalKDTree(points: points, threads: threads)
+    #expect(one.indices == many.indices)
+    #expect(one.xs == many.xs && one.ys == many.ys && one.zs == many.zs)
+    #expect(one.splitValues == many.splitValues && one.splitAxes == many.splitAxes)
+    #expect(one.cosLatitudes == many.cosLatitudes && one.latitudes == many.latitudes)
+    #expect(one.longitudes == many.longitudes)
+    for query in SeededSpherePoints.make(count: 20, seed: 62) {
+      let nearest = points.indices.min {
+        (GreatCircle.distanceKilometers(from: query, to: points[$0]), $0)
+          < (GreatCircle.distanceKilometers(from: query, to: points[$1]), $1)
+      }
+      #expect(many.nearest(to: query)?.index == nearest)
+    }
+  }
+}
