@@ -2,7 +2,8 @@
 """A small HTTP server on 127.0.0.1 for the Fetch tests: behaviours on demand, never a real service.
 
 It binds port 0, prints the port on the first line of stdout (the tests wait for that line: readiness, not a
-sleep), serves until its stdin closes, and stops by itself after 120 seconds whatever happens.
+sleep), serves until its stdin closes, and stops by itself after 15 minutes whatever happens (a safety net only: a
+busy 2-core machine running the whole suite in parallel has kept a test waiting over 2 minutes for its turn).
 """
 import gzip
 import json
@@ -212,7 +213,7 @@ def main():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     watcher = threading.Thread(target=lambda: sys.stdin.read(), daemon=True)
     watcher.start()
-    watcher.join(timeout=120)
+    watcher.join(timeout=900)
     server.shutdown()
 
 
