@@ -162,11 +162,13 @@ public struct ClusterIndex<Aggregate> {
   ///     so ids and indices match supercluster's for the same FeatureCollection).
   ///   - map: a point's initial aggregate, by input index.
   ///   - reduce: folds a member's aggregate into a cluster's.
+  ///   - threads: how many threads the build may use (default: one a processor); the index is the same
+  ///     whatever the number. Each zoom's k-d sort and neighbour searches are shared between them.
   /// - Throws: `ClusterError.invalidOptions` for options supercluster could not use.
   /// - Complexity: O(n log n) per zoom.
   public init(
     points: [GeoPoint?], options: ClusterOptions = ClusterOptions(),
-    map: ((Int) -> Aggregate)?, reduce: ((inout Aggregate, Aggregate) -> Void)?
+    map: ((Int) -> Aggregate)?, reduce: ((inout Aggregate, Aggregate) -> Void)?, threads: Int? = nil
   ) throws(ClusterError) {
     guard options.minZoom >= 0, options.maxZoom >= options.minZoom, options.maxZoom <= 30 else {
       throw .invalidOptions(
@@ -195,20 +197,41 @@ public struct ClusterIndex<Aggregate> {
         x: Double(Float(Projection.x(longitude: point.longitude))),
         y: Double(Float(Projection.y(latitude: point.latitude))), id: i, count: 1, aggregateIndex: -1)
     }
-    level.tree = PlanarKDTree(xs: level.xs, ys: level.ys, nodeSize: options.nodeSize)
+    let forks = ForkJoin.forks(threads: threads)
+    level.tree = PlanarKDTree(xs: level.xs, ys: level.ys, nodeSize: options.nodeSize, forks: forks)
+    // How far each item of the level being clustered is at least from every other: an item farther than a
+    // zoom's radius from everything has no neighbour there and is no one's neighbour, so the neighbour
+    // searches skip it; when no item is that close, the zoom leaves the level as it is. Found once for the
+    // input (up to about the mean spacing of the points) and carried down the zooms.
+    let searchRadius = max(
+      Self.radius(zoom: options.maxZoom, options: options), 1 / Double(max(1, level.xs.count)).squareRoot())
+    var clearances = NeighborLists.clearances(
+      xs: level.xs, ys: level.ys, searchRadius: searchRadius, forks: forks)
     var built = [level]
     var neighbors: [Int] = []
     neighbors.reserveCapacity(64)
     var aggregation: (map: (Int) -> Aggregate, reduce: (inout Aggregate, Aggregate) -> Void)? = nil
     if let map, let reduce { aggregation = (map, reduce) }
     for zoom in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
-      var (next, changed) = Self.cluster(
-        &built[built.count - 1], zoom: zoom, options: options, featureCount: points.count,
-        aggregation: aggregation, aggregates: &aggregates, neighbors: &neighbors)
-      // A zoom where nothing merged holds the same items in the same order: its tree is the same tree.
-      next.tree =
-        changed
-        ? PlanarKDTree(xs: next.xs, ys: next.ys, nodeSize: options.nodeSize) : built[built.count - 1].tree
+      let radius = Self.radius(zoom: zoom, options: options)
+      let reach = radius + NeighborLists.clearanceSlack
+      var members: [UInt32] = []
+      for (i, clearance) in clearances.enumerated() where clearance <= reach { members.append(UInt32(i)) }
+      var next: Level
+      if members.isEmpty {
+        next = built[built.count - 1]  // nothing within reach: the same items, order and tree
+      } else {
+        let changed: Bool
+        (next, changed, clearances) = Self.cluster(
+          &built[built.count - 1], radius: radius, zoom: zoom, options: options, featureCount: points.count,
+          members: members, clearances: clearances, aggregation: aggregation, aggregates: &aggregates,
+          neighbors: &neighbors, forks: forks)
+        // A zoom where nothing merged holds the same items in the same order: its tree is the same tree.
+        next.tree =
+          changed
+          ? PlanarKDTree(xs: next.xs, ys: next.ys, nodeSize: options.nodeSize, forks: forks)
+          : built[built.count - 1].tree
+      }
       if let retained = options.retainedZooms, !retained.contains(zoom + 1) {
         built[built.count - 1] = Level(nodeSize: options.nodeSize)  // done with it: free it now
         built[built.count - 1].dropped = true
@@ -222,17 +245,19 @@ public struct ClusterIndex<Aggregate> {
     levels = built.reversed()
   }
 
-  /// Clusters one zoom: reads the level of `zoom + 1` (marking parents in it), returns the level of `zoom`.
+  /// Clusters one zoom: reads the level of `zoom + 1` (marking parents in it), returns the level of `zoom`
+  /// and its items' clearances.
   ///
   /// supercluster's `_cluster`: walk the items in data order; an item not yet taken gathers every untaken
   /// neighbour within the zoom's radius; enough points make a cluster whose centre is the count-weighted mean
   /// accumulated in the tree's neighbour order; otherwise the item (and any too-few neighbours) is copied down.
+  /// Only `members` can have neighbours; `clearances` are the items' distances from all others at least.
   private static func cluster(
-    _ previous: inout Level, zoom: Int, options: ClusterOptions, featureCount: Int,
+    _ previous: inout Level, radius: Double, zoom: Int, options: ClusterOptions, featureCount: Int,
+    members: [UInt32], clearances: [Double],
     aggregation: (map: (Int) -> Aggregate, reduce: (inout Aggregate, Aggregate) -> Void)?,
-    aggregates: inout [Aggregate], neighbors: inout [Int]
-  ) -> (level: Level, changed: Bool) {
-    let radius = options.radiusPixels / (options.extent * pow(2, Double(zoom)))
+    aggregates: inout [Aggregate], neighbors: inout [Int], forks: Int
+  ) -> (level: Level, changed: Bool, clearances: [Double]) {
     var next = Level(nodeSize: options.nodeSize, aggregated: aggregation != nil)
     let count = previous.xs.count
     next.xs.reserveCapacity(count)
@@ -241,11 +266,14 @@ public struct ClusterIndex<Aggregate> {
     next.counts.reserveCapacity(count)
     next.parents.reserveCapacity(count)
     if next.aggregated { next.aggregateIndices.reserveCapacity(count) }
+    var nextClearances: [Double] = []
+    nextClearances.reserveCapacity(count)
     var taken = [Bool](repeating: false, count: count)
     // Every item's neighbours, in the order kdbush's `within` would return them: the centres' rounding and the
     // next zoom's order depend on it.
     let lists = NeighborLists(
-      xs: previous.xs, ys: previous.ys, radius: radius, ranks: previous.tree.traversalRanks())
+      members: members, xs: previous.xs, ys: previous.ys, radius: radius,
+      ranks: previous.tree.traversalRanks(), forks: forks)
 
     func mapped(_ k: Int) -> Aggregate {
       if previous.counts[k] > 1 { return aggregates[Int(previous.aggregateIndex(k))] }
@@ -253,6 +281,7 @@ public struct ClusterIndex<Aggregate> {
     }
 
     var changed = false
+    var merged = false
     for i in 0..<count {
       if taken[i] { continue }
       taken[i] = true
@@ -266,6 +295,7 @@ public struct ClusterIndex<Aggregate> {
 
       if numPoints > ownCount && numPoints >= options.minPoints {
         changed = true
+        merged = true
         var wx = x * Double(ownCount)
         var wy = y * Double(ownCount)
         let id = (i << 5) + (zoom + 1) + featureCount
@@ -290,25 +320,43 @@ public struct ClusterIndex<Aggregate> {
         next.append(
           x: wx / Double(numPoints), y: wy / Double(numPoints), id: id, count: Int32(numPoints),
           aggregateIndex: aggregateIndex)
+        nextClearances.append(-.infinity)
       } else {
         next.append(copyOf: i, from: previous)
+        nextClearances.append(clearances[i])
         if numPoints > 1 {
           for k in neighbors where !taken[k] {
             taken[k] = true
             next.append(copyOf: k, from: previous)
+            nextClearances.append(clearances[k])
             changed = true  // copied out of data order
           }
         }
       }
     }
-    return (next, changed)
+    // A new cluster's centre is within the radius of its seed, an item of this zoom, so it can be nearer to
+    // any other item than the seed was by that much.
+    if merged {
+      let shift = radius + NeighborLists.clearanceSlack
+      for j in nextClearances.indices { nextClearances[j] -= shift }
+    }
+    return (next, changed, nextClearances)
+  }
+}
+
+extension ClusterIndex {
+  /// supercluster's cluster radius at `zoom`, in its Mercator units.
+  static func radius(zoom: Int, options: ClusterOptions) -> Double {
+    options.radiusPixels / (options.extent * pow(2, Double(zoom)))
   }
 }
 
 extension ClusterIndex where Aggregate == Void {
   /// Builds an index without aggregated properties.
-  public init(points: [GeoPoint?], options: ClusterOptions = ClusterOptions()) throws(ClusterError) {
-    try self.init(points: points, options: options, map: nil, reduce: nil)
+  public init(
+    points: [GeoPoint?], options: ClusterOptions = ClusterOptions(), threads: Int? = nil
+  ) throws(ClusterError) {
+    try self.init(points: points, options: options, map: nil, reduce: nil, threads: threads)
   }
 }
 

@@ -40,6 +40,15 @@ enum FloydRivest {
       var j = right
       items.swapAt(left, k)
       if Key.key(items[right]) > pivot { items.swapAt(left, right) }
+      if right - left >= blockThreshold {
+        // The loop below's first swap, then its swaps while they are certain, found without branching.
+        items.swapAt(left, right)
+        (i, j) = blockSwaps(items, pivot: pivot, afterSwapAt: left, and: right, by: Key.self)
+        i += 1
+        j -= 1
+        while Key.key(items[i]) < pivot { i += 1 }
+        while Key.key(items[j]) > pivot { j -= 1 }
+      }
       while i < j {
         items.swapAt(i, j)
         i += 1
@@ -55,6 +64,79 @@ enum FloydRivest {
       }
       if j <= k { left = j + 1 }
       if k <= j { right = j - 1 }
+    }
+  }
+
+  /// Spans at least this long partition through `blockSwaps`.
+  static let blockThreshold = 128
+  /// Positions classified per block.
+  private static let blockSize = 64
+
+  /// Performs the swaps of the partition loop above that follow a swap at (`i`, `j`), while they are certain,
+  /// and returns the last pair swapped (`i`, `j` if none), from which the loop goes on as before.
+  ///
+  /// The loop's swaps are predictable from the values alone: after swapping at (i, j), its left scan stops at
+  /// the first position after i whose key is not below the pivot, its right scan at the last position before
+  /// j whose key is not above it, and positions strictly between i and j still hold their values from before
+  /// the partition. So the loop swaps the k-th such position from the left with the k-th from the right for
+  /// as long as the first is below the second. Here both sequences are listed a block at a time without
+  /// branching on the keys (Edelkamp and Weiß's BlockQuicksort, 2016), reading only between the last pair
+  /// swapped, and the swaps are made in the same pairs; the few steps around the crossing are left to the loop.
+  /// The result is the same arrangement, found without a mispredicted branch per element.
+  @inline(__always)
+  private static func blockSwaps<Key: SelectionKey>(
+    _ items: UnsafeMutableBufferPointer<Key.Element>, pivot: Double, afterSwapAt i: Int, and j: Int,
+    by _: Key.Type
+  ) -> (i: Int, j: Int) {
+    var i = i
+    var j = j
+    return withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * blockSize) { buffer in
+      let lefts = UnsafeMutableBufferPointer(rebasing: buffer[0..<blockSize])
+      let rights = UnsafeMutableBufferPointer(rebasing: buffer[blockSize...])
+      var leftNext = i + 1  // the next position the left list reads
+      var rightNext = j - 1  // the next position the right list reads
+      var leftStart = 0
+      var leftCount = 0
+      var rightStart = 0
+      var rightCount = 0
+      while true {
+        if leftStart == leftCount {
+          let end = min(leftNext + blockSize, j)
+          if leftNext >= end { break }
+          leftStart = 0
+          leftCount = 0
+          for p in leftNext..<end {
+            lefts[leftCount] = p
+            leftCount &+= Int(unsafeBitCast(!(Key.key(items[p]) < pivot), to: UInt8.self))
+          }
+          leftNext = end
+        }
+        if rightStart == rightCount {
+          let end = max(rightNext - blockSize, i)
+          if rightNext <= end { break }
+          rightStart = 0
+          rightCount = 0
+          var p = rightNext
+          while p > end {
+            rights[rightCount] = p
+            rightCount &+= Int(unsafeBitCast(!(Key.key(items[p]) > pivot), to: UInt8.self))
+            p &-= 1
+          }
+          rightNext = end
+        }
+        let pairs = min(leftCount - leftStart, rightCount - rightStart)
+        for _ in 0..<pairs {
+          let p = lefts[leftStart]
+          let q = rights[rightStart]
+          if p >= q { return (i, j) }
+          items.swapAt(p, q)
+          i = p
+          j = q
+          leftStart += 1
+          rightStart += 1
+        }
+      }
+      return (i, j)
     }
   }
 }

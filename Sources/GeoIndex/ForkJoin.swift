@@ -22,6 +22,31 @@ enum ForkJoin {
     #endif
   }()
 
+  /// How many levels of forks put `threads` threads to work (nil: one a processor): 0 for one thread, 1 for
+  /// two or three, 2 for four to seven.
+  static func forks(threads: Int?) -> Int {
+    var forks = 0
+    while 2 << forks <= max(1, threads ?? processors) { forks += 1 }
+    return forks
+  }
+
+  /// Runs `body` on `2^forks` consecutive pieces of `range`, on as many threads, and merges their results
+  /// in the order of the pieces; nil for an empty range.
+  static func split<Result>(
+    _ range: Range<Int>, forks: Int, _ body: (Range<Int>) -> Result,
+    merge: (Result, Result) -> Result
+  ) -> Result? {
+    if range.isEmpty { return nil }
+    if forks == 0 || range.count < 2 { return body(range) }
+    let middle = (range.lowerBound + range.upperBound) / 2
+    var first: Result?
+    var second: Result?
+    both(
+      { first = split(range.lowerBound..<middle, forks: forks - 1, body, merge: merge) },
+      { second = split(middle..<range.upperBound, forks: forks - 1, body, merge: merge) })
+    return merge(first!, second!)
+  }
+
   /// Runs `first` on a new thread and `second` on this one; returns when both have finished.
   static func both(_ first: () -> Void, _ second: () -> Void) {
     withoutActuallyEscaping(first) { first in

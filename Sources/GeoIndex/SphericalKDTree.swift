@@ -69,10 +69,7 @@ public struct SphericalKDTree: Sendable {
     precondition(points.count < Int(UInt32.max), "a tree holds fewer than 2^32 points")
     let n = points.count
     // Forks double the threads at work: `forks` levels of the tree are split between threads.
-    var forks = 0
-    if n >= Self.parallelThreshold {
-      while 2 << forks <= max(1, threads ?? ForkJoin.processors) { forks += 1 }
-    }
+    let forks = n >= Self.parallelThreshold ? ForkJoin.forks(threads: threads) : 0
     var depth = 0
     var size = n
     while size > leafSize {
@@ -87,7 +84,7 @@ public struct SphericalKDTree: Sendable {
     // The unit vectors and their bounding box, the halves of the input on separate threads.
     points.withUnsafeBufferPointer { points in
       entries.withUnsafeMutableBufferPointer { entries in
-        Self.split(0..<n, forks: forks) { range in
+        ForkJoin.split(0..<n, forks: forks) { range in
           var rangeLow = SIMD3<Double>(repeating: .infinity)
           var rangeHigh = SIMD3<Double>(repeating: -.infinity)
           for i in range {
@@ -118,7 +115,7 @@ public struct SphericalKDTree: Sendable {
     points.withUnsafeBufferPointer { points in
       entries.withUnsafeBufferPointer { entries in
         layout.fill { columns in
-          _ = Self.split(0..<n, forks: forks) { range in
+          _ = ForkJoin.split(0..<n, forks: forks) { range in
             for i in range {
               let e = entries[i]
               let point = points[Int(e.w)]
@@ -199,23 +196,6 @@ public struct SphericalKDTree: Sendable {
       }
       self.indices = indices
     }
-  }
-
-  /// Runs `body` on `2^forks` consecutive pieces of `range`, on as many threads, and merges their results;
-  /// nil for an empty range.
-  static func split<Result>(
-    _ range: Range<Int>, forks: Int, _ body: (Range<Int>) -> Result,
-    merge: (Result, Result) -> Result
-  ) -> Result? {
-    if range.isEmpty { return nil }
-    if forks == 0 || range.count < 2 { return body(range) }
-    let middle = (range.lowerBound + range.upperBound) / 2
-    var first: Result?
-    var second: Result?
-    ForkJoin.both(
-      { first = split(range.lowerBound..<middle, forks: forks - 1, body, merge: merge) },
-      { second = split(middle..<range.upperBound, forks: forks - 1, body, merge: merge) })
-    return merge(first!, second!)
   }
 
   /// The point as a unit vector: x towards (0°, 0°), y towards (0°, 90°E), z towards the north pole.

@@ -1,0 +1,306 @@
+/// Every item's neighbours within a fixed radius, found with a uniform grid and ordered as kdbush would
+/// return them.
+///
+/// The test is exactly `PlanarKDTree.within`'s: the query centre in double precision against the stored Float
+/// coordinates, inclusive. Only the items that may have a neighbour are searched and searched for (the caller
+/// knows the others are farther than the radius from everything; see `clearances`). Cells are at least the
+/// radius wide, and there are about as many cells as items, so a search reads at most 3 × 3 cells. Searches
+/// in sparse places run up front, cell by cell, so they touch memory in order (on two threads, each with its
+/// own run of cells, when `forks` allows); an item whose 3 × 3 cells hold many items (dense data, duplicates)
+/// is searched on demand instead, because most such items are taken by a neighbour's cluster and never asked.
+/// Results are sorted by `PlanarKDTree.traversalRanks()`, which is the order a kdbush query returns.
+struct NeighborLists {
+  /// An item's list in `neighbors` (the item itself excluded), or a count of -1: search on demand.
+  private let starts: [Int32]
+  private let counts: [Int32]
+  private let neighbors: [UInt32]
+  private let ranks: [UInt32]
+  private let radius: Double
+  private let grid: CellGrid
+  private let xs: [Double]
+  private let ys: [Double]
+
+  /// Above this many items in a search's cells, the search waits until it is needed.
+  private static let denseLimit = 48
+  /// The fewest items worth searching on more than one thread.
+  static let parallelThreshold = 4096
+
+  /// Lists the neighbours of `members` (increasing item numbers) among `members`, of the items at `xs`, `ys`;
+  /// every other item has none.
+  init(
+    members: [UInt32], xs: [Double], ys: [Double], radius: Double, ranks: [UInt32], forks: Int = 0
+  ) {
+    let n = xs.count
+    self.xs = xs
+    self.ys = ys
+    self.ranks = ranks
+    self.radius = radius
+    let grid = CellGrid(members: members, xs: xs, ys: ys, cellWidth: radius)
+    self.grid = grid
+    var listStarts = [Int32](repeating: 0, count: n)
+    var listCounts = [Int32](repeating: 0, count: n)
+    // Runs of the grid's slots, each searched on a thread of its own into lists numbered from 0. Every item is
+    // in one slot, so the runs write disjoint entries of `listStarts` and `listCounts`.
+    let slotCount = members.count
+    var pieces: [(slots: Range<Int>, lists: [UInt32])] =
+      listStarts.withUnsafeMutableBufferPointer { listStarts in
+        listCounts.withUnsafeMutableBufferPointer { listCounts in
+          ranks.withUnsafeBufferPointer { ranks in
+            grid.withCells { cells in
+              ForkJoin.split(0..<slotCount, forks: slotCount >= Self.parallelThreshold ? forks : 0) { slots in
+                var lists: [UInt32] = []
+                var found: [UInt32] = []
+                for slot in slots {
+                  let item = Int(cells.items[slot])
+                  found.removeAll(keepingCapacity: true)
+                  guard
+                    cells.search(
+                      x: cells.centres[2 * slot], y: cells.centres[2 * slot + 1], radius: radius,
+                      excluding: item, into: &found, limit: Self.denseLimit)
+                  else {
+                    listCounts[item] = -1
+                    continue
+                  }
+                  if found.isEmpty { continue }
+                  if found.count > 1 { Self.sortByRank(&found, ranks) }
+                  listStarts[item] = Int32(lists.count)
+                  listCounts[item] = Int32(found.count)
+                  lists.append(contentsOf: found)
+                }
+                return [(slots, lists)]
+              } merge: { $0 + $1 } ?? []
+            }
+          }
+        }
+      }
+    // One array of lists: a later run's starts move by the lengths of the runs before it.
+    var lists = pieces.isEmpty ? [] : pieces[0].lists
+    if !pieces.isEmpty { pieces[0].lists = [] }
+    grid.items.withUnsafeBufferPointer { items in
+      for piece in pieces.dropFirst() {
+        let offset = Int32(lists.count)
+        for slot in piece.slots {
+          let item = Int(items[slot])
+          if listCounts[item] > 0 { listStarts[item] += offset }
+        }
+        lists.append(contentsOf: piece.lists)
+      }
+    }
+    neighbors = lists
+    starts = listStarts
+    counts = listCounts
+  }
+
+  /// Appends item `i`'s neighbours (itself excluded) to `result`, in kdbush's order.
+  func neighbors(of i: Int, into result: inout [Int]) {
+    let count = Int(counts[i])
+    if count >= 0 {
+      let start = Int(starts[i])
+      for j in start..<(start + count) { result.append(Int(neighbors[j])) }
+      return
+    }
+    var found: [UInt32] = []
+    _ = grid.withCells { cells in
+      cells.search(x: xs[i], y: ys[i], radius: radius, excluding: i, into: &found, limit: .max)
+    }
+    ranks.withUnsafeBufferPointer { Self.sortByRank(&found, $0) }
+    for item in found { result.append(Int(item)) }
+  }
+
+  /// How far each item is at least from every other, in true distance between centres: the distance to the
+  /// nearest other item, or `searchRadius` if none is nearer, or 0 in crowded places; less `clearanceSlack`,
+  /// which covers both the Float rounding of stored positions and the rounding of this arithmetic.
+  static func clearances(xs: [Double], ys: [Double], searchRadius: Double, forks: Int = 0) -> [Double] {
+    let n = xs.count
+    let all = [UInt32](unsafeUninitializedCapacity: n) { buffer, initialized in
+      for i in 0..<n { buffer[i] = UInt32(i) }
+      initialized = n
+    }
+    let grid = CellGrid(members: all, xs: xs, ys: ys, cellWidth: searchRadius)
+    var clearances = [Double](unsafeUninitializedCapacity: n) { _, initialized in initialized = n }
+    clearances.withUnsafeMutableBufferPointer { clearances in
+      grid.withCells { cells in
+        _ = ForkJoin.split(0..<n, forks: n >= Self.parallelThreshold ? forks : 0) { slots in
+          for slot in slots {
+            let closest = cells.closest(
+              x: cells.centres[2 * slot], y: cells.centres[2 * slot + 1], radius: searchRadius,
+              excluding: Int(cells.items[slot]), limit: denseLimit)
+            clearances[Int(cells.items[slot])] = min(closest.squareRoot(), searchRadius) - clearanceSlack
+          }
+        } merge: { _, _ in }
+      }
+    }
+    return clearances
+  }
+
+  /// A distance above every difference between a search's measure and the true distance between centres
+  /// (a Float position is within 4.3e-8 of its double centre in [0, 1]²), with room to spare.
+  static let clearanceSlack = 2.5e-7
+
+  /// Orders items by traversal rank: insertion sort for the usual handful, the standard sort beyond.
+  private static func sortByRank(_ items: inout [UInt32], _ ranks: UnsafeBufferPointer<UInt32>) {
+    if items.count > 16 {
+      items.sort { ranks[Int($0)] < ranks[Int($1)] }
+      return
+    }
+    guard items.count > 1 else { return }
+    for i in 1..<items.count {
+      let value = items[i]
+      let rank = ranks[Int(value)]
+      var j = i
+      while j > 0 && ranks[Int(items[j - 1])] > rank {
+        items[j] = items[j - 1]
+        j -= 1
+      }
+      items[j] = value
+    }
+  }
+}
+
+/// Items binned by their Float positions into a square grid over [0, 1]² (a counting sort), their Float
+/// positions and double-precision centres stored beside them in cell order, so that searches made slot by
+/// slot read memory in order.
+struct CellGrid {
+  let side: Int
+  let scale: Double
+  /// Where each cell's items start in the slots, and one past the last cell.
+  let cellStarts: [Int32]
+  /// Each slot's item.
+  let items: [UInt32]
+  /// Each slot's Float position, interleaved x, y.
+  let coords: [Float]
+  /// Each slot's double-precision centre, interleaved x, y.
+  let centres: [Double]
+
+  /// Cells at least `cellWidth` wide, and about as many of them as items at most, over the items `members`
+  /// (in increasing order) of those at `xs`, `ys`.
+  init(members: [UInt32], xs: [Double], ys: [Double], cellWidth: Double) {
+    let n = members.count
+    let side = Int(max(1, min((1 / cellWidth).rounded(.down), Double(n).squareRoot().rounded(.up), 8192)))
+    self.side = side
+    let scale = Double(side)
+    self.scale = scale
+    var cellStarts = [Int32](repeating: 0, count: side * side + 1)
+    var cellOf = [Int32](unsafeUninitializedCapacity: n) { _, initialized in initialized = n }
+    var items = [UInt32](unsafeUninitializedCapacity: n) { _, initialized in initialized = n }
+    var coords = [Float](unsafeUninitializedCapacity: 2 * n) { _, initialized in initialized = 2 * n }
+    var centres = [Double](unsafeUninitializedCapacity: 2 * n) { _, initialized in initialized = 2 * n }
+    func cell(_ value: Float) -> Int { min(side - 1, max(0, Int((Double(value) * scale).rounded(.down)))) }
+    members.withUnsafeBufferPointer { members in
+      xs.withUnsafeBufferPointer { xs in
+        ys.withUnsafeBufferPointer { ys in
+          for m in 0..<n {
+            let item = Int(members[m])
+            let c = cell(Float(xs[item])) + side * cell(Float(ys[item]))
+            cellOf[m] = Int32(c)
+            cellStarts[c + 1] += 1
+          }
+          for c in 0..<(side * side) { cellStarts[c + 1] += cellStarts[c] }
+          var fill = cellStarts
+          for m in 0..<n {
+            let item = Int(members[m])
+            let c = Int(cellOf[m])
+            let slot = Int(fill[c])
+            fill[c] += 1
+            items[slot] = UInt32(item)
+            coords[2 * slot] = Float(xs[item])
+            coords[2 * slot + 1] = Float(ys[item])
+            centres[2 * slot] = xs[item]
+            centres[2 * slot + 1] = ys[item]
+          }
+        }
+      }
+    }
+    self.cellStarts = cellStarts
+    self.items = items
+    self.coords = coords
+    self.centres = centres
+  }
+
+  /// Lends the grid's arrays for a run of searches.
+  func withCells<Result>(_ body: (Cells) -> Result) -> Result {
+    cellStarts.withUnsafeBufferPointer { starts in
+      coords.withUnsafeBufferPointer { coords in
+        items.withUnsafeBufferPointer { items in
+          centres.withUnsafeBufferPointer { centres in
+            body(
+              Cells(
+                starts: starts, coords: coords, items: items, centres: centres, side: side, scale: scale))
+          }
+        }
+      }
+    }
+  }
+
+  /// The grid's arrays, borrowed.
+  struct Cells {
+    let starts: UnsafeBufferPointer<Int32>
+    let coords: UnsafeBufferPointer<Float>
+    let items: UnsafeBufferPointer<UInt32>
+    let centres: UnsafeBufferPointer<Double>
+    let side: Int
+    let scale: Double
+
+    @inline(__always)
+    func cell(_ value: Double) -> Int { min(side - 1, max(0, Int((value * scale).rounded(.down)))) }
+
+    /// The cells that can hold items within `radius` of (qx, qy), which must not be wider than a cell.
+    @inline(__always)
+    func cells(x qx: Double, y qy: Double, radius: Double) -> (x: ClosedRange<Int>, y: ClosedRange<Int>) {
+      // A hair of slack keeps rounding in the cell arithmetic from losing an item on a cell edge.
+      (cell(qx - radius - 1e-12)...cell(qx + radius + 1e-12), cell(qy - radius - 1e-12)...cell(qy + radius + 1e-12))
+    }
+
+    /// Appends the items within `radius` of (qx, qy) but `excluded`, unless the cells searched hold more
+    /// than `limit` items: then it returns false, having appended nothing.
+    func search(
+      x qx: Double, y qy: Double, radius: Double, excluding excluded: Int, into result: inout [UInt32],
+      limit: Int
+    ) -> Bool {
+      let r2 = radius * radius
+      let (xCells, yCells) = cells(x: qx, y: qy, radius: radius)
+      if limit != .max {
+        var total = 0
+        for cy in yCells {
+          total += Int(starts[cy * side + xCells.upperBound + 1] - starts[cy * side + xCells.lowerBound])
+        }
+        if total > limit { return false }
+      }
+      for cy in yCells {
+        var slot = Int(starts[cy * side + xCells.lowerBound])
+        let end = Int(starts[cy * side + xCells.upperBound + 1])
+        while slot < end {
+          let dx = Double(coords[2 * slot]) - qx
+          let dy = Double(coords[2 * slot + 1]) - qy
+          if dx * dx + dy * dy <= r2 && Int(items[slot]) != excluded { result.append(items[slot]) }
+          slot += 1
+        }
+      }
+      return true
+    }
+
+    /// The smallest squared distance from (qx, qy) to an item but `excluded` in the cells that can hold items
+    /// within `radius`; `.infinity` if they hold none, and 0 if they hold more than `limit` items (crowded
+    /// places, duplicates: not worth the search, since such an item will be searched anyway).
+    func closest(x qx: Double, y qy: Double, radius: Double, excluding excluded: Int, limit: Int) -> Double {
+      var closest = Double.infinity
+      let (xCells, yCells) = cells(x: qx, y: qy, radius: radius)
+      var total = 0
+      for cy in yCells {
+        total += Int(starts[cy * side + xCells.upperBound + 1] - starts[cy * side + xCells.lowerBound])
+      }
+      if total > limit { return 0 }
+      for cy in yCells {
+        var slot = Int(starts[cy * side + xCells.lowerBound])
+        let end = Int(starts[cy * side + xCells.upperBound + 1])
+        while slot < end {
+          let dx = Double(coords[2 * slot]) - qx
+          let dy = Double(coords[2 * slot + 1]) - qy
+          if Int(items[slot]) != excluded { closest = min(closest, dx * dx + dy * dy) }
+          slot += 1
+        }
+      }
+      return closest
+    }
+  }
+}

@@ -1,0 +1,274 @@
+import Testing
+
+@testable import GeoIndex
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The fast paths of the cluster build against plain transcriptions of what they replace: the block partition
+/// of Floyd–Rivest against kdbush's scalar loop, and the whole index, zoom by zoom, against a supercluster whose
+/// neighbour searches are brute force over every pair (so the skipped searches, the grid and the threads have
+/// nothing to hide behind).
+@Suite struct ClusterBuildOracleTests {
+  /// kdbush's `select`, as kdbush writes it: the reference for `FloydRivest.select`.
+  static func referenceSelect<Element>(
+    _ a: inout [Element], k: Int, left: Int, right: Int, key: (Element) -> Double
+  ) {
+    var left = left
+    var right = right
+    while right > left {
+      if right - left > 600 {
+        let n = Double(right - left + 1)
+        let m = Double(k - left + 1)
+        let z = log(n)
+        let s = 0.5 * exp(2 * z / 3)
+        let sign: Double = m - n / 2 < 0 ? -1 : 1
+        let sd = 0.5 * (z * s * (n - s) / n).squareRoot() * sign
+        let newLeft = max(left, Int((Double(k) - m * s / n + sd).rounded(.down)))
+        let newRight = min(right, Int((Double(k) + (n - m) * s / n + sd).rounded(.down)))
+        referenceSelect(&a, k: k, left: newLeft, right: newRight, key: key)
+      }
+      let t = key(a[k])
+      var i = left
+      var j = right
+      a.swapAt(left, k)
+      if key(a[right]) > t { a.swapAt(left, right) }
+      while i < j {
+        a.swapAt(i, j)
+        i += 1
+        j -= 1
+        while key(a[i]) < t { i += 1 }
+        while key(a[j]) > t { j -= 1 }
+      }
+      if key(a[left]) == t {
+        a.swapAt(left, j)
+      } else {
+        j += 1
+        a.swapAt(j, right)
+      }
+      if j <= k { left = j + 1 }
+      if k <= j { right = j - 1 }
+    }
+  }
+
+  struct Tagged: Equatable {
+    var key: Double
+    var tag: Int
+  }
+  enum TaggedKey: SelectionKey { static func key(_ e: Tagged) -> Double { e.key } }
+
+  /// Every shape of input that changes where a partition's swaps go: few distinct keys, all equal, sorted,
+  /// reversed, saw-toothed, and random; spans around the block threshold and the sampling threshold (600).
+  @Test func blockPartitionSwapsAsKdbushDoes() {
+    var words = SeededSpherePoints(seed: 41)
+    for trial in 0..<600 {
+      let n =
+        [1, 2, 3, 10, 127, 128, 129, 255, 256, 300, 601, 1000, 5000][trial % 13] + Int(words.nextWord() % 40)
+      let distinct = [2, 5, 100, 1 << 30][Int(words.nextWord() % 4)]
+      let pattern = words.nextWord() % 6
+      let keys: [Double] = (0..<n).map { i in
+        switch pattern {
+        case 0: return Double(words.nextWord() % UInt32(distinct))
+        case 1: return Double(i)
+        case 2: return Double(n - i)
+        case 3: return 7
+        case 4: return Double(i % 17) + Double(words.nextWord() % 3)
+        default: return Double(words.nextWord()) / 4_294_967_296
+        }
+      }
+      let k = Int(words.nextWord() % UInt32(n))
+      var expected = keys.enumerated().map { Tagged(key: $0.element, tag: $0.offset) }
+      var actual = expected
+      Self.referenceSelect(&expected, k: k, left: 0, right: n - 1, key: \.key)
+      actual.withUnsafeMutableBufferPointer {
+        FloydRivest.select($0, k: k, left: 0, right: n - 1, by: TaggedKey.self)
+      }
+      #expect(actual == expected, "trial \(trial): n \(n), k \(k), pattern \(pattern), distinct \(distinct)")
+    }
+  }
+
+  /// One zoom's items as supercluster keeps them.
+  struct Item: Equatable {
+    var x: Double
+    var y: Double
+    var id: Int
+    var count: Int
+    var parent = -1
+  }
+
+  /// kdbush's kd-sort with the reference selection, then each item's place in kdbush's traversal.
+  static func referenceRanks(_ items: [Item], nodeSize: Int) -> [Int] {
+    var sorted = items.enumerated().map { (x: Float($0.element.x), y: Float($0.element.y), id: $0.offset) }
+    func sort(_ left: Int, _ right: Int, _ axis: Int) {
+      if right - left <= nodeSize { return }
+      let middle = (left + right) >> 1
+      referenceSelect(&sorted, k: middle, left: left, right: right) { Double(axis == 0 ? $0.x : $0.y) }
+      sort(left, middle - 1, 1 - axis)
+      sort(middle + 1, right, 1 - axis)
+    }
+    sort(0, sorted.count - 1, 0)
+    var ranks = [Int](repeating: 0, count: items.count)
+    var next = 0
+    var stack = sorted.isEmpty ? [] : [(0, sorted.count - 1)]
+    while let (left, right) = stack.popLast() {
+      if right - left <= nodeSize {
+        for i in left...right {
+          ranks[sorted[i].id] = next
+          next += 1
+        }
+        continue
+      }
+      let middle = (left + right) >> 1
+      ranks[sorted[middle].id] = next
+      next += 1
+      stack.append((left, middle - 1))
+      stack.append((middle + 1, right))
+    }
+    return ranks
+  }
+
+  /// supercluster's `_cluster` over brute-force neighbour lists: levels for zooms `maxZoom + 1` down to
+  /// `minZoom`, parents marked.
+  static func referenceLevels(points: [GeoPoint?], options: ClusterOptions) -> [[Item]] {
+    var level: [Item] = []
+    for (i, point) in points.enumerated() {
+      guard let point else { continue }
+      level.append(
+        Item(
+          x: Double(Float(Projection.x(longitude: point.longitude))),
+          y: Double(Float(Projection.y(latitude: point.latitude))), id: i, count: 1))
+    }
+    var levels = [level]
+    for zoom in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
+      var previous = levels.removeLast()
+      let r = options.radiusPixels / (options.extent * pow(2, Double(zoom)))
+      let ranks = referenceRanks(previous, nodeSize: max(2, options.nodeSize))
+      var taken = [Bool](repeating: false, count: previous.count)
+      var next: [Item] = []
+      for i in previous.indices where !taken[i] {
+        taken[i] = true
+        let neighbors = previous.indices.filter { j in
+          let dx = Double(Float(previous[j].x)) - previous[i].x
+          let dy = Double(Float(previous[j].y)) - previous[i].y
+          return j != i && dx * dx + dy * dy <= r * r
+        }.sorted { ranks[$0] < ranks[$1] }.filter { !taken[$0] }
+        let numPoints = previous[i].count + neighbors.reduce(0) { $0 + previous[$1].count }
+        if numPoints > previous[i].count && numPoints >= options.minPoints {
+          var wx = previous[i].x * Double(previous[i].count)
+          var wy = previous[i].y * Double(previous[i].count)
+          let id = (i << 5) + (zoom + 1) + points.count
+          for k in neighbors {
+            taken[k] = true
+            wx += previous[k].x * Double(previous[k].count)
+            wy += previous[k].y * Double(previous[k].count)
+            previous[k].parent = id
+          }
+          previous[i].parent = id
+          next.append(Item(x: wx / Double(numPoints), y: wy / Double(numPoints), id: id, count: numPoints))
+        } else {
+          next.append(Item(x: previous[i].x, y: previous[i].y, id: previous[i].id, count: previous[i].count))
+          if numPoints > 1 {
+            for k in neighbors {
+              taken[k] = true
+              next.append(
+                Item(x: previous[k].x, y: previous[k].y, id: previous[k].id, count: previous[k].count))
+            }
+          }
+        }
+      }
+      levels.append(previous)
+      levels.append(next)
+    }
+    return levels
+  }
+
+  /// Clumps whose members sit a set multiple of some zoom's radius apart (so that items come within reach
+  /// exactly around the zooms where the build starts searching for them), with exact duplicates, both poles,
+  /// both sides of the antimeridian and a feature without geometry.
+  static func clumps(count: Int, seed: UInt32) -> [GeoPoint?] {
+    var words = SeededSpherePoints(seed: seed)
+    let centres = SeededSpherePoints.make(count: max(1, count / 12), seed: seed &+ 1)
+    var points: [GeoPoint?] = []
+    for i in 0..<count {
+      let centre = centres[Int(words.nextWord()) % centres.count]
+      if i % 29 == 0, let last = points.last {
+        points.append(last)  // a duplicate
+        continue
+      }
+      let zoom = Double(words.nextWord() % 17)
+      let degrees = 360 * (40 / 512) / pow(2, zoom) * (0.5 + words.nextUnit())  // about a radius at `zoom`
+      let angle = 2 * Double.pi * words.nextUnit()
+      points.append(
+        GeoPoint(
+          uncheckedLatitude: max(-85, min(85, centre.latitude + degrees * sin(angle))),
+          longitude: (centre.longitude + degrees * cos(angle) + 540).truncatingRemainder(dividingBy: 360) - 180))
+    }
+    if count > 8 {
+      points[1] = GeoPoint(uncheckedLatitude: 90, longitude: 10)
+      points[2] = GeoPoint(uncheckedLatitude: -90, longitude: -180)
+      points[3] = GeoPoint(uncheckedLatitude: 12, longitude: 180)
+      points[4] = GeoPoint(uncheckedLatitude: 12, longitude: -179.9999)
+      points[5] = nil
+    }
+    return points
+  }
+
+  static func options(_ variant: Int) -> ClusterOptions {
+    var options = ClusterOptions()
+    switch variant {
+    case 1:
+      options.minPoints = 3
+      options.radiusPixels = 60
+      options.nodeSize = 16
+      options.maxZoom = 18
+    case 2:
+      options.minPoints = 5
+      options.radiusPixels = 10
+      options.extent = 256
+      options.minZoom = 2
+      options.maxZoom = 12
+    default: break
+    }
+    return options
+  }
+
+  @Test(arguments: [(0, UInt32(1), 0), (1, 2, 0), (9, 3, 0), (700, 4, 0), (700, 5, 1), (700, 6, 2), (1500, 7, 0)])
+  func buildMatchesBruteForceSupercluster(count: Int, seed: UInt32, variant: Int) throws {
+    let points = Self.clumps(count: count, seed: seed)
+    let options = Self.options(variant)
+    let expected = Self.referenceLevels(points: points, options: options)
+    let index = try ClusterIndex(points: points, options: options)
+    #expect(index.levels.count == expected.count)
+    for (offset, level) in index.levels.enumerated() where offset < expected.count {
+      let zoom = options.minZoom + offset
+      let actual = level.xs.indices.map {
+        Item(
+          x: level.xs[$0], y: level.ys[$0], id: level.ids[$0], count: Int(level.counts[$0]),
+          parent: Int(level.parents[$0]))
+      }
+      let want = expected[expected.count - 1 - offset]
+      let difference = zip(actual, want).enumerated().first { $0.element.0 != $0.element.1 }
+      #expect(
+        actual.count == want.count && difference == nil,
+        "seed \(seed), variant \(variant), zoom \(zoom): \(actual.count) items for \(want.count), first difference \(String(describing: difference))"
+      )
+    }
+  }
+
+  /// Large enough that every zoom's sort and searches are split between threads.
+  @Test func threadsDoNotChangeTheIndex() throws {
+    let points = Self.clumps(count: 30_000, seed: 8)
+    let one = try ClusterIndex(points: points, threads: 1)
+    for threads in [2, 4] {
+      let many = try ClusterIndex(points: points, threads: threads)
+      #expect(one.levels.count == many.levels.count)
+      for (zoom, (a, b)) in zip(one.levels, many.levels).enumerated() {
+        let same =
+          a.xs == b.xs && a.ys == b.ys && a.ids == b.ids && a.counts == b.counts && a.parents == b.parents
+          && a.tree.ids == b.tree.ids
+        #expect(same, "threads \(threads), zoom \(zoom)")
+      }
+    }
+  }
+}
