@@ -137,6 +137,22 @@ public struct ClusterIndex<Aggregate> {
       if aggregated { aggregateIndices.append(aggregateIndex) }
     }
 
+    /// Appends copies of the items `run` of `other`, in order.
+    mutating func append(run: Range<Int>, from other: Level) {
+      xs.append(contentsOf: other.xs[run])
+      ys.append(contentsOf: other.ys[run])
+      ids.append(contentsOf: other.ids[run])
+      counts.append(contentsOf: other.counts[run])
+      parents.append(contentsOf: repeatElement(-1, count: run.count))
+      if aggregated {
+        if other.aggregated {
+          aggregateIndices.append(contentsOf: other.aggregateIndices[run])
+        } else {
+          aggregateIndices.append(contentsOf: repeatElement(-1, count: run.count))
+        }
+      }
+    }
+
     mutating func append(copyOf i: Int, from other: Level) {
       append(
         x: other.xs[i], y: other.ys[i], id: other.ids[i], count: other.counts[i],
@@ -198,39 +214,69 @@ public struct ClusterIndex<Aggregate> {
         y: Double(Float(Projection.y(latitude: point.latitude))), id: i, count: 1, aggregateIndex: -1)
     }
     let forks = ForkJoin.forks(threads: threads)
-    level.tree = PlanarKDTree(xs: level.xs, ys: level.ys, nodeSize: options.nodeSize, forks: forks)
     // How far each item of the level being clustered is at least from every other: an item farther than a
     // zoom's radius from everything has no neighbour there and is no one's neighbour, so the neighbour
     // searches skip it; when no item is that close, the zoom leaves the level as it is. Found once for the
     // input (up to about the mean spacing of the points) and carried down the zooms.
     let searchRadius = max(
       Self.radius(zoom: options.maxZoom, options: options), 1 / Double(max(1, level.xs.count)).squareRoot())
-    var clearances = NeighborLists.clearances(
-      xs: level.xs, ys: level.ys, searchRadius: searchRadius, forks: forks)
+    var clearances: [Double] = []
+    var tree: PlanarKDTree? = nil
+    ForkJoin.both(
+      { tree = PlanarKDTree(xs: level.xs, ys: level.ys, nodeSize: options.nodeSize, forks: forks) },
+      {
+        clearances = NeighborLists.clearances(
+          xs: level.xs, ys: level.ys, searchRadius: searchRadius, forks: forks)
+      })
+    level.tree = tree!
     var built = [level]
     var neighbors: [Int] = []
     neighbors.reserveCapacity(64)
     var aggregation: (map: (Int) -> Aggregate, reduce: (inout Aggregate, Aggregate) -> Void)? = nil
     if let map, let reduce { aggregation = (map, reduce) }
+    // The top level's neighbour lists for the coming zoom, when they were found beside its tree.
+    var pending: NeighborLists? = nil
     for zoom in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
       let radius = Self.radius(zoom: zoom, options: options)
-      let reach = radius + NeighborLists.clearanceSlack
-      var members: [UInt32] = []
-      for (i, clearance) in clearances.enumerated() where clearance <= reach { members.append(UInt32(i)) }
       var next: Level
-      if members.isEmpty {
+      let members = pending == nil ? Self.members(clearances, within: radius) : []
+      if pending == nil && members.isEmpty {
         next = built[built.count - 1]  // nothing within reach: the same items, order and tree
       } else {
+        let lists =
+          pending
+          ?? NeighborLists(
+            members: members, xs: built[built.count - 1].xs, ys: built[built.count - 1].ys, radius: radius,
+            forks: forks)
+        pending = nil
         let changed: Bool
         (next, changed, clearances) = Self.cluster(
           &built[built.count - 1], radius: radius, zoom: zoom, options: options, featureCount: points.count,
-          members: members, clearances: clearances, aggregation: aggregation, aggregates: &aggregates,
-          neighbors: &neighbors, forks: forks)
-        // A zoom where nothing merged holds the same items in the same order: its tree is the same tree.
-        next.tree =
-          changed
-          ? PlanarKDTree(xs: next.xs, ys: next.ys, nodeSize: options.nodeSize, forks: forks)
-          : built[built.count - 1].tree
+          lists: lists, clearances: clearances, aggregation: aggregation, aggregates: &aggregates,
+          neighbors: &neighbors)
+        if !changed {
+          // Nothing merged: the same items in the same order, so the same tree.
+          next.tree = built[built.count - 1].tree
+        } else {
+          // The next zoom's neighbour searches need the items only, not the tree (just its order, later),
+          // so they run beside the tree's build.
+          let nextMembers =
+            zoom > options.minZoom
+            ? Self.members(clearances, within: Self.radius(zoom: zoom - 1, options: options)) : []
+          if nextMembers.isEmpty {
+            next.tree = PlanarKDTree(xs: next.xs, ys: next.ys, nodeSize: options.nodeSize, forks: forks)
+          } else {
+            var tree: PlanarKDTree? = nil
+            let nextRadius = Self.radius(zoom: zoom - 1, options: options)
+            ForkJoin.both(
+              { tree = PlanarKDTree(xs: next.xs, ys: next.ys, nodeSize: options.nodeSize, forks: forks) },
+              {
+                pending = NeighborLists(
+                  members: nextMembers, xs: next.xs, ys: next.ys, radius: nextRadius, forks: forks)
+              })
+            next.tree = tree!
+          }
+        }
       }
       if let retained = options.retainedZooms, !retained.contains(zoom + 1) {
         built[built.count - 1] = Level(nodeSize: options.nodeSize)  // done with it: free it now
@@ -251,12 +297,12 @@ public struct ClusterIndex<Aggregate> {
   /// supercluster's `_cluster`: walk the items in data order; an item not yet taken gathers every untaken
   /// neighbour within the zoom's radius; enough points make a cluster whose centre is the count-weighted mean
   /// accumulated in the tree's neighbour order; otherwise the item (and any too-few neighbours) is copied down.
-  /// Only `members` can have neighbours; `clearances` are the items' distances from all others at least.
+  /// `lists` holds the neighbours at this radius; `clearances` are the items' distances from all others at least.
   private static func cluster(
     _ previous: inout Level, radius: Double, zoom: Int, options: ClusterOptions, featureCount: Int,
-    members: [UInt32], clearances: [Double],
+    lists: NeighborLists, clearances: [Double],
     aggregation: (map: (Int) -> Aggregate, reduce: (inout Aggregate, Aggregate) -> Void)?,
-    aggregates: inout [Aggregate], neighbors: inout [Int], forks: Int
+    aggregates: inout [Aggregate], neighbors: inout [Int]
   ) -> (level: Level, changed: Bool, clearances: [Double]) {
     var next = Level(nodeSize: options.nodeSize, aggregated: aggregation != nil)
     let count = previous.xs.count
@@ -269,11 +315,9 @@ public struct ClusterIndex<Aggregate> {
     var nextClearances: [Double] = []
     nextClearances.reserveCapacity(count)
     var taken = [Bool](repeating: false, count: count)
-    // Every item's neighbours, in the order kdbush's `within` would return them: the centres' rounding and the
-    // next zoom's order depend on it.
-    let lists = NeighborLists(
-      members: members, xs: previous.xs, ys: previous.ys, radius: radius,
-      ranks: previous.tree.traversalRanks(), forks: forks)
+    // Neighbours go in the order kdbush's `within` would return them (the centres' rounding and the next
+    // zoom's order depend on it): by rank in the tree's traversal, worked out when a list first needs it.
+    var ranks: [UInt32] = []
 
     func mapped(_ k: Int) -> Aggregate {
       if previous.counts[k] > 1 { return aggregates[Int(previous.aggregateIndex(k))] }
@@ -282,13 +326,29 @@ public struct ClusterIndex<Aggregate> {
 
     var changed = false
     var merged = false
-    for i in 0..<count {
+    var i = 0
+    while i < count {
+      defer { i += 1 }
       if taken[i] { continue }
+      if lists.hasNone(i) {
+        // A run of untaken items without neighbours is copied as it is (most items, at the top zooms).
+        var end = i + 1
+        while end < count && !taken[end] && lists.hasNone(end) { end += 1 }
+        next.append(run: i..<end, from: previous)
+        nextClearances.append(contentsOf: clearances[i..<end])
+        for j in i..<end { taken[j] = true }  // no later item takes them
+        i = end - 1
+        continue
+      }
       taken[i] = true
       let x = previous.xs[i]
       let y = previous.ys[i]
       neighbors.removeAll(keepingCapacity: true)
       lists.neighbors(of: i, into: &neighbors)
+      if neighbors.count > 1 {
+        if ranks.isEmpty { ranks = previous.tree.traversalRanks() }
+        NeighborLists.sortByRank(&neighbors, ranks)
+      }
       let ownCount = Int(previous.counts[i])
       var numPoints = ownCount
       for k in neighbors where !taken[k] { numPoints += Int(previous.counts[k]) }
@@ -345,6 +405,15 @@ public struct ClusterIndex<Aggregate> {
 }
 
 extension ClusterIndex {
+  /// The items whose clearance (see `NeighborLists.clearances`) leaves them within reach of another at
+  /// `radius`: the only ones that can have neighbours there.
+  static func members(_ clearances: [Double], within radius: Double) -> [UInt32] {
+    let reach = radius + NeighborLists.clearanceSlack
+    var members: [UInt32] = []
+    for (i, clearance) in clearances.enumerated() where clearance <= reach { members.append(UInt32(i)) }
+    return members
+  }
+
   /// supercluster's cluster radius at `zoom`, in its Mercator units.
   static func radius(zoom: Int, options: ClusterOptions) -> Double {
     options.radiusPixels / (options.extent * pow(2, Double(zoom)))

@@ -8,13 +8,13 @@
 /// in sparse places run up front, cell by cell, so they touch memory in order (on two threads, each with its
 /// own run of cells, when `forks` allows); an item whose 3 × 3 cells hold many items (dense data, duplicates)
 /// is searched on demand instead, because most such items are taken by a neighbour's cluster and never asked.
-/// Results are sorted by `PlanarKDTree.traversalRanks()`, which is the order a kdbush query returns.
+/// Lists come in no particular order: `sortByRank` with `PlanarKDTree.traversalRanks()` puts one in the order
+/// a kdbush query returns. So they can be found while the level's tree is still being built.
 struct NeighborLists {
   /// An item's list in `neighbors` (the item itself excluded), or a count of -1: search on demand.
   private let starts: [Int32]
   private let counts: [Int32]
   private let neighbors: [UInt32]
-  private let ranks: [UInt32]
   private let radius: Double
   private let grid: CellGrid
   private let xs: [Double]
@@ -28,12 +28,11 @@ struct NeighborLists {
   /// Lists the neighbours of `members` (increasing item numbers) among `members`, of the items at `xs`, `ys`;
   /// every other item has none.
   init(
-    members: [UInt32], xs: [Double], ys: [Double], radius: Double, ranks: [UInt32], forks: Int = 0
+    members: [UInt32], xs: [Double], ys: [Double], radius: Double, forks: Int = 0
   ) {
     let n = xs.count
     self.xs = xs
     self.ys = ys
-    self.ranks = ranks
     self.radius = radius
     let grid = CellGrid(members: members, xs: xs, ys: ys, cellWidth: radius)
     self.grid = grid
@@ -45,8 +44,7 @@ struct NeighborLists {
     var pieces: [(slots: Range<Int>, lists: [UInt32])] =
       listStarts.withUnsafeMutableBufferPointer { listStarts in
         listCounts.withUnsafeMutableBufferPointer { listCounts in
-          ranks.withUnsafeBufferPointer { ranks in
-            grid.withCells { cells in
+          grid.withCells { cells in
               ForkJoin.split(0..<slotCount, forks: slotCount >= Self.parallelThreshold ? forks : 0) { slots in
                 var lists: [UInt32] = []
                 var found: [UInt32] = []
@@ -62,14 +60,12 @@ struct NeighborLists {
                     continue
                   }
                   if found.isEmpty { continue }
-                  if found.count > 1 { Self.sortByRank(&found, ranks) }
                   listStarts[item] = Int32(lists.count)
                   listCounts[item] = Int32(found.count)
-                  lists.append(contentsOf: found)
+                  for neighbor in found { lists.append(neighbor) }
                 }
                 return [(slots, lists)]
               } merge: { $0 + $1 } ?? []
-            }
           }
         }
       }
@@ -91,7 +87,11 @@ struct NeighborLists {
     counts = listCounts
   }
 
-  /// Appends item `i`'s neighbours (itself excluded) to `result`, in kdbush's order.
+  /// Whether item `i` has no neighbour.
+  @inline(__always)
+  func hasNone(_ i: Int) -> Bool { counts[i] == 0 }
+
+  /// Appends item `i`'s neighbours (itself excluded) to `result`, in no particular order.
   func neighbors(of i: Int, into result: inout [Int]) {
     let count = Int(counts[i])
     if count >= 0 {
@@ -103,7 +103,6 @@ struct NeighborLists {
     _ = grid.withCells { cells in
       cells.search(x: xs[i], y: ys[i], radius: radius, excluding: i, into: &found, limit: .max)
     }
-    ranks.withUnsafeBufferPointer { Self.sortByRank(&found, $0) }
     for item in found { result.append(Int(item)) }
   }
 
@@ -137,18 +136,19 @@ struct NeighborLists {
   /// (a Float position is within 4.3e-8 of its double centre in [0, 1]²), with room to spare.
   static let clearanceSlack = 2.5e-7
 
-  /// Orders items by traversal rank: insertion sort for the usual handful, the standard sort beyond.
-  private static func sortByRank(_ items: inout [UInt32], _ ranks: UnsafeBufferPointer<UInt32>) {
+  /// Orders items by traversal rank (`PlanarKDTree.traversalRanks()`): insertion sort for the usual handful,
+  /// the standard sort beyond.
+  static func sortByRank(_ items: inout [Int], _ ranks: [UInt32]) {
     if items.count > 16 {
-      items.sort { ranks[Int($0)] < ranks[Int($1)] }
+      ranks.withUnsafeBufferPointer { ranks in items.sort { ranks[$0] < ranks[$1] } }
       return
     }
     guard items.count > 1 else { return }
     for i in 1..<items.count {
       let value = items[i]
-      let rank = ranks[Int(value)]
+      let rank = ranks[value]
       var j = i
-      while j > 0 && ranks[Int(items[j - 1])] > rank {
+      while j > 0 && ranks[items[j - 1]] > rank {
         items[j] = items[j - 1]
         j -= 1
       }
