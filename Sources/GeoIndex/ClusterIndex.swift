@@ -223,6 +223,7 @@ public struct ClusterIndex<Aggregate> {
     var clearances: [Double] = []
     var tree: PlanarKDTree? = nil
     ForkJoin.both(
+      if: forks > 0,
       { tree = PlanarKDTree(xs: level.xs, ys: level.ys, nodeSize: options.nodeSize, forks: forks) },
       {
         clearances = NeighborLists.clearances(
@@ -259,23 +260,23 @@ public struct ClusterIndex<Aggregate> {
           next.tree = built[built.count - 1].tree
         } else {
           // The next zoom's neighbour searches need the items only, not the tree (just its order, later),
-          // so they run beside the tree's build.
+          // so they run beside the tree's build when they are a fair share of the work; a handful of
+          // searches are made first, and the tree has every core to itself.
           let nextMembers =
             zoom > options.minZoom
             ? Self.members(clearances, within: Self.radius(zoom: zoom - 1, options: options)) : []
-          if nextMembers.isEmpty {
-            next.tree = PlanarKDTree(xs: next.xs, ys: next.ys, nodeSize: options.nodeSize, forks: forks)
-          } else {
-            var tree: PlanarKDTree? = nil
-            let nextRadius = Self.radius(zoom: zoom - 1, options: options)
-            ForkJoin.both(
-              { tree = PlanarKDTree(xs: next.xs, ys: next.ys, nodeSize: options.nodeSize, forks: forks) },
-              {
+          var tree: PlanarKDTree? = nil
+          let nextRadius = Self.radius(zoom: zoom - 1, options: options)
+          ForkJoin.both(
+            if: forks > 0 && nextMembers.count >= next.xs.count / 4,
+            {
+              if !nextMembers.isEmpty {
                 pending = NeighborLists(
                   members: nextMembers, xs: next.xs, ys: next.ys, radius: nextRadius, forks: forks)
-              })
-            next.tree = tree!
-          }
+              }
+            },
+            { tree = PlanarKDTree(xs: next.xs, ys: next.ys, nodeSize: options.nodeSize, forks: forks) })
+          next.tree = tree!
         }
       }
       if let retained = options.retainedZooms, !retained.contains(zoom + 1) {
