@@ -113,7 +113,8 @@ public struct ClusterIndex<Aggregate> {
     /// Input index for a point, cluster id for a cluster.
     var ids: [Int] = []
     var counts: [Int32] = []
-    /// The id of the cluster that took the item at the next lower zoom, or -1.
+    /// The id of the cluster that took the item at the next lower zoom, or -1 (filled in one go when the
+    /// level is complete; the next zoom's clustering writes it).
     var parents: [Int32] = []
     /// Index into `aggregates`, or -1; empty when the index aggregates nothing (4 bytes an item saved).
     var aggregateIndices: [Int32] = []
@@ -133,7 +134,6 @@ public struct ClusterIndex<Aggregate> {
       ys.append(y)
       ids.append(id)
       counts.append(count)
-      parents.append(-1)
       if aggregated { aggregateIndices.append(aggregateIndex) }
     }
 
@@ -143,7 +143,6 @@ public struct ClusterIndex<Aggregate> {
       ys.append(contentsOf: other.ys[run])
       ids.append(contentsOf: other.ids[run])
       counts.append(contentsOf: other.counts[run])
-      parents.append(contentsOf: repeatElement(-1, count: run.count))
       if aggregated {
         if other.aggregated {
           aggregateIndices.append(contentsOf: other.aggregateIndices[run])
@@ -213,6 +212,7 @@ public struct ClusterIndex<Aggregate> {
         x: Double(Float(Projection.x(longitude: point.longitude))),
         y: Double(Float(Projection.y(latitude: point.latitude))), id: i, count: 1, aggregateIndex: -1)
     }
+    level.parents = [Int32](repeating: -1, count: level.xs.count)
     let forks = ForkJoin.forks(threads: threads)
     // How far each item of the level being clustered is at least from every other: an item farther than a
     // zoom's radius from everything has no neighbour there and is no one's neighbour, so the neighbour
@@ -311,7 +311,6 @@ public struct ClusterIndex<Aggregate> {
     next.ys.reserveCapacity(count)
     next.ids.reserveCapacity(count)
     next.counts.reserveCapacity(count)
-    next.parents.reserveCapacity(count)
     if next.aggregated { next.aggregateIndices.reserveCapacity(count) }
     var nextClearances: [Double] = []
     nextClearances.reserveCapacity(count)
@@ -395,6 +394,7 @@ public struct ClusterIndex<Aggregate> {
         }
       }
     }
+    next.parents = [Int32](repeating: -1, count: next.xs.count)
     // A new cluster's centre is within the radius of its seed, an item of this zoom, so it can be nearer to
     // any other item than the seed was by that much.
     if merged {
