@@ -298,7 +298,8 @@ public struct ClusterIndex<Aggregate> {
   /// supercluster's `_cluster`: walk the items in data order; an item not yet taken gathers every untaken
   /// neighbour within the zoom's radius; enough points make a cluster whose centre is the count-weighted mean
   /// accumulated in the tree's neighbour order; otherwise the item (and any too-few neighbours) is copied down.
-  /// `lists` holds the neighbours at this radius; `clearances` are the items' distances from all others at least.
+  /// `lists` holds the neighbours at this radius; `clearances` are how far each item is from all others at
+  /// least.
   private static func cluster(
     _ previous: inout Level, radius: Double, zoom: Int, options: ClusterOptions, featureCount: Int,
     lists: NeighborLists, clearances: [Double],

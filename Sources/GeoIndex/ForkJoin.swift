@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -5,8 +7,6 @@
 #elseif canImport(Darwin)
   import Darwin
 #endif
-
-import Synchronization
 
 /// Runs two independent pieces of one computation at once, the first on a helper thread, and returns when both
 /// are done.

@@ -1,5 +1,4 @@
-/// Every item's neighbours within a fixed radius, found with a uniform grid and ordered as kdbush would
-/// return them.
+/// Every item's neighbours within a fixed radius, found with a uniform grid, for supercluster's clustering.
 ///
 /// The test is exactly `PlanarKDTree.within`'s: the query centre in double precision against the stored Float
 /// coordinates, inclusive. Only the items that may have a neighbour are searched and searched for (the caller
@@ -45,27 +44,29 @@ struct NeighborLists {
       listStarts.withUnsafeMutableBufferPointer { listStarts in
         listCounts.withUnsafeMutableBufferPointer { listCounts in
           grid.withCells { cells in
-              ForkJoin.split(0..<slotCount, forks: slotCount >= Self.parallelThreshold ? forks : 0) { slots in
-                var lists: [UInt32] = []
-                var found: [UInt32] = []
-                for slot in slots {
-                  let item = Int(cells.items[slot])
-                  found.removeAll(keepingCapacity: true)
-                  guard
-                    cells.search(
-                      x: cells.centres[2 * slot], y: cells.centres[2 * slot + 1], radius: radius,
-                      excluding: item, into: &found, limit: Self.denseLimit)
-                  else {
-                    listCounts[item] = -1
-                    continue
-                  }
-                  if found.isEmpty { continue }
-                  listStarts[item] = Int32(lists.count)
-                  listCounts[item] = Int32(found.count)
-                  for neighbor in found { lists.append(neighbor) }
+            ForkJoin.split(0..<slotCount, forks: slotCount >= Self.parallelThreshold ? forks : 0) { slots in
+              var lists: [UInt32] = []
+              var found: [UInt32] = []
+              for slot in slots {
+                let item = Int(cells.items[slot])
+                found.removeAll(keepingCapacity: true)
+                guard
+                  cells.search(
+                    x: cells.centres[2 * slot], y: cells.centres[2 * slot + 1], radius: radius,
+                    excluding: item, into: &found, limit: Self.denseLimit)
+                else {
+                  listCounts[item] = -1
+                  continue
                 }
-                return [(slots, lists)]
-              } merge: { $0 + $1 } ?? []
+                if found.isEmpty { continue }
+                listStarts[item] = Int32(lists.count)
+                listCounts[item] = Int32(found.count)
+                for neighbor in found { lists.append(neighbor) }
+              }
+              return [(slots, lists)]
+            } merge: {
+              $0 + $1
+            } ?? []
           }
         }
       }
@@ -126,7 +127,8 @@ struct NeighborLists {
               excluding: Int(cells.items[slot]), limit: denseLimit)
             clearances[Int(cells.items[slot])] = min(closest.squareRoot(), searchRadius) - clearanceSlack
           }
-        } merge: { _, _ in }
+        } merge: { _, _ in
+        }
       }
     }
     return clearances
@@ -248,7 +250,10 @@ struct CellGrid {
     @inline(__always)
     func cells(x qx: Double, y qy: Double, radius: Double) -> (x: ClosedRange<Int>, y: ClosedRange<Int>) {
       // A hair of slack keeps rounding in the cell arithmetic from losing an item on a cell edge.
-      (cell(qx - radius - 1e-12)...cell(qx + radius + 1e-12), cell(qy - radius - 1e-12)...cell(qy + radius + 1e-12))
+      (
+        cell(qx - radius - 1e-12)...cell(qx + radius + 1e-12),
+        cell(qy - radius - 1e-12)...cell(qy + radius + 1e-12)
+      )
     }
 
     /// Appends the items within `radius` of (qx, qy) but `excluded`, unless the cells searched hold more

@@ -202,7 +202,8 @@ import Testing
       points.append(
         GeoPoint(
           uncheckedLatitude: max(-85, min(85, centre.latitude + degrees * sin(angle))),
-          longitude: (centre.longitude + degrees * cos(angle) + 540).truncatingRemainder(dividingBy: 360) - 180))
+          longitude: (centre.longitude + degrees * cos(angle) + 540).truncatingRemainder(dividingBy: 360)
+            - 180))
     }
     if count > 8 {
       points[1] = GeoPoint(uncheckedLatitude: 90, longitude: 10)
@@ -233,7 +234,9 @@ import Testing
     return options
   }
 
-  @Test(arguments: [(0, UInt32(1), 0), (1, 2, 0), (9, 3, 0), (700, 4, 0), (700, 5, 1), (700, 6, 2), (1500, 7, 0)])
+  @Test(arguments: [
+    (0, UInt32(1), 0), (1, 2, 0), (9, 3, 0), (700, 4, 0), (700, 5, 1), (700, 6, 2), (1500, 7, 0),
+  ])
   func buildMatchesBruteForceSupercluster(count: Int, seed: UInt32, variant: Int) throws {
     let points = Self.clumps(count: count, seed: seed)
     let options = Self.options(variant)
@@ -251,7 +254,10 @@ import Testing
       let difference = zip(actual, want).enumerated().first { $0.element.0 != $0.element.1 }
       #expect(
         actual.count == want.count && difference == nil,
-        "seed \(seed), variant \(variant), zoom \(zoom): \(actual.count) items for \(want.count), first difference \(String(describing: difference))"
+        """
+        seed \(seed), variant \(variant), zoom \(zoom): \(actual.count) items for \(want.count), \
+        first difference \(String(describing: difference))
+        """
       )
     }
   }

@@ -10,8 +10,14 @@ import Testing
   /// The sum of `values[range]`, split `forks` levels deep, each piece splitting again inside.
   static func nestedSum(_ values: [Int], forks: Int) -> Int {
     ForkJoin.split(0..<values.count, forks: forks) { outer in
-      ForkJoin.split(outer, forks: forks) { inner in values[inner].reduce(0, &+) } merge: { $0 &+ $1 } ?? 0
-    } merge: { $0 &+ $1 } ?? 0
+      ForkJoin.split(outer, forks: forks) { inner in
+        values[inner].reduce(0, &+)
+      } merge: {
+        $0 &+ $1
+      } ?? 0
+    } merge: {
+      $0 &+ $1
+    } ?? 0
   }
 
   @Test func nestedForksGiveTheSerialResult() {
