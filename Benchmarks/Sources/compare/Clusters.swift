@@ -1,12 +1,21 @@
 import GeoIndex
 
-/// Times ClusterIndex: build at 10k and 1M points, and world queries at every zoom 0...16.
+/// Times ClusterIndex: build at 10k and 1M points (on every core and on one), and world queries at every zoom
+/// 0...16.
 func clusterMeasurements(sizes: [Int]) {
   for n in sizes {
     let points: [GeoPoint?] = SeededSpherePoints.make(count: n, seed: 1)
-    let buildMilliseconds = best(rounds: n >= 1_000_000 ? 3 : 10) {
+    // Every core (the default), then one thread: the same index, so the ratio is what the threads bring.
+    let buildMilliseconds = best(rounds: n >= 1_000_000 ? 3 : 20) {
       let start = now()
       let index = try! ClusterIndex(points: points)
+      let elapsed = now() - start
+      consume(index.featureCount)
+      return elapsed * 1000
+    }
+    let oneThreadMilliseconds = best(rounds: n >= 1_000_000 ? 3 : 20) {
+      let start = now()
+      let index = try! ClusterIndex(points: points, threads: 1)
       let elapsed = now() - start
       consume(index.featureCount)
       return elapsed * 1000
@@ -21,7 +30,8 @@ func clusterMeasurements(sizes: [Int]) {
       return elapsed * 1000
     }
     print(
-      "{\"clusters\":true,\"n\":\(n),\"buildMs\":\(buildMilliseconds),\"allZoomQueriesMs\":\(queryMilliseconds)}"
+      "{\"clusters\":true,\"n\":\(n),\"buildMs\":\(buildMilliseconds),"
+        + "\"buildOneThreadMs\":\(oneThreadMilliseconds),\"allZoomQueriesMs\":\(queryMilliseconds)}"
     )
   }
 }
