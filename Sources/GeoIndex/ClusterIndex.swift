@@ -213,7 +213,8 @@ public struct ClusterIndex<Aggregate> {
         y: Double(Float(Projection.y(latitude: point.latitude))), id: i, count: 1, aggregateIndex: -1)
     }
     level.parents = [Int32](repeating: -1, count: level.xs.count)
-    let forks = ForkJoin.forks(threads: threads)
+    // Small inputs (the 54 markers) stay on this thread: a helper is not worth waking for them.
+    let forks = level.xs.count >= NeighborLists.parallelThreshold ? ForkJoin.forks(threads: threads) : 0
     // How far each item of the level being clustered is at least from every other: an item farther than a
     // zoom's radius from everything has no neighbour there and is no one's neighbour, so the neighbour
     // searches skip it; when no item is that close, the zoom leaves the level as it is. Found once for the
