@@ -263,11 +263,9 @@ public struct ClusterIndex<Aggregate> {
           // The next zoom's neighbour searches need the items only, not the tree (just its order, later),
           // so they run beside the tree's build when they are a fair share of the work; a handful of
           // searches are made first, and the tree has every core to itself.
-          let nextMembers =
-            zoom > options.minZoom
-            ? Self.members(clearances, within: Self.radius(zoom: zoom - 1, options: options)) : []
-          var tree: PlanarKDTree? = nil
           let nextRadius = Self.radius(zoom: zoom - 1, options: options)
+          let nextMembers = zoom > options.minZoom ? Self.members(clearances, within: nextRadius) : []
+          var tree: PlanarKDTree? = nil
           ForkJoin.both(
             if: forks > 0 && nextMembers.count >= next.xs.count / 4,
             {

@@ -256,6 +256,16 @@ struct CellGrid {
       )
     }
 
+    /// How many items the cells `x` × `y` hold.
+    @inline(__always)
+    func count(x xCells: ClosedRange<Int>, y yCells: ClosedRange<Int>) -> Int {
+      var total = 0
+      for cy in yCells {
+        total += Int(starts[cy * side + xCells.upperBound + 1] - starts[cy * side + xCells.lowerBound])
+      }
+      return total
+    }
+
     /// Appends the items within `radius` of (qx, qy) but `excluded`, unless the cells searched hold more
     /// than `limit` items: then it returns false, having appended nothing.
     func search(
@@ -264,10 +274,7 @@ struct CellGrid {
     ) -> Bool {
       let r2 = radius * radius
       let (xCells, yCells) = cells(x: qx, y: qy, radius: radius)
-      var total = 0
-      for cy in yCells {
-        total += Int(starts[cy * side + xCells.upperBound + 1] - starts[cy * side + xCells.lowerBound])
-      }
+      let total = count(x: xCells, y: yCells)
       if total > limit { return false }
       // Every candidate is written and the count moves on only for a match, so that the test, true for a
       // third of the candidates or so, is not a branch to mispredict; the room is made first and the rest cut.
@@ -300,11 +307,7 @@ struct CellGrid {
     func closest(x qx: Double, y qy: Double, radius: Double, excluding excluded: Int, limit: Int) -> Double {
       var closest = Double.infinity
       let (xCells, yCells) = cells(x: qx, y: qy, radius: radius)
-      var total = 0
-      for cy in yCells {
-        total += Int(starts[cy * side + xCells.upperBound + 1] - starts[cy * side + xCells.lowerBound])
-      }
-      if total > limit { return 0 }
+      if count(x: xCells, y: yCells) > limit { return 0 }
       for cy in yCells {
         var slot = Int(starts[cy * side + xCells.lowerBound])
         let end = Int(starts[cy * side + xCells.upperBound + 1])
