@@ -28,11 +28,12 @@ public struct Resolution: Sendable, Equatable {
 }
 
 extension Country {
-  /// Every country's borders (Natural Earth 1:10m, public domain), compiled into the binary.
+  /// Every country's borders (Natural Earth 1:10m, public domain), compiled into the binary and read where
+  /// they are.
   public static let boundaries: CountryBoundaries = {
     do {
       return try CountryBoundaries(
-        data: UnsafeRawBufferPointer(start: cboundaries_bytes(), count: cboundaries_count()))
+        staticData: UnsafeRawBufferPointer(start: cboundaries_bytes(), count: cboundaries_count()))
     } catch {
       fatalError(
         "The border data compiled into NewsAtlas is unreadable: \(error). Rebuild from a clean checkout.")
