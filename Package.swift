@@ -20,6 +20,9 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+    // NIO's channel handler types, for the service's one handler of its own (Expect: 100-continue).
+    .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+    .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
   ],
   targets: [
     // The pure geo core: stdlib and libm only, no Foundation, no I/O.
@@ -45,6 +48,8 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"), .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "CompressNIO", package: "compress-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
       ]),
     // SQLite, reached only through this shim (Debian's libsqlite3-dev), for the cache.
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),

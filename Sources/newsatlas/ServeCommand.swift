@@ -52,6 +52,11 @@ struct ServeCommand: AsyncParsableCommand {
     help: ArgumentHelp("Send Access-Control-Allow-Origin: ORIGIN with every answer.", valueName: "origin"))
   var cors: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "Cores that answer each batch POST's rows (default: all); the answers are the same.", valueName: "n"))
+  var threads: Int = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+
   @Flag(name: .customLong("no-news"), help: "Serve no headlines (/v1/headlines answers 503).")
   var noNews = false
 
@@ -68,6 +73,7 @@ struct ServeCommand: AsyncParsableCommand {
     guard (1...(1 << 20)).contains(maxBodyMegabytes) else {
       throw CLIError.usage("--max-body-mb is 1 to 1048576, not \(maxBodyMegabytes).")
     }
+    guard (1...256).contains(threads) else { throw CLIError.usage("--threads is 1 to 256, not \(threads).") }
     let aggregations = try clustering.aggregations()
     let options = clustering.options
     var datasets = [try Self.dataset(name: "markers", file: nil, options, aggregations)]
@@ -97,7 +103,7 @@ struct ServeCommand: AsyncParsableCommand {
     defer { http?.shutdown() }
     let service = AtlasService(
       datasets: datasets, corsOrigin: cors, maxBodyBytes: maxBodyMegabytes << 20, news: news,
-      newsUnavailable: newsUnavailable, leafletDirectory: leaflet)
+      newsUnavailable: newsUnavailable, leafletDirectory: leaflet, batchThreads: threads)
     let host = self.host
     do {
       try await service.run(host: host, port: port, logger: logger, gracePeriod: .seconds(graceSeconds)) {

@@ -307,6 +307,44 @@ final class Served: @unchecked Sendable {
     return body
   }
 
+  /// What the socket holds up to and including the first blank line (an answer's head).
+  static func head(_ fd: Int32) -> String {
+    var bytes: [UInt8] = []
+    var byte: UInt8 = 0
+    while !bytes.suffix(4).elementsEqual("\r\n\r\n".utf8), read(fd, &byte, 1) == 1 { bytes.append(byte) }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  @Test func expectContinueIsMetAndLargeBodiesAnswerAsTheCLIDoes() throws {
+    let served = try Served()
+    var points = SeededSpherePoints(seed: 31)
+    let rows =
+      "latitude,longitude\n"
+      + (0..<120_000).map { _ in
+        let point = points.next()!
+        return "\(point.latitude),\(point.longitude)\n"
+      }.joined()
+    #expect(rows.utf8.count > 3 << 20)  // several of the service's 1 MiB blocks, shared between cores
+    let fd = try served.connect()
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: 60, tv_usec: 0)  // a server that never answers fails the test, not hangs it
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    Served.send(
+      fd,
+      Array(
+        ("POST /v1/resolve HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(rows.utf8.count)\r\n"
+          + "Expect: 100-continue\r\nConnection: close\r\n\r\n").utf8))
+    // The interim answer comes before a byte of the body is sent, as curl waits for it.
+    let interim = Self.head(fd)
+    #expect(interim.hasPrefix("HTTP/1.1 100 Continue\r\n"), "\(interim)")
+    Served.send(fd, Array(rows.utf8))
+    let response = String(decoding: Served.receiveAll(fd), as: UTF8.self)
+    #expect(response.hasPrefix("HTTP/1.1 200"), "\(response.prefix(200))")
+    let cli = try CLI.run(["resolve", "--input", "-", "--threads", "1"], stdin: rows)
+    #expect(Self.dechunked(response) == cli.stdout)
+    #expect(cli.stdout.split(separator: "\n").count == 120_001)
+  }
+
   @Test func batchPostsAnswerAsTheCLIDoes() throws {
     let served = try Served()
     let rows =
