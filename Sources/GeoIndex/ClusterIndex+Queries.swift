@@ -69,10 +69,11 @@ extension ClusterIndex {
       throw .noCluster(id: id)
     }
     let level = self.level(originZoom)
-    guard originIndex < level.xs.count else { throw .noCluster(id: id) }
+    guard originIndex < level.count else { throw .noCluster(id: id) }
     let radius = options.radiusPixels / (options.extent * pow(2, Double(originZoom - 1)))
     var found: [Int] = []
-    level.tree.within(x: level.xs[originIndex], y: level.ys[originIndex], radius: radius, into: &found)
+    let (originX, originY) = mercator(level, originIndex)
+    level.tree.within(x: originX, y: originY, radius: radius, into: &found)
     let children = found.filter { Int(level.parents[$0]) == id }.map { item(level, $0) }
     if children.isEmpty { throw .noCluster(id: id) }
     return children
@@ -169,10 +170,11 @@ extension ClusterIndex {
     let z2 = Double(n)
     let buffer = options.radiusPixels / options.extent + 1e-3
     var keys: [Int] = []
-    keys.reserveCapacity(level.xs.count)
-    for i in 0..<level.xs.count {
-      let fx = level.xs[i] * z2
-      let fy = level.ys[i] * z2
+    keys.reserveCapacity(level.count)
+    for i in 0..<level.count {
+      let (mx, my) = mercator(level, i)
+      let fx = mx * z2
+      let fy = my * z2
       let x0 = Int((fx - 1 - buffer).rounded(.up))
       let x1 = Int((fx + buffer).rounded(.down))
       let y0 = Swift.max(0, Int((fy - 1 - buffer).rounded(.up)))
@@ -206,8 +208,7 @@ extension ClusterIndex {
         px = Projection.x(longitude: point.longitude)
         py = Projection.y(latitude: point.latitude)
       } else {
-        px = level.xs[i]
-        py = level.ys[i]
+        (px, py) = mercator(level, i)
       }
       features.append(
         TileFeature(
@@ -225,7 +226,7 @@ extension ClusterIndex {
   public var featureCount: Int { points.count }
 
   /// The number of items (clusters and lone points) at a zoom.
-  public func itemCount(atZoom zoom: Double) -> Int { level(limitZoom(zoom)).xs.count }
+  public func itemCount(atZoom zoom: Double) -> Int { level(limitZoom(zoom)).count }
 
   /// The level of a zoom in minZoom...maxZoom + 1.
   func level(_ zoom: Int) -> Level {
@@ -240,15 +241,5 @@ extension ClusterIndex {
     let floored = zoom.rounded(.down)
     if floored >= Double(options.maxZoom + 1) { return options.maxZoom + 1 }
     return max(options.minZoom, Int(max(floored, Double(options.minZoom))))
-  }
-
-  func item(_ level: Level, _ i: Int) -> ClusterItem {
-    let count = Int(level.counts[i])
-    guard count > 1 else { return .point(index: level.ids[i]) }
-    let aggregateIndex = Int(level.aggregateIndex(i))
-    return .cluster(
-      Cluster(
-        id: level.ids[i], pointCount: count, mercatorX: level.xs[i], mercatorY: level.ys[i],
-        aggregateIndex: aggregateIndex >= 0 ? aggregateIndex : nil))
   }
 }

@@ -105,9 +105,9 @@ public struct TileFeature: Hashable, Sendable {
 /// `Aggregate` is the type of the per-cluster value built by `map` and `reduce` (supercluster's map/reduce
 /// options); use `Void` for none.
 public struct ClusterIndex<Aggregate> {
-  /// One zoom's items, in supercluster's data-array order.
-  @usableFromInline
-  struct Level {
+  /// One zoom's items as the build writes them, in supercluster's data-array order, every field of every
+  /// item at full width; a finished zoom is kept as a compact `Level`.
+  struct Draft {
     var xs: [Double] = []
     var ys: [Double] = []
     /// Input index for a point, cluster id for a cluster.
@@ -121,9 +121,6 @@ public struct ClusterIndex<Aggregate> {
     /// Whether `aggregateIndices` is kept.
     var aggregated = false
     var tree: PlanarKDTree
-    /// Set when `retainedZooms` let the level go.
-    var dropped = false
-
     init(nodeSize: Int, aggregated: Bool = false) {
       tree = PlanarKDTree(xs: [], ys: [], nodeSize: nodeSize)
       self.aggregated = aggregated
@@ -138,7 +135,7 @@ public struct ClusterIndex<Aggregate> {
     }
 
     /// Appends copies of the items `run` of `other`, in order.
-    mutating func append(run: Range<Int>, from other: Level) {
+    mutating func append(run: Range<Int>, from other: Draft) {
       xs.append(contentsOf: other.xs[run])
       ys.append(contentsOf: other.ys[run])
       ids.append(contentsOf: other.ids[run])
@@ -152,7 +149,7 @@ public struct ClusterIndex<Aggregate> {
       }
     }
 
-    mutating func append(copyOf i: Int, from other: Level) {
+    mutating func append(copyOf i: Int, from other: Draft) {
       append(
         x: other.xs[i], y: other.ys[i], id: other.ids[i], count: other.counts[i],
         aggregateIndex: other.aggregated ? other.aggregateIndices[i] : -1)
@@ -167,6 +164,10 @@ public struct ClusterIndex<Aggregate> {
   @usableFromInline let points: [GeoPoint?]
   /// Levels for zooms `minZoom...maxZoom + 1`, at `zoom - minZoom`.
   @usableFromInline var levels: [Level]
+  /// Each input point's projected position as the index keeps it (single precision, as supercluster rounds
+  /// it), by input index: a level names a lone point by its index instead of keeping its coordinates.
+  @usableFromInline let pointXs: [Float]
+  @usableFromInline let pointYs: [Float]
   /// Every cluster's aggregate (supercluster's `clusterProps`).
   public private(set) var aggregates: [Aggregate] = []
 
@@ -203,15 +204,19 @@ public struct ClusterIndex<Aggregate> {
     }
     self.options = options
     self.points = points
-    self.levels = []
 
-    var level = Level(nodeSize: options.nodeSize, aggregated: map != nil && reduce != nil)
+    var level = Draft(nodeSize: options.nodeSize, aggregated: map != nil && reduce != nil)
+    var pointXs = [Float](repeating: 0, count: points.count)
+    var pointYs = [Float](repeating: 0, count: points.count)
     for (i, point) in points.enumerated() {
       guard let point else { continue }
+      pointXs[i] = Float(Projection.x(longitude: point.longitude))
+      pointYs[i] = Float(Projection.y(latitude: point.latitude))
       level.append(
-        x: Double(Float(Projection.x(longitude: point.longitude))),
-        y: Double(Float(Projection.y(latitude: point.latitude))), id: i, count: 1, aggregateIndex: -1)
+        x: Double(pointXs[i]), y: Double(pointYs[i]), id: i, count: 1, aggregateIndex: -1)
     }
+    self.pointXs = pointXs
+    self.pointYs = pointYs
     level.parents = [Int32](repeating: -1, count: level.xs.count)
     // Small inputs (the 54 markers) stay on this thread: a helper is not worth waking for them.
     let forks = level.xs.count >= NeighborLists.parallelThreshold ? ForkJoin.forks(threads: threads) : 0
@@ -231,64 +236,82 @@ public struct ClusterIndex<Aggregate> {
           xs: level.xs, ys: level.ys, searchRadius: searchRadius, forks: forks)
       })
     level.tree = tree!
-    var built = [level]
+    // The level being clustered (finished once the zoom below has written its parents, then kept compact),
+    // and the compact levels so far, from `maxZoom + 1` down.
+    var current = level
+    var finished: [Level] = []
+    finished.reserveCapacity(options.maxZoom - options.minZoom + 2)
+    // Whether `current` holds the same items, in the same order, as the last finished level (nothing merged
+    // at its zoom), which then lends it its items, clusters and tree.
+    var sameItems = false
     var neighbors: [Int] = []
     neighbors.reserveCapacity(64)
     var aggregation: (map: (Int) -> Aggregate, reduce: (inout Aggregate, Aggregate) -> Void)? = nil
     if let map, let reduce { aggregation = (map, reduce) }
     // The top level's neighbour lists for the coming zoom, when they were found beside its tree.
     var pending: NeighborLists? = nil
+
+    func finish(_ draft: inout Draft, zoom: Int, sameItems: Bool) {
+      if let retained = options.retainedZooms, !retained.contains(zoom) {
+        finished.append(Level(dropped: ()))
+      } else if sameItems, let last = finished.last, !last.dropped {
+        finished.append(last.withParents(draft.parents))
+      } else {
+        finished.append(Level(draft))
+      }
+      draft = Draft(nodeSize: options.nodeSize)  // done with it: free it now
+    }
+
     for zoom in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
       let radius = Self.radius(zoom: zoom, options: options)
-      var next: Level
+      var next: Draft
+      var unchanged = true
       let members = pending == nil ? Self.members(clearances, within: radius) : []
       if pending == nil && members.isEmpty {
-        next = built[built.count - 1]  // nothing within reach: the same items, order and tree
+        next = current  // nothing within reach: the same items, order and tree
       } else {
         let lists =
           pending
           ?? NeighborLists(
-            members: members, xs: built[built.count - 1].xs, ys: built[built.count - 1].ys, radius: radius,
-            forks: forks)
+            members: members, xs: current.xs, ys: current.ys, radius: radius, forks: forks)
         pending = nil
         let changed: Bool
         (next, changed, clearances) = Self.cluster(
-          &built[built.count - 1], radius: radius, zoom: zoom, options: options, featureCount: points.count,
+          &current, radius: radius, zoom: zoom, options: options, featureCount: points.count,
           lists: lists, clearances: clearances, aggregation: aggregation, aggregates: &aggregates,
           neighbors: &neighbors)
         if !changed {
-          // Nothing merged: the same items in the same order, so the same tree.
-          next.tree = built[built.count - 1].tree
+          next.tree = current.tree  // nothing merged: the same items in the same order, so the same tree
         } else {
-          // The next zoom's neighbour searches need the items only, not the tree (just its order, later),
-          // so they run beside the tree's build when they are a fair share of the work; a handful of
-          // searches are made first, and the tree has every core to itself.
-          let nextRadius = Self.radius(zoom: zoom - 1, options: options)
-          let nextMembers = zoom > options.minZoom ? Self.members(clearances, within: nextRadius) : []
-          var tree: PlanarKDTree? = nil
-          ForkJoin.both(
-            if: forks > 0 && nextMembers.count >= next.xs.count / 4,
-            {
-              if !nextMembers.isEmpty {
-                pending = NeighborLists(
-                  members: nextMembers, xs: next.xs, ys: next.ys, radius: nextRadius, forks: forks)
-              }
-            },
-            { tree = PlanarKDTree(xs: next.xs, ys: next.ys, nodeSize: options.nodeSize, forks: forks) })
-          next.tree = tree!
+          unchanged = false
         }
       }
-      if let retained = options.retainedZooms, !retained.contains(zoom + 1) {
-        built[built.count - 1] = Level(nodeSize: options.nodeSize)  // done with it: free it now
-        built[built.count - 1].dropped = true
+      // The level above is complete (the clustering wrote its parents): kept compact from now on, before the
+      // new level's tree is built beside it.
+      finish(&current, zoom: zoom + 1, sameItems: sameItems)
+      if !unchanged {
+        // The next zoom's neighbour searches need the items only, not the tree (just its order, later), so
+        // they run beside the tree's build when they are a fair share of the work; a handful of searches are
+        // made first, and the tree has every core to itself.
+        let nextRadius = Self.radius(zoom: zoom - 1, options: options)
+        let nextMembers = zoom > options.minZoom ? Self.members(clearances, within: nextRadius) : []
+        var tree: PlanarKDTree? = nil
+        ForkJoin.both(
+          if: forks > 0 && nextMembers.count >= next.xs.count / 4,
+          {
+            if !nextMembers.isEmpty {
+              pending = NeighborLists(
+                members: nextMembers, xs: next.xs, ys: next.ys, radius: nextRadius, forks: forks)
+            }
+          },
+          { tree = PlanarKDTree(xs: next.xs, ys: next.ys, nodeSize: options.nodeSize, forks: forks) })
+        next.tree = tree!
       }
-      built.append(next)
+      current = next
+      sameItems = unchanged
     }
-    if let retained = options.retainedZooms, !retained.contains(options.minZoom) {
-      built[built.count - 1] = Level(nodeSize: options.nodeSize)
-      built[built.count - 1].dropped = true
-    }
-    levels = built.reversed()
+    finish(&current, zoom: options.minZoom, sameItems: sameItems)
+    levels = finished.reversed()
   }
 
   /// Clusters one zoom: reads the level of `zoom + 1` (marking parents in it), returns the level of `zoom`
@@ -300,12 +323,12 @@ public struct ClusterIndex<Aggregate> {
   /// `lists` holds the neighbours at this radius; `clearances` are how far each item is from all others at
   /// least.
   private static func cluster(
-    _ previous: inout Level, radius: Double, zoom: Int, options: ClusterOptions, featureCount: Int,
+    _ previous: inout Draft, radius: Double, zoom: Int, options: ClusterOptions, featureCount: Int,
     lists: NeighborLists, clearances: [Double],
     aggregation: (map: (Int) -> Aggregate, reduce: (inout Aggregate, Aggregate) -> Void)?,
     aggregates: inout [Aggregate], neighbors: inout [Int]
-  ) -> (level: Level, changed: Bool, clearances: [Double]) {
-    var next = Level(nodeSize: options.nodeSize, aggregated: aggregation != nil)
+  ) -> (level: Draft, changed: Bool, clearances: [Double]) {
+    var next = Draft(nodeSize: options.nodeSize, aggregated: aggregation != nil)
     let count = previous.xs.count
     next.xs.reserveCapacity(count)
     next.ys.reserveCapacity(count)

@@ -243,12 +243,10 @@ import Testing
     let expected = Self.referenceLevels(points: points, options: options)
     let index = try ClusterIndex(points: points, options: options)
     #expect(index.levels.count == expected.count)
-    for (offset, level) in index.levels.enumerated() where offset < expected.count {
+    for offset in index.levels.indices where offset < expected.count {
       let zoom = options.minZoom + offset
-      let actual = level.xs.indices.map {
-        Item(
-          x: level.xs[$0], y: level.ys[$0], id: level.ids[$0], count: Int(level.counts[$0]),
-          parent: Int(level.parents[$0]))
+      let actual = index.entries(levelOffset: offset).map {
+        Item(x: $0.x, y: $0.y, id: $0.id, count: $0.count, parent: $0.parent)
       }
       let want = expected[expected.count - 1 - offset]
       let difference = zip(actual, want).enumerated().first { $0.element.0 != $0.element.1 }
@@ -271,7 +269,7 @@ import Testing
       #expect(one.levels.count == many.levels.count)
       for (zoom, (a, b)) in zip(one.levels, many.levels).enumerated() {
         let same =
-          a.xs == b.xs && a.ys == b.ys && a.ids == b.ids && a.counts == b.counts && a.parents == b.parents
+          one.entries(levelOffset: zoom).elementsEqual(many.entries(levelOffset: zoom), by: ==)
           && a.tree.ids == b.tree.ids
         #expect(same, "threads \(threads), zoom \(zoom)")
       }
