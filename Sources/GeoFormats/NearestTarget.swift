@@ -4,14 +4,19 @@ import NewsAtlas
 /// What a nearest query searches: the 54 news countries or the user's own points.
 public enum NearestTarget {
   case countries
-  /// The user's features, the tree over those with a Point, and each tree point's feature index.
+  /// The user's features, the tree over those with a Point, and each tree point's feature index (empty when
+  /// every feature has a Point: the tree's offsets are then the features' own).
   case userPoints(FeatureFile, SphericalKDTree, [Int])
 
   /// A target over the features that have a Point (the others keep their index but are never found).
   public static func features(_ file: FeatureFile) -> NearestTarget {
     let slots = file.points.indices.filter { file.points[$0] != nil }
-    return .userPoints(file, SphericalKDTree(points: slots.map { file.points[$0]! }), slots)
+    let tree = SphericalKDTree(points: slots.lazy.map { file.points[$0]! })
+    return .userPoints(file, tree, slots.count == file.points.count ? [] : slots)
   }
+
+  /// The feature index of the tree's point `i`.
+  private static func feature(_ i: Int, _ slots: [Int]) -> Int { slots.isEmpty ? i : slots[i] }
 
   public var tree: SphericalKDTree {
     switch self {
@@ -29,14 +34,14 @@ public enum NearestTarget {
   public func featureIndex(_ neighbor: Neighbor) -> Int {
     switch self {
     case .countries: return neighbor.index
-    case .userPoints(_, _, let slots): return slots[neighbor.index]
+    case .userPoints(_, _, let slots): return Self.feature(neighbor.index, slots)
     }
   }
 
   public func location(_ neighbor: Neighbor) -> GeoPoint {
     switch self {
     case .countries: return Country.all[neighbor.index].marker
-    case .userPoints(let file, _, let slots): return file.points[slots[neighbor.index]]!
+    case .userPoints(let file, _, let slots): return file.points[Self.feature(neighbor.index, slots)]!
     }
   }
 
@@ -45,7 +50,7 @@ public enum NearestTarget {
     switch self {
     case .countries: return .null
     case .userPoints(let file, _, let slots):
-      return file.feature(slots[neighbor.index])["properties"] ?? .null
+      return file.feature(Self.feature(neighbor.index, slots))["properties"] ?? .null
     }
   }
 

@@ -76,6 +76,7 @@ struct ServeCommand: AsyncParsableCommand {
     guard (1...256).contains(threads) else { throw CLIError.usage("--threads is 1 to 256, not \(threads).") }
     let aggregations = try clustering.aggregations()
     let options = clustering.options
+    returnLargeBlocksWhenFreed()
     var datasets = [try Self.dataset(name: "markers", file: nil, options, aggregations)]
     for given in points {
       guard let equals = given.firstIndex(of: "="), equals != given.startIndex else {
@@ -97,6 +98,7 @@ struct ServeCommand: AsyncParsableCommand {
       }
       datasets.append(try Self.dataset(name: name, file: file, options, aggregations))
     }
+    releaseFreedMemory()
     var logger = Logger(label: "newsatlas")
     logger.logLevel = .info
     let (news, http, newsUnavailable) = try Self.news(disabled: noNews)
@@ -155,3 +157,29 @@ struct ServeCommand: AsyncParsableCommand {
     }
   }
 }
+
+/// Has glibc give large blocks (each zoom's full-width draft while an index is built, its scratch arrays)
+/// back to the system as soon as they are freed, instead of raising its threshold for mapping them and keeping
+/// them in its arenas, where they would add to the next ones at the peak of a start. With a 1M-point dataset:
+/// 434 MB at the peak with glibc's default, 387 MB with blocks from 4 MiB mapped (1 MiB: 372 MB, but the
+/// index build takes 40 % longer for the page faults; 8 MiB: 399 MB).
+private func returnLargeBlocksWhenFreed() {
+  #if canImport(Glibc)
+    _ = glibcMallopt(-3, 4 << 20)  // M_MMAP_THRESHOLD
+  #endif
+}
+
+/// Hands back to the system what glibc still keeps of the memory loading freed.
+private func releaseFreedMemory() {
+  #if canImport(Glibc)
+    _ = glibcMallocTrim(0)
+  #endif
+}
+
+#if canImport(Glibc)
+  /// glibc's `mallopt(3)` and `malloc_trim(3)`, which its Swift module does not export (malloc.h is not in it).
+  @_silgen_name("mallopt")
+  private func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
+  @_silgen_name("malloc_trim")
+  private func glibcMallocTrim(_ pad: Int) -> Int32
+#endif
