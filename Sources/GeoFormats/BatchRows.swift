@@ -166,10 +166,10 @@ public struct BatchRows {
     let text = SharedText(base: base)
     let (shares, limits) = (workers, bounds)
     DispatchQueue.concurrentPerform(iterations: threads) { share in
-      shares[share].answer(text.base, limits[share], limits[share + 1])
+      shares[share].answer(text.base, limits[share], limits[share + 1], first: share == 0)
     }
     for worker in workers {
-      worker.bytes.withUnsafeBufferPointer { state.out.appendBytes($0) }
+      worker.bytes.withUnsafeBufferPointer { state.out.appendBytes($0) }  // empty for the first
       state.summary.rows += worker.state.summary.rows
       state.summary.failedRows += worker.state.summary.failedRows
       if state.summary.firstFailedLine == 0 {
@@ -222,16 +222,22 @@ public struct BatchRows {
       self.state.markers = state.markers.withUnsafeBufferPointer { Array($0) }
     }
 
-    func answer(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) {
-      // Rows come out about three times as long as they go in: reserved once, not grown by copies.
-      bytes = OutputBuffer.collecting(reserving: 3 * (end - start)) { out in
-        state.out = out
+    /// Answers the lines of `start..<end`: into the run's own output for the first share (nothing precedes
+    /// it, so its rows are written as they come, beside the other shares' work), into `bytes` for the others.
+    func answer(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, first: Bool) {
+      func answerLines() {
         var cursor = start
         while cursor < end, let newline = memchr(base + cursor, 0x0A, end - cursor) {
           let lineEnd = base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
           state.answer(base, cursor, lineEnd)
           cursor = lineEnd + 1
         }
+      }
+      if first { return answerLines() }
+      // Rows come out about three times as long as they go in: reserved once, not grown by copies.
+      bytes = OutputBuffer.collecting(reserving: 3 * (end - start)) { out in
+        state.out = out
+        answerLines()
       }
     }
   }
