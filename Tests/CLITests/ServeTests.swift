@@ -443,6 +443,7 @@ final class Served: @unchecked Sendable {
       (["serve", "--points", "no-equals"], "NAME=FILE"),
       (["serve", "--points", "a/b=x.csv"], "A dataset name"),
       (["serve", "--port", "70000"], "--port"), (["serve", "--grace", "-1"], "--grace"),
+      (["serve", "--threads", "0"], "--threads is 1 to 256"),
       (["serve", "--points", "x=/nonexistent.csv"], "Cannot open"),
       (["serve", "--points", "markers=/dev/null"], "Two datasets are named 'markers'"),
       (["serve", "--points", "x=/dev/null"], "holds no points"),
