@@ -79,7 +79,12 @@ def best(rounds, fn):
 
 
 def run(cmd, **kw):
-    return subprocess.run(cmd, check=True, text=True, capture_output=True, **kw).stdout
+    done = subprocess.run(cmd, text=True, capture_output=True, **kw)
+    if done.returncode != 0:
+        # What went wrong, not only that it did (a failed build's errors are on its standard output).
+        sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
+        done.check_returncode()
+    return done.stdout
 
 
 def main():
