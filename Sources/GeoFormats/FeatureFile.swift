@@ -375,25 +375,7 @@ public final class FeatureFile {
   // MARK: - Reading features back
 
   /// The feature's text, exactly as it was read (or as it was built from a CSV row).
-  public func text(of index: Int) -> [UInt8] {
-    let start = starts[index]
-    let end = ends[index]
-    switch source {
-    case .memory(let bytes):
-      return Array(bytes[start..<end])
-    case .file(let fd):
-      var buffer = [UInt8](repeating: 0, count: end - start)
-      var done = 0
-      while done < buffer.count {
-        let got = buffer.withUnsafeMutableBytes {
-          pread(fd, $0.baseAddress! + done, $0.count - done, off_t(start + done))
-        }
-        if got <= 0 { break }
-        done += got
-      }
-      return buffer
-    }
-  }
+  public func text(of index: Int) -> [UInt8] { withText(of: index) { Array($0) } }
 
   /// Calls `body` with the feature's text, in place when the bytes are in memory (no copy), else read into
   /// scratch memory (on the stack when small: a tile reads every point's text, and need not allocate and

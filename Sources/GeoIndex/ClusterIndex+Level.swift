@@ -35,25 +35,19 @@ extension ClusterIndex {
       tree = draft.tree
       parents = Parents(draft.parents)
       let count = draft.xs.count
-      items = [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
-        var clusters = 0
-        for i in 0..<count {
-          if draft.counts[i] > 1 {
-            buffer[i] = Self.clusterTag | UInt32(clusters)
-            clusters += 1
-          } else {
-            buffer[i] = UInt32(truncatingIfNeeded: draft.ids[i])
-          }
-        }
-        initialized = count
-      }
       let clusterCount = draft.counts.reduce(0) { $0 + ($1 > 1 ? 1 : 0) }
+      items.reserveCapacity(count)
       clusterXs.reserveCapacity(clusterCount)
       clusterYs.reserveCapacity(clusterCount)
       clusterIds.reserveCapacity(clusterCount)
       clusterCounts.reserveCapacity(clusterCount)
       if draft.aggregated { clusterAggregates.reserveCapacity(clusterCount) }
-      for i in 0..<count where draft.counts[i] > 1 {
+      for i in 0..<count {
+        guard draft.counts[i] > 1 else {
+          items.append(UInt32(truncatingIfNeeded: draft.ids[i]))  // a lone point: its input index
+          continue
+        }
+        items.append(Self.clusterTag | UInt32(clusterXs.count))
         clusterXs.append(draft.xs[i])
         clusterYs.append(draft.ys[i])
         clusterIds.append(draft.ids[i])
