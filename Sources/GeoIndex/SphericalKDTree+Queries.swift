@@ -37,13 +37,13 @@ extension SphericalKDTree {
     if count == 0 { return nil }
     if let cover, let cell = NearestCover.cell(latitude: point.latitude, longitude: point.longitude) {
       let entry = cover.cells[cell]
-      if entry & (1 << 31) == 0 {
+      if entry & NearestCover.listFlag == 0 {
         // The cell lies in one point's Voronoi region (with margin): no comparison needed.
         let position = Int(entry)
         return Neighbor(
           index: Int(indices[position]), distanceKilometers: exactDistance(point, position: position))
       }
-      return nearest(to: point, candidatesAt: Int(entry & ~(1 << 31)), of: cover)
+      return nearest(to: point, candidatesAt: Int(entry & ~NearestCover.listFlag), of: cover)
     }
     var visitor = NearestVisitor()
     traverse(Self.unitVector(point), &visitor)

@@ -75,16 +75,8 @@ import Testing
     var single = 0
     for row in 0..<NearestCover.rows {
       for column in stride(from: row % 13, to: NearestCover.columns, by: 13) {
-        let entry = cover.cells[row * NearestCover.columns + column]
-        let positions: [Int]
-        if entry & (1 << 31) == 0 {
-          positions = [Int(entry)]
-          single += 1
-        } else {
-          let offset = Int(entry & ~(1 << 31))
-          positions = (0..<Int(cover.lists[offset])).map { Int(cover.lists[offset + 1 + $0]) }
-          #expect(positions.count > 1)
-        }
+        let positions = cover.positions(inCell: row * NearestCover.columns + column)
+        if positions.count == 1 { single += 1 }
         let listed = Set(positions.map { Int(tree.indices[$0]) })
         for (u, v) in [(0.0, 0.0), (1, 1), (0, 1), (1, 0), (0.5, 0.5), (0.25, 0.75)] {
           let query = GeoPoint(
