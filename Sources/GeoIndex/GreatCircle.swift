@@ -63,7 +63,8 @@ public enum GreatCircle {
   }
 
   /// The haversine of the central angle, `sin²(Δφ/2) + cos φa · cos φb · sin²(Δλ/2)`, in 0...1, from
-  /// `haversineSines` (lane 3 replaced by a cached `cosine(latitudeDegrees:)` where the caller has one).
+  /// `haversineSines` (lane 3 replaced by a cached `cosine(latitudeDegrees:)` where the caller has one: the
+  /// compiler then evaluates three lanes, not four).
   @inlinable @inline(__always)
   static func haversine(_ sines: SIMD4<Double>, cosLatitudeB: Double) -> Double {
     sines[0] * sines[0] + sines[2] * cosLatitudeB * (sines[1] * sines[1])

@@ -27,8 +27,8 @@ struct NearestCover: Sendable {
   /// Radians added to every bound: covers the rounding of unit vectors, dots and haversines (≈ 1e-8 at worst).
   static let margin = 1e-5
 
-  /// Per cell: the only candidate's tree position when the high bit is clear; otherwise, with the high bit
-  /// cleared, the offset in `lists` of a run (the count, then tree positions in input order).
+  /// Per cell: the only candidate's input offset when the high bit is clear; otherwise, with the high bit
+  /// cleared, the offset in `lists` of a run (the count, then input offsets in increasing order).
   ///
   /// Two bytes a cell rather than four: the grid is read at a random cell per query, and at half the size it
   /// stays in the L2 cache beside the queries streaming through (the read was half a query's time at 4 bytes).
@@ -36,6 +36,13 @@ struct NearestCover: Sendable {
   @usableFromInline let lists: [UInt16]
   /// The high bit of a cell: set when the cell has several candidates.
   @usableFromInline static let listFlag: UInt16 = 1 << 15
+  /// The points' unit vectors in input order, for ranking a list's candidates.
+  @usableFromInline let xs: [Double]
+  @usableFromInline let ys: [Double]
+  @usableFromInline let zs: [Double]
+  /// The points themselves and their `cos φ`, in input order, for the exact distance of the answer.
+  @usableFromInline let points: [GeoPoint]
+  @usableFromInline let cosLatitudes: [Double]
 
   /// The cell holding a position, or nil for coordinates outside -90...90 and -180...180 (or NaN).
   @inlinable @inline(__always)
@@ -47,22 +54,23 @@ struct NearestCover: Sendable {
     return row &* columns &+ column
   }
 
-  /// Builds the cover of a tree's points (`xs`, `ys`, `zs` in tree order; `indices` their input offsets), or
-  /// nil when there are more than 2¹⁵ points or the distinct lists take more than 2¹⁵ entries.
-  init?(xs: [Double], ys: [Double], zs: [Double], indices: [UInt32]) {
-    let n = xs.count
-    guard n < Int(Self.listFlag) else { return nil }
-    // Tree positions in input order, so that every list comes out sorted by input offset.
-    var byInput = [Int](repeating: 0, count: n)
-    for position in 0..<n { byInput[Int(indices[position])] = position }
-    let vectors = byInput.map { SIMD3(xs[$0], ys[$0], zs[$0]) }
+  /// Builds the cover of points, or nil when there are more than 2¹⁵ points or the distinct lists take more
+  /// than 2¹⁵ entries.
+  init?(points: [GeoPoint]) {
+    guard points.count < Int(Self.listFlag) else { return nil }
+    let vectors = points.map(SphericalKDTree.unitVector)
+    self.points = points
+    cosLatitudes = points.map { GreatCircle.cosine(latitudeDegrees: $0.latitude) }
+    xs = vectors.map(\.x)
+    ys = vectors.map(\.y)
+    zs = vectors.map(\.z)
 
     var cells = [UInt16](repeating: 0, count: Self.rows * Self.columns)
     var lists = [UInt16]()
     var listOffsets = [[UInt16]: UInt16]()
     var list = [UInt16]()
     var blockCandidates = [Int]()  // offsets in input order
-    var everyDot = [Double](repeating: 0, count: n)
+    var everyDot = [Double](repeating: 0, count: vectors.count)
     // Cell centres are separable: sines and cosines of each row's and each column's centre, computed once.
     let rowCenters = (0..<Self.rows).map { SineCosine.ofDegrees(-89.5 + Double($0)) }
     let columnCenters = (0..<Self.columns).map { SineCosine.ofDegrees(-179.5 + Double($0)) }
@@ -78,7 +86,7 @@ struct NearestCover: Sendable {
           blockCandidates.append($0)
         }
         if blockCandidates.count == 1 {
-          let entry = UInt16(byInput[blockCandidates[0]])
+          let entry = UInt16(blockCandidates[0])
           for row in rowLow..<rowLow + Self.block {
             for column in columnLow..<columnLow + Self.block { cells[row * Self.columns + column] = entry }
           }
@@ -100,13 +108,13 @@ struct NearestCover: Sendable {
             }
             let cell = row * Self.columns + column
             if kept == 1 {
-              cells[cell] = UInt16(byInput[blockCandidates[last]])
+              cells[cell] = UInt16(blockCandidates[last])
               continue
             }
             list.removeAll(keepingCapacity: true)
             list.append(UInt16(kept))
             Self.candidates(of: center, width: width, vectors: local, dots: &dots) { j in
-              list.append(UInt16(byInput[blockCandidates[j]]))
+              list.append(UInt16(blockCandidates[j]))
             }
             if let offset = listOffsets[list] {
               cells[cell] = Self.listFlag | offset
@@ -125,8 +133,19 @@ struct NearestCover: Sendable {
     self.lists = lists
   }
 
-  /// The tree positions a cell lists, in input order.
-  func positions(inCell cell: Int) -> [Int] {
+  /// The distance from `point` to the point at an input offset, in kilometres: the same arithmetic as
+  /// `GreatCircle.distanceKilometers(from:to:)`, with the point's `cos φ` cached (three sines, not four).
+  @inlinable @inline(__always)
+  func distanceKilometers(from point: GeoPoint, to index: Int) -> Double {
+    let sines = GreatCircle.haversineSines(
+      latitudeA: point.latitude, latitudeB: points[index].latitude, longitudeA: point.longitude,
+      longitudeB: points[index].longitude)
+    return GreatCircle.kilometers(
+      haversine: GreatCircle.haversine(sines, cosLatitudeB: cosLatitudes[index]))
+  }
+
+  /// The input offsets a cell lists, in increasing order.
+  func candidates(inCell cell: Int) -> [Int] {
     let entry = cells[cell]
     if entry & Self.listFlag == 0 { return [Int(entry)] }
     let offset = Int(entry & ~Self.listFlag)

@@ -39,9 +39,9 @@ extension SphericalKDTree {
       let entry = cover.cells[cell]
       if entry & NearestCover.listFlag == 0 {
         // The cell lies in one point's Voronoi region (with margin): no comparison needed.
-        let position = Int(entry)
+        let index = Int(entry)
         return Neighbor(
-          index: Int(indices[position]), distanceKilometers: exactDistance(point, position: position))
+          index: index, distanceKilometers: cover.distanceKilometers(from: point, to: index))
       }
       return nearest(to: point, candidatesAt: Int(entry & ~NearestCover.listFlag), of: cover)
     }
@@ -56,35 +56,36 @@ extension SphericalKDTree {
     return neighbors(of: point, count: 1).first
   }
 
-  /// The nearest of a cover cell's candidates, which include every point that can be nearest in the cell.
+  /// The nearest of a cover cell's candidates (input offsets), which include every point that can be nearest
+  /// in the cell.
   @inlinable
   func nearest(to point: GeoPoint, candidatesAt offset: Int, of cover: NearestCover) -> Neighbor? {
     let query = Self.unitVector(point)
     var visitor = NearestVisitor()
     let end = offset + 1 + Int(cover.lists[offset])
     for i in offset + 1..<end {
-      let position = Int(cover.lists[i])
-      let dx = xs[position] - query.x
-      let dy = ys[position] - query.y
-      let dz = zs[position] - query.z
-      visitor.visit(chordSquared: dx * dx + dy * dy + dz * dz, position: position)
+      let index = Int(cover.lists[i])
+      let dx = cover.xs[index] - query.x
+      let dy = cover.ys[index] - query.y
+      let dz = cover.zs[index] - query.z
+      visitor.visit(chordSquared: dx * dx + dy * dy + dz * dz, position: index)
     }
     if visitor.second > Self.slackLimit(visitor.best) {
+      let index = visitor.bestPosition
       return Neighbor(
-        index: Int(indices[visitor.bestPosition]),
-        distanceKilometers: exactDistance(point, position: visitor.bestPosition))
+        index: index, distanceKilometers: cover.distanceKilometers(from: point, to: index))
     }
     // Near-ties: rank every candidate within rounding of the best by exact distance, in input order.
     var best: Neighbor?
     for i in offset + 1..<end {
-      let position = Int(cover.lists[i])
-      let dx = xs[position] - query.x
-      let dy = ys[position] - query.y
-      let dz = zs[position] - query.z
+      let index = Int(cover.lists[i])
+      let dx = cover.xs[index] - query.x
+      let dy = cover.ys[index] - query.y
+      let dz = cover.zs[index] - query.z
       guard dx * dx + dy * dy + dz * dz <= visitor.limit else { continue }
-      let distance = exactDistance(point, position: position)
+      let distance = cover.distanceKilometers(from: point, to: index)
       if best == nil || distance < best!.distanceKilometers {
-        best = Neighbor(index: Int(indices[position]), distanceKilometers: distance)
+        best = Neighbor(index: index, distanceKilometers: distance)
       }
     }
     return best
@@ -126,16 +127,11 @@ extension SphericalKDTree {
     chordSquared + 1e-12 * chordSquared + 1e-13 * chordSquared.squareRoot() + 1e-28
   }
 
-  /// The haversine distance from `point` to the point at a tree position, in kilometres.
-  ///
-  /// The same arithmetic as `GreatCircle.distanceKilometers(from:to:)`, with the point's `cos φ` cached.
+  /// The haversine distance from `point` to the point at a tree position, in kilometres: the input point's
+  /// `GreatCircle.distanceKilometers(from:to:)`, as a brute-force scan computes it.
   @inlinable
   func exactDistance(_ point: GeoPoint, position: Int) -> Double {
-    let sines = GreatCircle.haversineSines(
-      latitudeA: point.latitude, latitudeB: latitudes[position], longitudeA: point.longitude,
-      longitudeB: longitudes[position])
-    return GreatCircle.kilometers(
-      haversine: GreatCircle.haversine(sines, cosLatitudeB: cosLatitudes[position]))
+    GreatCircle.distanceKilometers(from: point, to: points[Int(indices[position])])
   }
 
   /// Ranks a collecting visitor's candidates by exact distance.

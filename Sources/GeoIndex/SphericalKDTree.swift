@@ -20,8 +20,9 @@
 /// split planes in a small breadth-first array, so that a query touches little memory besides the leaves it
 /// scans. Queries search nearer child first with the incremental box distance of Arya and Mount (1993).
 ///
-/// - Complexity: building is O(n log n); memory is 52 bytes a point plus 9 bytes a leaf, and 259 KB for the
-///   `NearestCover` of a tree of at most `coverLimit` points.
+/// - Complexity: building is O(n log n); memory is 28 bytes a point plus 9 bytes a leaf, the points
+///   themselves (16 bytes each, shared with the caller's array), and 130 KB for the `NearestCover` of a tree
+///   of at most `coverLimit` points.
 public struct SphericalKDTree: Sendable {
   /// Unit-vector coordinates, in tree order.
   @usableFromInline let xs: [Double]
@@ -29,10 +30,8 @@ public struct SphericalKDTree: Sendable {
   @usableFromInline let zs: [Double]
   /// Each tree position's offset in the input.
   @usableFromInline let indices: [UInt32]
-  /// Latitudes and longitudes in degrees and `cos φ`, in tree order, for the exact distance of candidates.
-  @usableFromInline let latitudes: [Double]
-  @usableFromInline let longitudes: [Double]
-  @usableFromInline let cosLatitudes: [Double]
+  /// The points as given, in input order, for the exact distance of candidates.
+  @usableFromInline let points: [GeoPoint]
   /// Split planes of the inner nodes in breadth-first order (root 1, children 2i and 2i + 1).
   @usableFromInline let splitValues: [Double]
   @usableFromInline let splitAxes: [UInt8]
@@ -109,28 +108,24 @@ public struct SphericalKDTree: Sendable {
         }
       }
     }
-    // The query layout, in one pass over the tree order (again in halves), into arrays never zero-filled:
-    // their pages are first touched by the thread that fills them.
+    // The query layout, in one sequential pass over the tree order (again in halves), into arrays never
+    // zero-filled: their pages are first touched by the thread that fills them. (Copying each point's
+    // coordinates into tree order too was a quarter of the 1M build, nearly all of it cache misses on the
+    // input; the exact distance reads the input through `indices` instead.)
     var layout = QueryArrays(count: n)
-    points.withUnsafeBufferPointer { points in
-      entries.withUnsafeBufferPointer { entries in
-        layout.fill { columns in
-          _ = ForkJoin.split(0..<n, forks: forks) { range in
-            for i in range {
-              let e = entries[i]
-              let point = points[Int(e.w)]
-              columns.xs[i] = e.x
-              columns.ys[i] = e.y
-              columns.zs[i] = e.z
-              columns.indices[i] = UInt32(e.w)
-              columns.latitudes[i] = point.latitude
-              columns.longitudes[i] = point.longitude
-              columns.cosLatitudes[i] = GreatCircle.cosine(latitudeDegrees: point.latitude)
-            }
-            return ()
-          } merge: { _, _ in
-            ()
+    entries.withUnsafeBufferPointer { entries in
+      layout.fill { columns in
+        _ = ForkJoin.split(0..<n, forks: forks) { range in
+          for i in range {
+            let e = entries[i]
+            columns.xs[i] = e.x
+            columns.ys[i] = e.y
+            columns.zs[i] = e.z
+            columns.indices[i] = UInt32(e.w)
           }
+          return ()
+        } merge: { _, _ in
+          ()
         }
       }
     }
@@ -138,14 +133,11 @@ public struct SphericalKDTree: Sendable {
     ys = layout.ys
     zs = layout.zs
     indices = layout.indices
-    latitudes = layout.latitudes
-    longitudes = layout.longitudes
-    cosLatitudes = layout.cosLatitudes
+    self.points = points
     splitValues = values
     splitAxes = axes
     self.leafSize = leafSize
-    cover =
-      (1...Self.coverLimit).contains(n) ? NearestCover(xs: xs, ys: ys, zs: zs, indices: indices) : nil
+    cover = (1...Self.coverLimit).contains(n) ? NearestCover(points: points) : nil
   }
 
   /// The query arrays, made without zero-filling and filled all at once.
@@ -154,15 +146,12 @@ public struct SphericalKDTree: Sendable {
     var ys: [Double] = []
     var zs: [Double] = []
     var indices: [UInt32] = []
-    var latitudes: [Double] = []
-    var longitudes: [Double] = []
-    var cosLatitudes: [Double] = []
     let count: Int
 
     init(count: Int) { self.count = count }
 
     struct Columns {
-      let xs, ys, zs, latitudes, longitudes, cosLatitudes: UnsafeMutableBufferPointer<Double>
+      let xs, ys, zs: UnsafeMutableBufferPointer<Double>
       let indices: UnsafeMutableBufferPointer<UInt32>
     }
 
@@ -179,18 +168,7 @@ public struct SphericalKDTree: Sendable {
       xs = make { xs in
         ys = make { ys in
           zs = make { zs in
-            latitudes = make { latitudes in
-              longitudes = make { longitudes in
-                cosLatitudes = make { cosLatitudes in
-                  indices = make { indices in
-                    fill(
-                      Columns(
-                        xs: xs, ys: ys, zs: zs, latitudes: latitudes, longitudes: longitudes,
-                        cosLatitudes: cosLatitudes, indices: indices))
-                  }
-                }
-              }
-            }
+            indices = make { indices in fill(Columns(xs: xs, ys: ys, zs: zs, indices: indices)) }
           }
         }
       }
