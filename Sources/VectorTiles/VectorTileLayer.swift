@@ -31,9 +31,8 @@ public struct VectorTileLayer {
   private var keys: [String] = []
   private var keyBytes: [[UInt8]] = []
   fileprivate private(set) var values = ValueTable()
-  /// Scratch space for one feature's tags and body, kept between features.
+  /// Scratch space for one feature's tags, kept between features.
   private var tags: [UInt8] = []
-  private var body: [UInt8] = []
   /// How many features were added.
   public private(set) var count = 0
 
@@ -62,8 +61,7 @@ public struct VectorTileLayer {
   /// One property of the feature begun, its key given by `keyIndex` (for a caller that adds the same keys to
   /// many features).
   public mutating func tag(keyIndex: Int, value: TileValue) {
-    Protobuf.varint(UInt64(keyIndex), to: &tags)
-    Protobuf.varint(UInt64(values.index(of: value)), to: &tags)
+    Protobuf.varints(UInt64(keyIndex), UInt64(values.index(of: value)), to: &tags)
   }
 
   /// The key's position in the layer's key table, added at the end on first use.
@@ -74,30 +72,44 @@ public struct VectorTileLayer {
 
   /// One property of the feature begun, its key as UTF-8 bytes.
   public mutating func tag(key: UnsafeBufferPointer<UInt8>, value: TileValue) {
-    Protobuf.varint(UInt64(index(ofKey: key)), to: &tags)
-    Protobuf.varint(UInt64(values.index(of: value)), to: &tags)
+    Protobuf.varints(UInt64(index(ofKey: key)), UInt64(values.index(of: value)), to: &tags)
   }
 
   /// Ends the feature begun as a point at tile coordinates (x right, y down; outside 0..<extent in the buffer).
+  ///
+  /// The feature is sized first and written straight into the layer, its fixed parts through a cursor on the
+  /// stack (an append per byte, each checking the array's capacity and uniqueness, was a fifth of a tile).
   public mutating func endPoint(x: Int, y: Int, id: UInt64?) {
-    body.removeAll(keepingCapacity: true)
-    if let id {
-      Protobuf.key(1, .varint, to: &body)
-      Protobuf.varint(id, to: &body)
-    }
-    if !tags.isEmpty { Protobuf.bytes(2, tags, to: &body) }
-    Protobuf.key(3, .varint, to: &body)
-    Protobuf.varint(1, to: &body)  // GeomType POINT
     // The geometry: MoveTo, one point, zigzagged x and y.
     let moveTo: UInt64 = 1 | (1 << 3)
     let dx = Protobuf.zigzag(Int64(x))
     let dy = Protobuf.zigzag(Int64(y))
-    Protobuf.key(4, .lengthDelimited, to: &body)
-    Protobuf.varint(UInt64(Protobuf.size(moveTo) + Protobuf.size(dx) + Protobuf.size(dy)), to: &body)
-    Protobuf.varint(moveTo, to: &body)
-    Protobuf.varint(dx, to: &body)
-    Protobuf.varint(dy, to: &body)
-    Protobuf.bytes(2, body, to: &features)
+    let geometrySize = Protobuf.size(moveTo) + Protobuf.size(dx) + Protobuf.size(dy)
+    var size = 2 + 1 + Protobuf.size(UInt64(geometrySize)) + geometrySize
+    if let id { size += 1 + Protobuf.size(id) }
+    if !tags.isEmpty { size += 1 + Protobuf.size(UInt64(tags.count)) + tags.count }
+    Protobuf.write(to: &features) { out in
+      out.key(2, .lengthDelimited)
+      out.varint(UInt64(size))
+      if let id {
+        out.key(1, .varint)
+        out.varint(id)
+      }
+      if !tags.isEmpty {
+        out.key(2, .lengthDelimited)
+        out.varint(UInt64(tags.count))
+      }
+    }
+    features += tags
+    Protobuf.write(to: &features) { out in
+      out.key(3, .varint)
+      out.varint(1)  // GeomType POINT
+      out.key(4, .lengthDelimited)
+      out.varint(UInt64(geometrySize))
+      out.varint(moveTo)
+      out.varint(dx)
+      out.varint(dy)
+    }
     count += 1
   }
 
@@ -197,6 +209,47 @@ enum Protobuf {
       value >>= 7
     }
     out.append(UInt8(value))
+  }
+
+  /// Varints written through a pointer into space known to be large enough.
+  struct Cursor {
+    var at: UnsafeMutablePointer<UInt8>
+
+    @inline(__always) mutating func varint(_ value: UInt64) {
+      var value = value
+      while value >= 0x80 {
+        at.pointee = UInt8(truncatingIfNeeded: value) | 0x80
+        at += 1
+        value >>= 7
+      }
+      at.pointee = UInt8(value)
+      at += 1
+    }
+
+    @inline(__always) mutating func key(_ field: UInt64, _ type: WireType) {
+      varint(field << 3 | type.rawValue)
+    }
+  }
+
+  /// Appends what `body` writes, at most 64 bytes (six varints), to `out` in one append.
+  @inline(__always)
+  static func write(to out: inout [UInt8], _ body: (inout Cursor) -> Void) {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { scratch in
+      var cursor = Cursor(at: scratch.baseAddress!)
+      body(&cursor)
+      out.append(
+        contentsOf: UnsafeBufferPointer(
+          start: scratch.baseAddress!, count: scratch.baseAddress!.distance(to: cursor.at)))
+    }
+  }
+
+  /// Two varints, appended at once.
+  @inline(__always)
+  static func varints(_ first: UInt64, _ second: UInt64, to out: inout [UInt8]) {
+    write(to: &out) { cursor in
+      cursor.varint(first)
+      cursor.varint(second)
+    }
   }
 
   static func zigzag(_ value: Int64) -> UInt64 { UInt64(bitPattern: (value << 1) ^ (value >> 63)) }
