@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""newsatlas serve under load: start time and memory with 1M points, MVT tiles and /v1/resolve over HTTP with
-wrk (64 connections), and rows/s of a 1M-row POST /v1/resolve. Run from Benchmarks/ after
+"""newsatlas serve under load: start time and memory with 1M points, MVT tiles (from the tile cache, then with
+it off) and /v1/resolve over HTTP with wrk (64 connections), and rows/s of a 1M-row POST /v1/resolve. Run from Benchmarks/ after
 `swift build -c release --product newsatlas` in the root; needs Debian's wrk and curl.
 
     python3 serve_bench.py [SECONDS]
@@ -84,6 +84,14 @@ def main():
             results["post_resolve_rows_per_s"] = lines / post
             results["post_resolve_rows"] = lines
             results["peak_rss_mb"] = peak_rss_mb(server.pid)
+        finally:
+            server.terminate()
+            server.wait()
+        # The same tile walk with the tile cache off: every request makes and encodes its tile.
+        server, base, _ = start(["--points", f"points={points}", "--tile-cache-mb", "0"])
+        try:
+            results["tiles_uncached"] = wrk(base, os.path.join(HERE, "wrk", "tiles.lua"),
+                                            {"TILES": tiles, "DATASET": "points"})
         finally:
             server.terminate()
             server.wait()

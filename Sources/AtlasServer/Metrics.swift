@@ -49,7 +49,9 @@ public final class Metrics: @unchecked Sendable {
   }
 
   /// The exposition text; `news` is NewsAPI's (cache hits, requests sent) when the service has news.
-  func text(news: (cacheHits: Int, sent: Int)?) -> String {
+  func text(
+    news: (cacheHits: Int, sent: Int)?, tileCache: (hits: Int, misses: Int, tiles: Int, bytes: Int)
+  ) -> String {
     lock.lock()
     defer { lock.unlock() }
     var text = """
@@ -91,6 +93,18 @@ public final class Metrics: @unchecked Sendable {
       # HELP newsatlas_http_not_modified_total Answers revalidated by If-None-Match (304, no body).
       # TYPE newsatlas_http_not_modified_total counter
       newsatlas_http_not_modified_total \(notModified)
+      # HELP newsatlas_tile_cache_hits_total Tiles answered from the tile cache.
+      # TYPE newsatlas_tile_cache_hits_total counter
+      newsatlas_tile_cache_hits_total \(tileCache.hits)
+      # HELP newsatlas_tile_cache_misses_total Tiles made because the tile cache did not hold them.
+      # TYPE newsatlas_tile_cache_misses_total counter
+      newsatlas_tile_cache_misses_total \(tileCache.misses)
+      # HELP newsatlas_tile_cache_tiles Tiles the tile cache holds.
+      # TYPE newsatlas_tile_cache_tiles gauge
+      newsatlas_tile_cache_tiles \(tileCache.tiles)
+      # HELP newsatlas_tile_cache_bytes Body bytes the tile cache holds.
+      # TYPE newsatlas_tile_cache_bytes gauge
+      newsatlas_tile_cache_bytes \(tileCache.bytes)
 
       """
     if let news {

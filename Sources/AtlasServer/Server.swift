@@ -5,6 +5,8 @@ import GeoIndex
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOCore
+import NIOPosix
 import NewsAPI
 import NewsAtlas
 import ServiceLifecycle
@@ -30,6 +32,8 @@ public struct AtlasService: Sendable {
   /// Where Debian's libjs-leaflet put Leaflet, which the map page loads from this server.
   public let leafletDirectory: String
   let basemaps = BasemapCache()
+  /// Encoded tiles kept between requests.
+  let tileCache: TileCache
   /// `Cache-Control` of tiles and cluster answers: shared caches may keep them five minutes, and revalidate
   /// them with the `ETag` after that.
   static let cacheControl = "public, max-age=300"
@@ -38,8 +42,9 @@ public struct AtlasService: Sendable {
     datasets: [Dataset], corsOrigin: String? = nil, maxBodyBytes: Int = 1 << 30, news: NewsAPIClient? = nil,
     newsUnavailable: String = "This server has no news: it was started with --no-news.",
     leafletDirectory: String = "/usr/share/javascript/leaflet",
-    batchThreads: Int = ProcessInfo.processInfo.activeProcessorCount
+    batchThreads: Int = ProcessInfo.processInfo.activeProcessorCount, tileCacheBytes: Int = 64 << 20
   ) {
+    tileCache = TileCache(budget: tileCacheBytes)
     self.leafletDirectory = leafletDirectory
     self.maxBodyBytes = maxBodyBytes
     self.batchThreads = max(1, batchThreads)
@@ -48,6 +53,18 @@ public struct AtlasService: Sendable {
     self.corsOrigin = corsOrigin
     self.news = news
     self.newsUnavailable = newsUnavailable
+  }
+
+  /// Makes Swift concurrency run its tasks on the server's event loops (NIO's singleton group, which
+  /// Hummingbird serves on) instead of a pool of its own, once per process, before serving; false when the
+  /// runtime does not allow it.
+  ///
+  /// Every request used to cross from an event loop to the pool and back: under load, half the server's time
+  /// was on the pool's threads, thread switches showed in the kernel, and on two cores the pool, the loops
+  /// and the clients fought over the same cores.
+  @discardableResult
+  public static func runTasksOnEventLoops() -> Bool {
+    NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
   }
 
   /// Serves until SIGINT or SIGTERM, letting requests in flight finish for up to `gracePeriod` (a client that
@@ -77,7 +94,8 @@ public struct AtlasService: Sendable {
     }
     router.readable("/metrics") { request, _ in
       try allow(request, [])
-      let text = metrics.text(news: news.map { ($0.counters.cacheHits, $0.counters.sent) })
+      let text = metrics.text(
+        news: news.map { ($0.counters.cacheHits, $0.counters.sent) }, tileCache: tileCache.counters)
       return Response(
         status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
         body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
@@ -271,19 +289,32 @@ public struct AtlasService: Sendable {
     }
     if let unchanged = notModified(request, dataset) { return unchanged }
     metrics.tileServed(dataset: dataset.name)
-    let features = dataset.index.tile(zoom: z, x: x, y: yValue)
-    if isVector {
-      guard let bytes = dataset.writer.vectorTile(features, layerName: dataset.name) else {
-        return validated(Response(status: .noContent), dataset)  // map clients reject an empty 200
-      }
-      return validated(
-        compressed(
-          Response(
-            status: .ok, headers: [.contentType: "application/vnd.mapbox-vector-tile"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))), bytes, for: request), dataset)
+    let gzip = request.headers[.acceptEncoding].map(Self.acceptsGzip) ?? false
+    let key = TileCache.Key(dataset: dataset.name, z: z, x: x, y: yValue, vector: isVector, gzip: gzip)
+    let entry: TileCache.Entry
+    if let kept = tileCache.entry(key) {
+      entry = kept
+    } else {
+      let features = dataset.index.tile(zoom: z, x: x, y: yValue)
+      let bytes =
+        isVector
+        ? dataset.writer.vectorTile(features, layerName: dataset.name)
+        : OutputBuffer.collecting { dataset.writer.tile(features, to: $0) }
+      // An empty vector tile is 204 with no body: map clients reject an empty 200.
+      entry =
+        bytes.map { bytes in
+          let (body, gzipped) = Self.body(bytes, gzip: gzip)
+          return TileCache.Entry(body: body, gzipped: gzipped)
+        } ?? TileCache.Entry(body: nil, gzipped: false)
+      tileCache.keep(entry, for: key)
     }
-    let bytes = OutputBuffer.collecting { dataset.writer.tile(features, to: $0) }
-    return validated(compressed(json(bytes), bytes, for: request), dataset)
+    guard let body = entry.body else { return validated(Response(status: .noContent), dataset) }
+    var response = Response(
+      status: .ok,
+      headers: [.contentType: isVector ? "application/vnd.mapbox-vector-tile" : "application/json"],
+      body: ResponseBody(byteBuffer: body))
+    if entry.gzipped { response.headers[.contentEncoding] = "gzip" }
+    return validated(response, dataset)
   }
 
   /// 304 with no body when `If-None-Match` names the dataset's tag (or `*`), compared weakly (RFC 9110,
@@ -447,13 +478,21 @@ public struct AtlasService: Sendable {
   func compressed(_ response: Response, _ bytes: [UInt8], for request: Request) -> Response {
     var response = response
     response.headers[.vary] = "Accept-Encoding"
-    guard bytes.count > 256, let accepted = request.headers[.acceptEncoding], Self.acceptsGzip(accepted)
-    else { return response }
-    var buffer = ByteBuffer(bytes: bytes)
-    guard let gzipped = try? buffer.compress(with: .gzip()) else { return response }
+    let (body, gzipped) = Self.body(
+      bytes, gzip: request.headers[.acceptEncoding].map(Self.acceptsGzip) ?? false)
+    guard gzipped else { return response }
     response.headers[.contentEncoding] = "gzip"
-    response.body = ResponseBody(byteBuffer: gzipped)
+    response.body = ResponseBody(byteBuffer: body)
     return response
+  }
+
+  /// The body for `bytes`: gzipped when the client accepts gzip and the bytes are worth it (over 256).
+  static func body(_ bytes: [UInt8], gzip: Bool) -> (body: ByteBuffer, gzipped: Bool) {
+    var buffer = ByteBuffer(bytes: bytes)
+    guard gzip, bytes.count > 256, let gzipped = try? buffer.compress(with: .gzip()) else {
+      return (buffer, false)
+    }
+    return (gzipped, true)
   }
 }
 

@@ -57,6 +57,12 @@ struct ServeCommand: AsyncParsableCommand {
       "Cores that answer each batch POST's rows (default: all); the answers are the same.", valueName: "n"))
   var threads: Int = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 
+  @Option(
+    name: .customLong("tile-cache-mb"),
+    help: ArgumentHelp(
+      "Encoded tiles kept between requests, in MiB (0 keeps none); the oldest go first.", valueName: "mib"))
+  var tileCacheMegabytes = 64
+
   @Flag(name: .customLong("no-news"), help: "Serve no headlines (/v1/headlines answers 503).")
   var noNews = false
 
@@ -72,6 +78,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
     guard (1...(1 << 20)).contains(maxBodyMegabytes) else {
       throw CLIError.usage("--max-body-mb is 1 to 1048576, not \(maxBodyMegabytes).")
+    }
+    guard (0...(1 << 20)).contains(tileCacheMegabytes) else {
+      throw CLIError.usage("--tile-cache-mb is 0 to 1048576, not \(tileCacheMegabytes).")
     }
     guard (1...256).contains(threads) else { throw CLIError.usage("--threads is 1 to 256, not \(threads).") }
     let aggregations = try clustering.aggregations()
@@ -99,13 +108,15 @@ struct ServeCommand: AsyncParsableCommand {
       datasets.append(try Self.dataset(name: name, file: file, options, aggregations))
     }
     releaseFreedMemory()
+    AtlasService.runTasksOnEventLoops()
     var logger = Logger(label: "newsatlas")
     logger.logLevel = .info
     let (news, http, newsUnavailable) = try Self.news(disabled: noNews)
     defer { http?.shutdown() }
     let service = AtlasService(
       datasets: datasets, corsOrigin: cors, maxBodyBytes: maxBodyMegabytes << 20, news: news,
-      newsUnavailable: newsUnavailable, leafletDirectory: leaflet, batchThreads: threads)
+      newsUnavailable: newsUnavailable, leafletDirectory: leaflet, batchThreads: threads,
+      tileCacheBytes: tileCacheMegabytes << 20)
     let host = self.host
     do {
       try await service.run(host: host, port: port, logger: logger, gracePeriod: .seconds(graceSeconds)) {

@@ -184,6 +184,50 @@ final class Served: @unchecked Sendable {
     #expect(empty.status == 204 && empty.body.isEmpty)
   }
 
+  /// A tile asked for again comes from the tile cache, byte for byte the same, with its own encoding; with
+  /// the cache off every tile is made anew, with the same bytes.
+  @Test(arguments: [64, 0])
+  func tilesComeFromTheCacheTheSecondTime(megabytes: Int) async throws {
+    let served = try Served(["--tile-cache-mb", "\(megabytes)"])
+    let asks: [(path: String, gzip: Bool)] = [
+      ("/tiles/markers/0/0/0.mvt", false), ("/tiles/markers/0/0/0.mvt", true),
+      ("/tiles/markers/1/1/0.geojson", false), ("/tiles/markers/1/1/0.geojson", true),
+      ("/tiles/markers/9/0/0.mvt", false),  // empty: 204
+    ]
+    func ask(_ path: String, gzip: Bool) async throws -> (Int, [UInt8], String?) {
+      // The bytes on the wire, not inflated by libcurl, so that a gzipped answer to a plain request shows.
+      let raw = try served.rawBytes(
+        "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(gzip ? "Accept-Encoding: gzip\r\n" : "")"
+          + "Connection: close\r\n\r\n")
+      let end = try #require(raw.indices.first { raw[$0..<min($0 + 4, raw.count)] == [13, 10, 13, 10] })
+      let head = String(decoding: raw[..<end], as: UTF8.self).lowercased()
+      let status = Int(head.split(separator: " ")[1])!
+      let encoding = head.split(separator: "\r\n").first { $0.hasPrefix("content-encoding:") }
+      return (
+        status, Array(raw[(end + 4)...]),
+        encoding.map { String($0.dropFirst(17)).trimmingCharacters(in: .whitespaces) }
+      )
+    }
+    var first: [(Int, [UInt8], String?)] = []
+    for (path, gzip) in asks { first.append(try await ask(path, gzip: gzip)) }
+    for ((path, gzip), earlier) in zip(asks, first) {
+      let again = try await ask(path, gzip: gzip)
+      #expect(again.0 == earlier.0 && again.1 == earlier.1 && again.2 == earlier.2, "\(path) gzip \(gzip)")
+      #expect((again.2 == "gzip") == (gzip && again.0 == 200), "\(path) gzip \(gzip): \(again.2 ?? "plain")")
+    }
+    #expect(first[0].0 == 200 && first[4].0 == 204 && first[4].1.isEmpty)
+    #expect(try Self.gunzip(first[1].1) == first[0].1)  // the gzipped entry is the plain one, deflated
+    let metrics = String(decoding: try await client.get(served.base + "/metrics").body, as: UTF8.self)
+    func counter(_ name: String) -> Int? {
+      metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap {
+        Int($0.split(separator: " ")[1])
+      }
+    }
+    #expect(counter("newsatlas_tile_cache_hits_total") == (megabytes > 0 ? asks.count : 0))
+    #expect(counter("newsatlas_tile_cache_misses_total") == (megabytes > 0 ? asks.count : 0))
+    #expect(counter("newsatlas_tile_cache_tiles") == (megabytes > 0 ? asks.count : 0))
+  }
+
   static func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -444,6 +488,7 @@ final class Served: @unchecked Sendable {
       (["serve", "--points", "a/b=x.csv"], "A dataset name"),
       (["serve", "--port", "70000"], "--port"), (["serve", "--grace", "-1"], "--grace"),
       (["serve", "--threads", "0"], "--threads is 1 to 256"),
+      (["serve", "--tile-cache-mb", "9999999"], "--tile-cache-mb is 0 to"),
       (["serve", "--points", "x=/nonexistent.csv"], "Cannot open"),
       (["serve", "--points", "markers=/dev/null"], "Two datasets are named 'markers'"),
       (["serve", "--points", "x=/dev/null"], "holds no points"),
