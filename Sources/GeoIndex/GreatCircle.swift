@@ -98,25 +98,17 @@ public enum GreatCircle {
     2 * earthRadiusKilometers * arcsine(squareRootOf: min(1, max(0, h)))
   }
 
-  /// asin √h for h in 0...1: `arcsine(√h)`, with the polynomial of the short branch evaluated on h itself,
-  /// so that it runs beside the square root instead of after it (the two are a nearest query's longest
-  /// dependency chain once the sines are done).
+  /// asin √h for h in 0...1, within about an ulp of libm's: y + y h P(h) with y = √h for h ≤ ¼, where P is
+  /// a Chebyshev fit of degree 11 made by `scripts/fit_asin.py` (relative error below 6e-17), and
+  /// `π/2 − 2 asin √((1 − y)/2)` above, which brings the argument back under ½.
+  ///
+  /// The short branch's polynomial is evaluated on h itself, so that it runs beside the square root instead
+  /// of after it (the two are a nearest query's longest dependency chain once the sines are done).
   @inlinable @inline(__always)
   static func arcsine(squareRootOf h: Double) -> Double {
     let y = h.squareRoot()
     // √ is correctly rounded and √¼ = ½, so h ≤ ¼ exactly when y ≤ ½ up to the one rounding at the seam.
     if h <= 0.25 { return y + y * h * arcsinePolynomial(h) }
-    let z = (1 - y) * 0.5
-    let r = z.squareRoot()
-    return Double.pi / 2 - 2 * (r + r * z * arcsinePolynomial(z))
-  }
-
-  /// asin y for y in 0...1, within about an ulp of libm's: y + y z P(z) with z = y² for y ≤ ½, where P is
-  /// a Chebyshev fit of degree 11 made by `scripts/fit_asin.py` (relative error below 6e-17), and
-  /// `π/2 − 2 asin √((1 − y)/2)` above, which brings the argument back under ½.
-  @inlinable @inline(__always)
-  static func arcsine(_ y: Double) -> Double {
-    if y <= 0.5 { return y + y * (y * y) * arcsinePolynomial(y * y) }
     let z = (1 - y) * 0.5
     let r = z.squareRoot()
     return Double.pi / 2 - 2 * (r + r * z * arcsinePolynomial(z))
