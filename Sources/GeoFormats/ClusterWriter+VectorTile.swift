@@ -7,7 +7,9 @@ extension ClusterWriter {
   /// id, points with their input properties and id. Nil for an empty tile (a server answers 204).
   public func vectorTile(_ features: [TileFeature]?, layerName: String) -> [UInt8]? {
     guard let features, !features.isEmpty else { return nil }
-    var layer = VectorTileLayer(name: layerName, extent: Int(index.options.extent))
+    // Clusters have three or four numbers apiece, mostly distinct; points, whatever their properties are.
+    var layer = VectorTileLayer(
+      name: layerName, extent: Int(index.options.extent), expectedValues: 2 * features.count)
     var clusterKeys = [Int](repeating: -1, count: 4 + aggregations.count)
     for feature in features {
       switch feature.item {

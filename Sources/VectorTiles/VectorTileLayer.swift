@@ -30,15 +30,18 @@ public struct VectorTileLayer {
   fileprivate private(set) var features: [UInt8] = []
   private var keys: [String] = []
   private var keyBytes: [[UInt8]] = []
-  fileprivate private(set) var values = ValueTable()
+  fileprivate private(set) var values: ValueTable
   /// Scratch space for one feature's tags, kept between features.
   private var tags: [UInt8] = []
   /// How many features were added.
   public private(set) var count = 0
 
-  public init(name: String, extent: Int = 4096) {
+  /// - Parameter expectedValues: how many distinct property values the layer will likely hold, so that its
+  ///   value table is sized once instead of rehashed as it grows (a tile's values are mostly distinct).
+  public init(name: String, extent: Int = 4096, expectedValues: Int = 0) {
     self.name = name
     self.extent = extent
+    values = ValueTable(capacity: expectedValues)
   }
 
   /// Adds a point feature at tile coordinates (x right, y down; outside 0..<extent in the buffer).
@@ -279,7 +282,15 @@ enum Protobuf {
 /// of the encoding). Equality is `TileValue`'s: `0.0` and `-0.0` are one value, as vt-pbf's `number:0` is.
 struct ValueTable {
   private(set) var values: [TileValue] = []
-  private var slots = [Int32](repeating: -1, count: 64)
+  private var slots: [Int32]
+
+  /// A table with room for about `capacity` values before it grows (at least 32).
+  init(capacity: Int = 0) {
+    var size = 64
+    while size < 2 * capacity { size *= 2 }
+    slots = [Int32](repeating: -1, count: size)
+    values.reserveCapacity(size / 2)
+  }
 
   mutating func index(of value: TileValue) -> Int {
     var mask = slots.count - 1
