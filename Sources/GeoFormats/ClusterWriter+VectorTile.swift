@@ -35,7 +35,7 @@ extension ClusterWriter {
         layer.endPoint(x: feature.x, y: feature.y, id: UInt64(cluster.id))
       case .point(let index):
         let scanned = file.withText(of: index) {
-          Self.addPoint($0, x: feature.x, y: feature.y, to: &layer)
+          Self.addPoint($0, x: feature.x, y: feature.y, readingID: file.hasIDs, to: &layer)
         }
         if scanned { continue }
         // Escaped member names or an unusual layout: the full parse, with the same result.
@@ -60,19 +60,25 @@ extension ClusterWriter {
   /// their JSON text.
   /// A point feature read straight from its text: the `properties` members typed as `tileValue` types them
   /// and the `id`, without building the parsed tree; false (nothing added) when the text needs the full parse.
-  static func addPoint(_ text: UnsafeBufferPointer<UInt8>, x: Int, y: Int, to layer: inout VectorTileLayer)
-    -> Bool
-  {
+  /// Without `readingID` (no feature of the file has one) the scan ends at `properties`, which GeoJSON
+  /// writers mostly put before the geometry.
+  static func addPoint(
+    _ text: UnsafeBufferPointer<UInt8>, x: Int, y: Int, readingID: Bool = true,
+    to layer: inout VectorTileLayer
+  ) -> Bool {
     var properties: UnsafeBufferPointer<UInt8>? = nil
     var idText: UnsafeBufferPointer<UInt8>? = nil
     guard
       JSONScan.members(
         of: text,
-        { key, value in
+        { key, value -> JSONScan.Step in
           // The first occurrence of each, as JSONValue's subscript reads them.
-          if properties == nil && JSONScan.equals(key, "properties") { properties = value }
+          if properties == nil && JSONScan.equals(key, "properties") {
+            properties = value
+            if !readingID { return .stop }
+          }
           if idText == nil && JSONScan.equals(key, "id") { idText = value }
-          return true
+          return .next
         })
     else { return false }
     layer.beginFeature()

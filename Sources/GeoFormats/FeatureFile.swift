@@ -16,6 +16,8 @@ import NewsAtlas
 public final class FeatureFile {
   /// One slot per feature of the collection; nil where a feature has no Point geometry.
   public private(set) var points: [GeoPoint?] = []
+  /// Whether any feature has an `id` member (a tile then reads each point feature's whole text for it).
+  public private(set) var hasIDs = false
   /// Each feature's text: its byte range in `source`.
   private var starts: [Int] = []
   private var ends: [Int] = []
@@ -218,6 +220,7 @@ public final class FeatureFile {
     let wellFormed = JSONScan.members(of: bytes) { key, value in
       if geometry == nil && JSONScan.equals(key, "geometry") { geometry = value }
       if properties == nil && JSONScan.equals(key, "properties") { properties = value }
+      if JSONScan.equals(key, "id") { hasIDs = true }
       return true
     }
     guard wellFormed else { return false }
@@ -271,6 +274,7 @@ public final class FeatureFile {
       }
     }
     points.append(point)
+    if feature["id"] != nil { hasIDs = true }
     let properties = feature["properties"]
     for name in propertyNames { values.append(properties?[name]?.doubleValue ?? .nan) }
   }

@@ -6,6 +6,24 @@ enum JSONScan {
     of text: UnsafeBufferPointer<UInt8>,
     _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool
   ) -> Bool {
+    members(of: text) { key, value in body(key, value) ? .next : .fail }
+  }
+
+  /// What a member visitor asks for next.
+  enum Step {
+    /// The next member.
+    case next
+    /// Nothing more: the members read so far are all that is needed (the rest is not checked).
+    case stop
+    /// The full parse: `members` returns false.
+    case fail
+  }
+
+  /// `members(of:_:)` for a visitor that may stop early.
+  static func members(
+    of text: UnsafeBufferPointer<UInt8>,
+    _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Step
+  ) -> Bool {
     var i = skip(text, 0)
     guard i < text.count, text[i] == UInt8(ascii: "{") else { return false }
     i = skip(text, i + 1)
@@ -23,7 +41,11 @@ enum JSONScan {
       guard i < text.count, text[i] == UInt8(ascii: ":") else { return false }
       i = skip(text, i + 1)
       guard let valueEnd = valueEnd(text, i) else { return false }
-      guard body(key, UnsafeBufferPointer(rebasing: text[i..<valueEnd])) else { return false }
+      switch body(key, UnsafeBufferPointer(rebasing: text[i..<valueEnd])) {
+      case .next: break
+      case .stop: return true
+      case .fail: return false
+      }
       i = skip(text, valueEnd)
       guard i < text.count else { return false }
       if text[i] == UInt8(ascii: "}") { return skip(text, i + 1) == text.count }

@@ -18,14 +18,34 @@ import VectorTiles
   ]
   static let ids = ["", #""id":7,"#, #""id":"7","#, #""id":0,"#, #""id":-3,"#, #""id":2.5,"#, #""id":1e30,"#]
 
-  @Test func scannedPropertiesEqualTheFullParse() throws {
+  /// Where the members go: the id before the properties; no id anywhere (the scan may stop at the
+  /// properties); the id last, after the geometry (the scan must go on to find it); no id but in one feature,
+  /// last and with an escaped name (found by the full parse at load, so every feature is read to its end).
+  enum Layout: CaseIterable {
+    case idFirst, noIDs, idLast, oneEscapedIDLast
+  }
+
+  @Test(arguments: Layout.allCases)
+  func scannedPropertiesEqualTheFullParse(layout: Layout) throws {
     var features: [String] = []
     for (i, properties) in Self.properties.enumerated() {
       for (j, id) in Self.ids.enumerated() {
         let longitude = Double(i * Self.ids.count + j) * 0.001
-        features.append(
-          #"{"type":"Feature",\#(id)"properties":\#(properties),"geometry":{"type":"Point","coordinates":[\#(longitude),0]}}"#
-        )
+        let geometry = #""geometry":{"type":"Point","coordinates":[\#(longitude),0]}"#
+        switch layout {
+        case .idFirst:
+          features.append(#"{"type":"Feature",\#(id)"properties":\#(properties),\#(geometry)}"#)
+        case .noIDs:
+          features.append(#"{"type":"Feature","properties":\#(properties),\#(geometry)}"#)
+        case .idLast:
+          features.append(
+            #"{"type":"Feature","properties":\#(properties),\#(geometry)\#(id.isEmpty ? "" : ",")\#(id.dropLast())}"#
+          )
+        case .oneEscapedIDLast:
+          let last = i == Self.properties.count - 1 && j == Self.ids.count - 1
+          features.append(
+            #"{"type":"Feature","properties":\#(properties),\#(geometry)\#(last ? #","\u0069d":9"# : "")}"#)
+        }
       }
     }
     let text = #"{"type":"FeatureCollection","features":["# + features.joined(separator: ",") + "]}"
@@ -57,5 +77,6 @@ import VectorTiles
       layer.addPoint(x: feature.x, y: feature.y, id: id, properties: properties)
     }
     #expect(written == VectorTile.encode([layer]))
+    #expect(file.hasIDs == (layout != .noIDs))
   }
 }
