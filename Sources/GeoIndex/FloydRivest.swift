@@ -67,8 +67,9 @@ enum FloydRivest {
     }
   }
 
-  /// Spans at least this long partition through `blockSwaps`.
-  static let blockThreshold = 128
+  /// Spans at least this long partition through `blockSwaps`. Measured on a 10,000-point kd-sort, whose
+  /// narrowing selections below 600 items are mostly short: 128 took 0.48 ms, 64 0.39, 32 0.35, 16 0.36.
+  static let blockThreshold = 32
   /// Positions classified per block.
   private static let blockSize = 64
 

@@ -63,8 +63,10 @@ import Testing
   @Test func blockPartitionSwapsAsKdbushDoes() {
     var words = SeededSpherePoints(seed: 41)
     for trial in 0..<600 {
+      let block = FloydRivest.blockThreshold
       let n =
-        [1, 2, 3, 10, 127, 128, 129, 255, 256, 300, 601, 1000, 5000][trial % 13] + Int(words.nextWord() % 40)
+        [1, 2, 3, 10, block - 1, block, block + 1, 127, 255, 256, 300, 601, 1000, 5000][trial % 14]
+        + Int(words.nextWord() % 40)
       let distinct = [2, 5, 100, 1 << 30][Int(words.nextWord() % 4)]
       let pattern = words.nextWord() % 6
       let keys: [Double] = (0..<n).map { i in
