@@ -46,22 +46,25 @@ struct NeighborLists {
           grid.withCells { cells in
             ForkJoin.split(0..<slotCount, forks: slotCount >= Self.parallelThreshold ? forks : 0) { slots in
               var lists: [UInt32] = []
-              var found: [UInt32] = []
-              for slot in slots {
-                let item = Int(cells.items[slot])
-                found.removeAll(keepingCapacity: true)
-                guard
-                  cells.search(
-                    x: cells.centres[2 * slot], y: cells.centres[2 * slot + 1], radius: radius,
-                    excluding: item, into: &found, limit: Self.denseLimit)
-                else {
-                  listCounts[item] = -1
-                  continue
+              withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.denseLimit) { found in
+                for slot in slots {
+                  let item = Int(cells.items[slot])
+                  let x = cells.centres[2 * slot]
+                  let y = cells.centres[2 * slot + 1]
+                  guard
+                    let count = cells.search(
+                      x: x, y: y, radius: radius, excluding: item,
+                      cells: cells.cells(x: x, y: y, radius: radius),
+                      into: found.baseAddress!, limit: Self.denseLimit)
+                  else {
+                    listCounts[item] = -1
+                    continue
+                  }
+                  if count == 0 { continue }
+                  listStarts[item] = Int32(lists.count)
+                  listCounts[item] = Int32(count)
+                  for k in 0..<count { lists.append(found[k]) }  // a handful: no call to copy them
                 }
-                if found.isEmpty { continue }
-                listStarts[item] = Int32(lists.count)
-                listCounts[item] = Int32(found.count)
-                for neighbor in found { lists.append(neighbor) }
               }
               return [(slots, lists)]
             } merge: {
@@ -100,11 +103,15 @@ struct NeighborLists {
       for j in start..<(start + count) { result.append(Int(neighbors[j])) }
       return
     }
-    var found: [UInt32] = []
-    _ = grid.withCells { cells in
-      cells.search(x: xs[i], y: ys[i], radius: radius, excluding: i, into: &found, limit: .max)
+    grid.withCells { cells in
+      let (xCells, yCells) = cells.cells(x: xs[i], y: ys[i], radius: radius)
+      withUnsafeTemporaryAllocation(of: UInt32.self, capacity: cells.count(x: xCells, y: yCells)) { found in
+        let count = cells.search(
+          x: xs[i], y: ys[i], radius: radius, excluding: i, cells: (xCells, yCells), into: found.baseAddress!,
+          limit: .max)!
+        for item in found[..<count] { result.append(Int(item)) }
+      }
     }
-    for item in found { result.append(Int(item)) }
   }
 
   /// How far each item is at least from every other, in true distance between centres: the distance to the
@@ -182,33 +189,46 @@ struct CellGrid {
     self.side = side
     let scale = Double(side)
     self.scale = scale
-    var cellStarts = [Int32](repeating: 0, count: side * side + 1)
-    var cellOf = [Int32](unsafeUninitializedCapacity: n) { _, initialized in initialized = n }
+    let cellCount = side * side
+    var cellStarts = [Int32](repeating: 0, count: cellCount + 1)
     var items = [UInt32](unsafeUninitializedCapacity: n) { _, initialized in initialized = n }
     var coords = [Float](unsafeUninitializedCapacity: 2 * n) { _, initialized in initialized = 2 * n }
     var centres = [Double](unsafeUninitializedCapacity: 2 * n) { _, initialized in initialized = 2 * n }
-    func cell(_ value: Float) -> Int { min(side - 1, max(0, Int((Double(value) * scale).rounded(.down)))) }
-    members.withUnsafeBufferPointer { members in
-      xs.withUnsafeBufferPointer { xs in
-        ys.withUnsafeBufferPointer { ys in
-          for m in 0..<n {
-            let item = Int(members[m])
-            let c = cell(Float(xs[item])) + side * cell(Float(ys[item]))
-            cellOf[m] = Int32(c)
-            cellStarts[c + 1] += 1
-          }
-          for c in 0..<(side * side) { cellStarts[c + 1] += cellStarts[c] }
-          var fill = cellStarts
-          for m in 0..<n {
-            let item = Int(members[m])
-            let c = Int(cellOf[m])
-            let slot = Int(fill[c])
-            fill[c] += 1
-            items[slot] = UInt32(item)
-            coords[2 * slot] = Float(xs[item])
-            coords[2 * slot + 1] = Float(ys[item])
-            centres[2 * slot] = xs[item]
-            centres[2 * slot + 1] = ys[item]
+    // Truncation, not `rounded(.down)` (a call into libm here): they differ only below 0, which clamps to 0.
+    func cell(_ value: Float) -> Int { min(side - 1, max(0, Int(Double(value) * scale))) }
+    // A counting sort: each cell's count, then its end (a running sum), then the members placed from the last
+    // down, each at its cell's end less one, which leaves each cell's start behind and keeps input order.
+    withUnsafeTemporaryAllocation(of: Int32.self, capacity: n) { cellOf in
+      cellStarts.withUnsafeMutableBufferPointer { cellStarts in
+        members.withUnsafeBufferPointer { members in
+          xs.withUnsafeBufferPointer { xs in
+            ys.withUnsafeBufferPointer { ys in
+              for m in 0..<n {
+                let item = Int(members[m])
+                let c = cell(Float(xs[item])) + side * cell(Float(ys[item]))
+                cellOf[m] = Int32(truncatingIfNeeded: c)
+                cellStarts[c] &+= 1
+              }
+              for c in 1..<cellCount { cellStarts[c] &+= cellStarts[c - 1] }
+              cellStarts[cellCount] = Int32(truncatingIfNeeded: n)
+              items.withUnsafeMutableBufferPointer { items in
+                coords.withUnsafeMutableBufferPointer { coords in
+                  centres.withUnsafeMutableBufferPointer { centres in
+                    for m in stride(from: n - 1, through: 0, by: -1) {
+                      let item = Int(members[m])
+                      let c = Int(cellOf[m])
+                      cellStarts[c] &-= 1
+                      let slot = Int(cellStarts[c])
+                      items[slot] = UInt32(truncatingIfNeeded: item)
+                      coords[2 * slot] = Float(xs[item])
+                      coords[2 * slot + 1] = Float(ys[item])
+                      centres[2 * slot] = xs[item]
+                      centres[2 * slot + 1] = ys[item]
+                    }
+                  }
+                }
+              }
+            }
           }
         }
       }
@@ -243,8 +263,9 @@ struct CellGrid {
     let side: Int
     let scale: Double
 
+    /// The cell column or row of a coordinate, clamped to the grid (truncating: see `CellGrid.init`).
     @inline(__always)
-    func cell(_ value: Double) -> Int { min(side - 1, max(0, Int((value * scale).rounded(.down)))) }
+    func cell(_ value: Double) -> Int { min(side - 1, max(0, Int(value * scale))) }
 
     /// The cells that can hold items within `radius` of (qx, qy), which must not be wider than a cell.
     @inline(__always)
@@ -266,39 +287,36 @@ struct CellGrid {
       return total
     }
 
-    /// Appends the items within `radius` of (qx, qy) but `excluded`, unless the cells searched hold more
-    /// than `limit` items: then it returns false, having appended nothing.
+    /// Writes to `result` the items within `radius` of (qx, qy) but `excluded`, searching `cells` (those of
+    /// `cells(x:y:radius:)`), and returns how many; nil when those cells hold more than `limit` items. `result`
+    /// must have room for `limit` items, or all those of the cells.
+    @inline(__always)
     func search(
-      x qx: Double, y qy: Double, radius: Double, excluding excluded: Int, into result: inout [UInt32],
-      limit: Int
-    ) -> Bool {
+      x qx: Double, y qy: Double, radius: Double, excluding excluded: Int,
+      cells: (x: ClosedRange<Int>, y: ClosedRange<Int>), into result: UnsafeMutablePointer<UInt32>, limit: Int
+    ) -> Int? {
       let r2 = radius * radius
-      let (xCells, yCells) = cells(x: qx, y: qy, radius: radius)
-      let total = count(x: xCells, y: yCells)
-      if total > limit { return false }
       // Every candidate is written and the count moves on only for a match, so that the test, true for a
-      // third of the candidates or so, is not a branch to mispredict; the room is made first and the rest cut.
-      let start = result.count
-      result.append(contentsOf: repeatElement(0, count: total))
-      var found = start
-      result.withUnsafeMutableBufferPointer { result in
-        for cy in yCells {
-          var slot = Int(starts[cy * side + xCells.lowerBound])
-          let end = Int(starts[cy * side + xCells.upperBound + 1])
-          while slot < end {
-            let dx = Double(coords[2 * slot]) - qx
-            let dy = Double(coords[2 * slot + 1]) - qy
-            let item = items[slot]
-            result[found] = item
-            let near = unsafeBitCast(dx * dx + dy * dy <= r2, to: UInt8.self)
-            let other = unsafeBitCast(Int(item) != excluded, to: UInt8.self)
-            found &+= Int(near & other)
-            slot += 1
-          }
+      // third of the candidates or so, is not a branch to mispredict.
+      var found = 0
+      var total = 0
+      for cy in cells.y {
+        var slot = Int(starts[cy * side + cells.x.lowerBound])
+        let end = Int(starts[cy * side + cells.x.upperBound + 1])
+        total += end - slot
+        if total > limit { return nil }
+        while slot < end {
+          let dx = Double(coords[2 * slot]) - qx
+          let dy = Double(coords[2 * slot + 1]) - qy
+          let item = items[slot]
+          result[found] = item
+          let near = unsafeBitCast(dx * dx + dy * dy <= r2, to: UInt8.self)
+          let other = unsafeBitCast(Int(item) != excluded, to: UInt8.self)
+          found &+= Int(near & other)
+          slot &+= 1
         }
       }
-      result.removeLast(start + total - found)
-      return true
+      return found
     }
 
     /// The smallest squared distance from (qx, qy) to an item but `excluded` in the cells that can hold items
@@ -306,19 +324,31 @@ struct CellGrid {
     /// places, duplicates: not worth the search, since such an item will be searched anyway).
     func closest(x qx: Double, y qy: Double, radius: Double, excluding excluded: Int, limit: Int) -> Double {
       var closest = Double.infinity
+      var other = Double.infinity
       let (xCells, yCells) = cells(x: qx, y: qy, radius: radius)
-      if count(x: xCells, y: yCells) > limit { return 0 }
+      var total = 0
       for cy in yCells {
         var slot = Int(starts[cy * side + xCells.lowerBound])
         let end = Int(starts[cy * side + xCells.upperBound + 1])
-        while slot < end {
-          let dx = Double(coords[2 * slot]) - qx
-          let dy = Double(coords[2 * slot + 1]) - qy
-          if Int(items[slot]) != excluded { closest = min(closest, dx * dx + dy * dy) }
-          slot += 1
+        total += end - slot
+        if total > limit { return 0 }
+        // Two running minima, so that each candidate does not wait for the one before it.
+        while slot + 1 < end {
+          closest = min(closest, squaredDistance(slot, x: qx, y: qy, excluding: excluded))
+          other = min(other, squaredDistance(slot + 1, x: qx, y: qy, excluding: excluded))
+          slot += 2
         }
+        if slot < end { closest = min(closest, squaredDistance(slot, x: qx, y: qy, excluding: excluded)) }
       }
-      return closest
+      return min(closest, other)
+    }
+
+    /// The squared distance from (qx, qy) to the slot's item, or `.infinity` if it is `excluded`.
+    @inline(__always)
+    private func squaredDistance(_ slot: Int, x qx: Double, y qy: Double, excluding excluded: Int) -> Double {
+      let dx = Double(coords[2 * slot]) - qx
+      let dy = Double(coords[2 * slot + 1]) - qy
+      return Int(items[slot]) != excluded ? dx * dx + dy * dy : .infinity
     }
   }
 }
