@@ -205,21 +205,35 @@ public struct ClusterIndex<Aggregate> {
     self.options = options
     self.points = points
 
+    // Small inputs (the 54 markers) stay on this thread: a helper is not worth waking for them.
+    let forks = points.count >= NeighborLists.parallelThreshold ? ForkJoin.forks(threads: threads) : 0
     var level = Draft(nodeSize: options.nodeSize, aggregated: map != nil && reduce != nil)
     var pointXs = [Float](repeating: 0, count: points.count)
     var pointYs = [Float](repeating: 0, count: points.count)
-    for (i, point) in points.enumerated() {
-      guard let point else { continue }
-      pointXs[i] = Float(Projection.x(longitude: point.longitude))
-      pointYs[i] = Float(Projection.y(latitude: point.latitude))
+    // The projection (a sine and a logarithm a point) on every core, then the level in input order.
+    pointXs.withUnsafeMutableBufferPointer { pointXs in
+      pointYs.withUnsafeMutableBufferPointer { pointYs in
+        _ = ForkJoin.split(points.indices, forks: forks) { range in
+          for i in range {
+            guard let point = points[i] else { continue }
+            pointXs[i] = Float(Projection.x(longitude: point.longitude))
+            pointYs[i] = Float(Projection.y(latitude: point.latitude))
+          }
+        } merge: { _, _ in
+        }
+      }
+    }
+    level.xs.reserveCapacity(points.count)
+    level.ys.reserveCapacity(points.count)
+    level.ids.reserveCapacity(points.count)
+    level.counts.reserveCapacity(points.count)
+    for (i, point) in points.enumerated() where point != nil {
       level.append(
         x: Double(pointXs[i]), y: Double(pointYs[i]), id: i, count: 1, aggregateIndex: -1)
     }
     self.pointXs = pointXs
     self.pointYs = pointYs
     level.parents = [Int32](repeating: -1, count: level.xs.count)
-    // Small inputs (the 54 markers) stay on this thread: a helper is not worth waking for them.
-    let forks = level.xs.count >= NeighborLists.parallelThreshold ? ForkJoin.forks(threads: threads) : 0
     // How far each item of the level being clustered is at least from every other: an item farther than a
     // zoom's radius from everything has no neighbour there and is no one's neighbour, so the neighbour
     // searches skip it; when no item is that close, the zoom leaves the level as it is. Found once for the
