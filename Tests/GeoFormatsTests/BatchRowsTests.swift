@@ -1,7 +1,9 @@
-import GeoFormats
+import Foundation
 import GeoIndex
 import NewsAtlas
 import Testing
+
+@testable import GeoFormats
 
 /// Batch rows: answers equal to a brute force, the same bytes whatever the chunking, and every bad row kept.
 @Suite struct BatchRowsTests {
@@ -119,6 +121,69 @@ import Testing
         }
       }
     }
+  }
+
+  /// The sixteen-bytes-at-a-time line count against a byte-by-byte one: every length and offset around the
+  /// blocks and around the 255-block tally, line feeds dense and sparse.
+  @Test func lineBreaksAreCountedAsOneByOne() {
+    var random = Generator(state: 9)
+    for trial in 0..<400 {
+      let count =
+        [0, 1, 15, 16, 17, 31, 255 * 16, 255 * 16 + 1, 256 * 16 + 7, 70_000][trial % 10]
+        + Int(random.next() % 20)
+      let density = [2, 30, 1000][trial % 3]
+      let bytes = (0..<count).map { _ in
+        random.next() % UInt64(density) == 0 ? 0x0A : UInt8(random.next() % 256)
+      }
+      let offset = trial % 16 < count ? trial % 16 : 0
+      let expected = bytes[offset...].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+      let found = bytes.withUnsafeBufferPointer {
+        BatchRows.lineBreaks($0.baseAddress! + offset, count - offset)
+      }
+      #expect(found == expected, "trial \(trial): \(count) bytes from \(offset)")
+    }
+  }
+
+  /// A file of many chunks, read ahead on two cores, gives the one-core output; a NUL in a later chunk stops
+  /// both runs after the same rows.
+  @Test func aFileReadAheadAnswersAsOneCore() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "BatchRowsTests-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let rows = Self.mixedInput(seed: 6, lines: 40_000)
+    let chunk = 1 << 17  // twice `parallelBytes`, so each chunk is cut into pieces
+    try #require(rows.count > 6 * chunk)
+    let nul = rows.count * 3 / 4  // in a chunk that was read ahead
+    let clean = directory.appendingPathComponent("rows.csv")
+    let binary = directory.appendingPathComponent("binary.csv")
+    try Data(rows).write(to: clean)
+    try Data(rows[..<nul] + [0] + rows[nul...]).write(to: binary)
+    func run(_ path: URL, threads: Int) -> (bytes: [UInt8], summary: BatchSummary?, error: FormatError?) {
+      var received: [UInt8] = []
+      let out = OutputBuffer { bytes in
+        received += bytes
+        return true
+      }
+      do {
+        let summary = try BatchRows.run(
+          path: path.path, query: .resolve, format: .csv, output: out, showProgress: false, threads: threads,
+          chunkSize: chunk)
+        return (received, summary, nil)
+      } catch {
+        out.flush()
+        return (received, nil, error)
+      }
+    }
+    let one = run(clean, threads: 1)
+    let two = run(clean, threads: 2)
+    #expect(one.summary?.rows ?? 0 > 30_000)
+    #expect(two.bytes == one.bytes && two.summary == one.summary)
+    let stoppedOne = run(binary, threads: 1)
+    let stoppedTwo = run(binary, threads: 2)
+    #expect(stoppedOne.error?.description.contains("NUL byte") == true)
+    #expect(stoppedTwo.error == stoppedOne.error && stoppedTwo.bytes == stoppedOne.bytes)
+    #expect(stoppedOne.bytes.count > 4 * chunk && stoppedOne.bytes.count < one.bytes.count)
   }
 
   @Test func headerNamesColumnsInAnyOrderAndBOMIsSkipped() {
