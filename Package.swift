@@ -45,7 +45,8 @@ let package = Package(
       dependencies: [
         "GeoIndex", "NewsAtlas", "GeoFormats", "NewsAPI", "Store",
         .product(name: "Hummingbird", package: "hummingbird"),
-        .product(name: "Logging", package: "swift-log"), .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "CompressNIO", package: "compress-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -77,6 +78,8 @@ let package = Package(
     .testTarget(name: "NewsAPITests", dependencies: ["NewsAPI", "Store", "TestSupport"]),
     .testTarget(
       name: "CLITests",
-      dependencies: ["newsatlas", "GeoIndex", "NewsAtlas", "GeoFormats", "Fetch", "TestSupport"]),
+      dependencies: [
+        "newsatlas", "AtlasServer", "GeoIndex", "NewsAtlas", "GeoFormats", "Fetch", "TestSupport",
+      ]),
   ]
 )

@@ -109,8 +109,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
     releaseFreedMemory()
     AtlasService.runTasksOnEventLoops()
-    var logger = Logger(label: "newsatlas")
-    logger.logLevel = .info
+    let log = BatchedLog()
+    defer { log.close() }
+    let logger = log.logger(label: "newsatlas")
     let (news, http, newsUnavailable) = try Self.news(disabled: noNews)
     defer { http?.shutdown() }
     let service = AtlasService(

@@ -329,6 +329,15 @@ final class Served: @unchecked Sendable {
     #expect(statuses.count == 300 && statuses.allSatisfy { $0 == 200 }, "\(Set(statuses))")
     let log = served.log()
     #expect(log.contains("PUT /v1/resolve 405") && log.contains("GET /v1/resolve 200"))
+    // Every request is a line of its own, whole, batched or not: `2026-11-24T03:05:06Z info newsatlas: GET …`.
+    let requests = log.split(separator: "\n").filter { $0.contains(" info newsatlas: GET ") }
+    #expect(requests.filter { $0.contains("GET /tiles/markers/") && $0.contains(" 200 ") }.count == 150)
+    #expect(requests.filter { $0.contains("GET /v1/resolve 200 ") }.count == 150)  // the path, not the query
+    #expect(
+      requests.allSatisfy {
+        $0.count > 21 && $0.dropFirst(4).hasPrefix("-") && $0.dropFirst(10).hasPrefix("T")
+          && $0.dropFirst(19).hasPrefix("Z info newsatlas: ") && $0.contains(" ms")
+      }, "\(requests.prefix(3))")
   }
 
   static func post(_ path: String, _ body: String) -> String {
