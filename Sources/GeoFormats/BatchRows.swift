@@ -144,9 +144,9 @@ public struct BatchRows {
   /// Answers the complete lines of `start..<count` on `threads` cores when they are many (at least
   /// `parallelBytes`): the lines are cut into `piecesPerThread` pieces a core at line breaks, each piece is
   /// answered by a copy of the run's state into bytes of its own (numbering its lines from where the pieces
-  /// before it end), and the bytes are written in order, so the output is the one-thread output. Pieces are taken by whichever core is free, so a slower core (a busy
-  /// virtual machine's) answers fewer of them instead of holding the others up. Returns where the pieces end,
-  /// or nil to go on line by line.
+  /// before it end), and the bytes are written in order, so the output is the one-thread output. Pieces are
+  /// taken by whichever core is free, so a slower core (a busy virtual machine's) answers fewer of them
+  /// instead of holding the others up. Returns where the pieces end, or nil to go on line by line.
   private mutating func answerInParallel(_ base: UnsafePointer<UInt8>, _ start: Int, _ count: Int) -> Int? {
     var end = count
     while end > start && base[end - 1] != 0x0A { end -= 1 }  // just past the last line break
@@ -306,8 +306,7 @@ public struct BatchRows {
   /// `run` reading `chunkSize` bytes at a time (tests use small chunks to make many of them).
   static func run(
     path: String, query: BatchQuery, format: BatchFormat, output: OutputBuffer, showProgress: Bool,
-    threads: Int,
-    chunkSize: Int
+    threads: Int, chunkSize: Int
   ) throws(FormatError) -> BatchSummary {
     let input = try InputFile(path: path)
     defer { input.close() }
