@@ -62,8 +62,8 @@ public struct BatchRows {
   static let parallelBytes = 1 << 16
   /// Pieces a chunk is cut into for each core.
   static let piecesPerThread = 16
-  /// The pieces' output arrays, kept from chunk to chunk for their memory.
-  private var spareBytes: [[UInt8]] = []
+  /// The pieces' outputs, kept from chunk to chunk for their memory.
+  private var pieceOutputs: [PieceOutput] = []
 
   /// - Parameters:
   ///   - query: what each row asks.
@@ -163,12 +163,13 @@ public struct BatchRows {
       bounds.append(at)
     }
     bounds.append(end)
-    while spareBytes.count < pieces { spareBytes.append([]) }
+    // Rows come out up to about four times as long as they go in.
+    let room = Swift.max(1 << 16, 4 * (end - start) / pieces)
+    while pieceOutputs.count < pieces { pieceOutputs.append(PieceOutput(capacity: room)) }
     var workers: [Worker] = []
     var line = state.lineNumber
     for piece in 0..<pieces {
-      workers.append(Worker(state: state, firstLine: line, bytes: spareBytes[piece]))
-      spareBytes[piece] = []
+      workers.append(Worker(state: state, firstLine: line, output: pieceOutputs[piece]))
       line += Self.lineBreaks(base + bounds[piece], bounds[piece + 1] - bounds[piece])  // ends at one
     }
     let text = SharedText(base: base)
@@ -176,15 +177,13 @@ public struct BatchRows {
     DispatchQueue.concurrentPerform(iterations: pieces) { piece in
       shares[piece].answer(text.base, limits[piece], limits[piece + 1])
     }
-    for (piece, worker) in workers.enumerated() {
-      worker.bytes.withUnsafeBufferPointer { state.out.appendBytes($0) }
+    for worker in workers {
+      worker.output.move(to: state.out)
       state.summary.rows += worker.state.summary.rows
       state.summary.failedRows += worker.state.summary.failedRows
       if state.summary.firstFailedLine == 0 {
         state.summary.firstFailedLine = worker.state.summary.firstFailedLine
       }
-      worker.bytes.removeAll(keepingCapacity: true)
-      swap(&spareBytes[piece], &worker.bytes)  // its memory serves the next chunk's piece
     }
     state.lineNumber = line
     return end
@@ -218,16 +217,39 @@ public struct BatchRows {
   /// The chunk's bytes, read by every piece (never written while they run).
   private struct SharedText: @unchecked Sendable { let base: UnsafePointer<UInt8> }
 
-  /// One piece of a chunk: a copy of the run's state that writes into its own bytes.
+  /// Where a piece's rows are written, kept from chunk to chunk (a fresh array for each piece of each chunk was
+  /// a page fault every 4 KiB written): a buffer with room for the piece's rows, handed to the run's output
+  /// without a copy, and an array for any rows beyond its room.
+  private final class PieceOutput: @unchecked Sendable {
+    private(set) var buffer: OutputBuffer! = nil
+    private var overflow: [UInt8] = []
+
+    init(capacity: Int) {
+      buffer = OutputBuffer(capacity: capacity) { [unowned self] bytes in
+        overflow.append(contentsOf: bytes)
+        return true
+      }
+    }
+
+    /// Hands the rows to `out`, in order, and empties this output for the next piece.
+    func move(to out: OutputBuffer) {
+      if !overflow.isEmpty {
+        overflow.withUnsafeBufferPointer { out.appendBytes($0) }
+        overflow.removeAll(keepingCapacity: true)
+      }
+      buffer.move(to: out)
+    }
+  }
+
+  /// One piece of a chunk: a copy of the run's state that writes into the piece's output.
   private final class Worker: @unchecked Sendable {
     var state: State
-    var bytes: [UInt8]
+    let output: PieceOutput
 
-    /// - Parameter bytes: an empty array whose capacity the piece may reuse (a fresh one for each piece of
-    ///   each chunk was a page fault every 4 KiB written).
-    init(state: State, firstLine: Int, bytes: [UInt8]) {
+    init(state: State, firstLine: Int, output: PieceOutput) {
       self.state = state
-      self.bytes = bytes
+      self.output = output
+      self.state.out = output.buffer
       self.state.summary = BatchSummary()
       self.state.lineNumber = firstLine
       // Copies of its own of what every row reads: a row retains a country's columns, and two threads
@@ -237,22 +259,14 @@ public struct BatchRows {
       self.state.markers = state.markers.withUnsafeBufferPointer { Array($0) }
     }
 
-    /// Answers the lines of `start..<end` into `bytes`.
+    /// Answers the lines of `start..<end` into the piece's output.
     func answer(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) {
-      // Rows come out up to about four times as long as they go in: room made once, not grown by copies.
-      bytes.reserveCapacity(4 * (end - start))
-      let out = OutputBuffer(capacity: 1 << 16) { [unowned self] chunk in
-        bytes.append(contentsOf: chunk)
-        return true
-      }
-      state.out = out
       var cursor = start
       while cursor < end, let newline = memchr(base + cursor, 0x0A, end - cursor) {
         let lineEnd = base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
         state.answer(base, cursor, lineEnd)
         cursor = lineEnd + 1
       }
-      out.flush()
     }
   }
 

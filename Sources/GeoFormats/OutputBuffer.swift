@@ -149,6 +149,13 @@ public final class OutputBuffer {
 
   public func flushIfFull() { if count >= capacity { flush() } }
 
+  /// Hands everything buffered to `other` instead of this buffer's sink (straight to `other`'s sink, without a
+  /// copy, when it is more than a few KiB), and empties this buffer.
+  public func move(to other: OutputBuffer) {
+    other.appendBytes(UnsafeBufferPointer(start: storage, count: count))
+    count = 0
+  }
+
   /// Hands everything buffered to the sink.
   public func flush() {
     deliver(UnsafeBufferPointer(start: storage, count: count))
