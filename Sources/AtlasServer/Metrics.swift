@@ -18,6 +18,12 @@ public final class Metrics: @unchecked Sendable {
     var counts = [Int](repeating: 0, count: Metrics.buckets.count)
     var sum = 0.0
     var count = 0
+
+    mutating func record(_ seconds: Double) {
+      if let bucket = Metrics.buckets.firstIndex(where: { seconds <= $0 }) { counts[bucket] += 1 }
+      sum += seconds
+      count += 1
+    }
   }
 
   private let lock = NSLock()
@@ -34,11 +40,8 @@ public final class Metrics: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     requests[Key(route: route, method: method, status: status), default: 0] += 1
-    var histogram = latency[route, default: Histogram()]
-    if let bucket = Self.buckets.firstIndex(where: { seconds <= $0 }) { histogram.counts[bucket] += 1 }
-    histogram.sum += seconds
-    histogram.count += 1
-    latency[route] = histogram
+    // In place: a copy taken out and written back made the bucket array a fresh allocation every request.
+    latency[route, default: Histogram()].record(seconds)
     if status == 304 { notModified += 1 }
   }
 
