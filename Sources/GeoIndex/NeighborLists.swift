@@ -263,9 +263,13 @@ struct CellGrid {
     let side: Int
     let scale: Double
 
-    /// The cell column or row of a coordinate, clamped to the grid (truncating: see `CellGrid.init`).
+    /// The cell column or row of a coordinate, clamped to the grid (truncating: see `CellGrid.init`). The
+    /// product is clamped before it becomes an integer: a search box can reach far off the grid (a radius of
+    /// 1e300 pixels is a valid option), and converting such a double to `Int` traps.
     @inline(__always)
-    func cell(_ value: Double) -> Int { min(side - 1, max(0, Int(value * scale))) }
+    func cell(_ value: Double) -> Int {
+      min(side - 1, max(0, Int(min(max(value * scale, -1), Double(side)))))
+    }
 
     /// The cells that can hold items within `radius` of (qx, qy), which must not be wider than a cell.
     @inline(__always)

@@ -231,6 +231,9 @@ import Testing
       options.extent = 256
       options.minZoom = 2
       options.maxZoom = 12
+    case 3:
+      // A valid option whose search boxes reach far off the grid (it used to trap converting to Int).
+      options.radiusPixels = 1e300
     default: break
     }
     return options
@@ -238,6 +241,7 @@ import Testing
 
   @Test(arguments: [
     (0, UInt32(1), 0), (1, 2, 0), (9, 3, 0), (700, 4, 0), (700, 5, 1), (700, 6, 2), (1500, 7, 0),
+    (54, 9, 3), (5000, 10, 3),
   ])
   func buildMatchesBruteForceSupercluster(count: Int, seed: UInt32, variant: Int) throws {
     let points = Self.clumps(count: count, seed: seed)
