@@ -62,6 +62,9 @@ public struct BatchRows {
   static let parallelBytes = 1 << 16
   /// Pieces a chunk is cut into for each core.
   static let piecesPerThread = 16
+  /// The smallest piece worth its set-up (a copy of the run's state and an output of at least 64 KiB):
+  /// 256 threads asking for 16 pieces each would cut a 4 MiB chunk into 1 KiB pieces.
+  static let minimumPieceBytes = 1 << 16
   /// The pieces' outputs, kept from chunk to chunk for their memory.
   private var pieceOutputs: [PieceOutput] = []
 
@@ -151,7 +154,9 @@ public struct BatchRows {
     var end = count
     while end > start && base[end - 1] != 0x0A { end -= 1 }  // just past the last line break
     guard end - start >= Self.parallelBytes else { return nil }
-    let pieces = threads * Self.piecesPerThread
+    // `piecesPerThread` a core, but none under `minimumPieceBytes` unless that leaves a core without one.
+    let pieces = Swift.max(
+      threads, Swift.min(threads * Self.piecesPerThread, (end - start) / Self.minimumPieceBytes))
     var bounds = [start]
     for piece in 1..<pieces {
       var at = Swift.max(bounds[bounds.count - 1], start + (end - start) * piece / pieces)
