@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Synchronization
 
@@ -27,22 +28,11 @@ public final class BatchedLog: Sendable {
   /// Starts the thread that writes what is waiting every 100 ms; `close()` stops it.
   public init(fileDescriptor: Int32 = 2) {
     self.fileDescriptor = fileDescriptor
-    var thread = pthread_t()
-    let context = Unmanaged.passRetained(self).toOpaque()
-    let started = pthread_create(
-      &thread, nil,
-      { context in
-        let log = Unmanaged<BatchedLog>.fromOpaque(context!).takeRetainedValue()
-        while !log.stopped.load(ordering: .relaxed) {
-          usleep(100_000)
-          log.flush()
-        }
-        return nil
-      }, context)
-    if started == 0 {
-      pthread_detach(thread)
-    } else {
-      Unmanaged<BatchedLog>.fromOpaque(context).release()  // no thread: lines go out when 16 KiB wait
+    Thread.detachNewThread { [self] in
+      while !stopped.load(ordering: .relaxed) {
+        usleep(100_000)
+        flush()
+      }
     }
   }
 
@@ -86,7 +76,7 @@ public final class BatchedLog: Sendable {
     line.append(0x20)
     line.append(contentsOf: label.utf8)
     line.append(contentsOf: ": ".utf8)
-    line.append(contentsOf: message.description.utf8)
+    line.append(contentsOf: message.utf8)
     for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
       line.append(0x20)
       line.append(contentsOf: "\(key)=\(value)".utf8)

@@ -48,12 +48,10 @@ public final class OutputBuffer {
     }
   }
 
-  /// The bytes `body` writes, gathered in memory (for an HTTP body, a test), with room for `capacity` of them
-  /// made up front.
-  public static func collecting(reserving capacity: Int = 0, _ body: (OutputBuffer) -> Void) -> [UInt8] {
+  /// The bytes `body` writes, gathered in memory (for an HTTP body, a test).
+  public static func collecting(_ body: (OutputBuffer) -> Void) -> [UInt8] {
     final class Bytes { var value: [UInt8] = [] }
     let bytes = Bytes()
-    bytes.value.reserveCapacity(capacity)
     let out = OutputBuffer(capacity: 1 << 16) { chunk in
       bytes.value += chunk
       return true
