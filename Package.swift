@@ -27,8 +27,9 @@ let package = Package(
   targets: [
     // The pure geo core: stdlib and libm only, no Foundation, no I/O.
     .target(name: "GeoIndex"),
-    // libcurl, reached only through this shim (see PLATFORM.md: Debian's libcurl4-openssl-dev).
-    .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    // libcurl, reached only through this shim, which opens libcurl.so.4 on the first fetch rather than at
+    // every start (builds against Debian's libcurl4-openssl-dev headers; see PLATFORM.md).
+    .target(name: "CCurl"),
     // An async HTTP client on libcurl's multi interface; curl never appears in its API.
     .target(name: "Fetch", dependencies: ["CCurl"]),
     // Data/boundaries.bin, embedded at build time (C23 #embed).

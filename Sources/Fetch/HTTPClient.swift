@@ -50,6 +50,8 @@ public enum HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
   case cancelled(String)
   case transport(String, detail: String)
   case shutDown
+  /// libcurl could not be opened or initialised; the sentence says which and what to install.
+  case libraryUnavailable(String)
 
   public var description: String {
     switch self {
@@ -66,6 +68,7 @@ public enum HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
     case .cancelled(let host): return "The request to \(host) was cancelled."
     case .transport(let host, let detail): return "The request to \(host) failed: \(detail)."
     case .shutDown: return "The HTTP client was shut down before the request could run."
+    case .libraryUnavailable(let sentence): return sentence
     }
   }
 }
@@ -98,21 +101,24 @@ public struct HTTPClientConfiguration: Sendable {
 /// task's transfer is removed at the loop's next turn, which the cancellation wakes at once.
 ///
 /// The client lives until `shutdown()` or deinit, which stop the thread and fail whatever is still pending.
+/// libcurl is opened by the first client a process makes; when it cannot be, that client starts no thread
+/// and every request fails with `libraryUnavailable`.
 public final class HTTPClient: Sendable {
   public let configuration: HTTPClientConfiguration
-  private let loop: Loop
+  private let loop: Loop?
+  private let unavailable: String?
 
   public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) {
-    _ = HTTPClient.globalInit
     self.configuration = configuration
-    loop = Loop(configuration: configuration)
-    loop.start()
+    unavailable = ccurl_load().map { String(cString: $0) }
+    loop = unavailable == nil ? Loop(configuration: configuration) : nil
+    loop?.start()
   }
 
-  deinit { loop.stop() }
+  deinit { loop?.stop() }
 
   /// Stops the loop thread; pending and running requests fail with `shutDown`.
-  public func shutdown() { loop.stop() }
+  public func shutdown() { loop?.stop() }
 
   /// Runs `body` with a client that is shut down when it returns.
   public static func withClient<T>(
@@ -124,10 +130,6 @@ public final class HTTPClient: Sendable {
     return try await body(client)
   }
 
-  private static let globalInit: Void = {
-    _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-  }()
-
   /// GETs `url` with extra request headers (sent as given; keys belong here, never in the URL).
   ///
   /// - Parameter timeout: this request's overall time limit; the configuration's by default.
@@ -136,6 +138,7 @@ public final class HTTPClient: Sendable {
     async throws(HTTPError) -> HTTPResponse
   {
     guard url.hasPrefix("http://") || url.hasPrefix("https://") else { throw .invalidURL(url) }
+    guard let loop else { throw .libraryUnavailable(unavailable ?? "libcurl is not loaded.") }
     var limit = timeout ?? configuration.requestTimeout
     if let deadline = configuration.deadline {
       let left = ContinuousClock.now.duration(to: deadline)
@@ -232,7 +235,7 @@ final class Loop: @unchecked Sendable {
 
   init(configuration: HTTPClientConfiguration) {
     self.configuration = configuration
-    multi = curl_multi_init()
+    multi = ccurl_multi_init()
     _ = ccurl_multi_setopt_long(
       multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(1, configuration.maxConcurrentTransfers))
     _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
@@ -257,12 +260,12 @@ final class Loop: @unchecked Sendable {
       shared.waiting.append(transfer)
       return false
     }
-    if refused { transfer.finish(.failure(.shutDown)) } else { curl_multi_wakeup(multi) }
+    if refused { transfer.finish(.failure(.shutDown)) } else { ccurl_multi_wakeup(multi) }
   }
 
   func cancel(_ transfer: Transfer) {
     shared.withLock { $0.cancelled.append(transfer.id) }
-    curl_multi_wakeup(multi)
+    ccurl_multi_wakeup(multi)
   }
 
   func stop() {
@@ -272,7 +275,7 @@ final class Loop: @unchecked Sendable {
     }
     guard first else { return }
     shared.withLock { $0.stopping = true }
-    curl_multi_wakeup(multi)
+    ccurl_multi_wakeup(multi)
     if let thread { pthread_join(thread, nil) }
   }
 
@@ -302,9 +305,9 @@ final class Loop: @unchecked Sendable {
         }
       }
       for transfer in newcomers { add(transfer) }
-      _ = curl_multi_perform(multi, &running)
+      _ = ccurl_multi_perform(multi, &running)
       var remaining: Int32 = 0
-      while let message = curl_multi_info_read(multi, &remaining) {
+      while let message = ccurl_multi_info_read(multi, &remaining) {
         guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
         var context: UnsafeMutableRawPointer? = nil
         _ = ccurl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &context)
@@ -320,7 +323,7 @@ final class Loop: @unchecked Sendable {
       // Transfers finished and others are waiting for their places: start them now rather than after a poll.
       let waiting = shared.withLock { !$0.waiting.isEmpty || !$0.cancelled.isEmpty }
       if waiting && active.count < configuration.maxConcurrentTransfers { continue }
-      _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+      _ = ccurl_multi_poll(multi, nil, 0, 1000, nil)
     }
     // Shutting down: fail everything still here.
     for transfer in active.values {
@@ -328,25 +331,25 @@ final class Loop: @unchecked Sendable {
       transfer.finish(.failure(.shutDown))
     }
     active = [:]
-    for easy in idle { curl_easy_cleanup(easy) }
+    for easy in idle { ccurl_easy_cleanup(easy) }
     idle = []
     let waiting = shared.withLock { shared in
       defer { shared.waiting = [] }
       return shared.waiting
     }
     for transfer in waiting { transfer.finish(.failure(.shutDown)) }
-    curl_multi_cleanup(multi)
+    ccurl_multi_cleanup(multi)
   }
 
   /// Creates the transfer's easy handle and adds it to the multi handle; setup failures finish it at once.
   private func add(_ transfer: Transfer) {
-    guard let easy = idle.popLast() ?? curl_easy_init() else {
+    guard let easy = idle.popLast() ?? ccurl_easy_init() else {
       transfer.finish(.failure(.transport(transfer.host, detail: "libcurl could not create a transfer")))
       return
     }
     transfer.easy = easy
     for (name, value) in transfer.headers {
-      transfer.headerList = curl_slist_append(transfer.headerList, "\(name): \(value)")
+      transfer.headerList = ccurl_slist_append(transfer.headerList, "\(name): \(value)")
     }
     let context = Unmanaged.passRetained(transfer).toOpaque()
     let milliseconds = { (d: Duration) -> Int in
@@ -380,7 +383,7 @@ final class Loop: @unchecked Sendable {
       if let list = transfer.headerList {
         try Curl.check(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), transfer)
       }
-      guard curl_multi_add_handle(multi, easy) == CURLM_OK else {
+      guard ccurl_multi_add_handle(multi, easy) == CURLM_OK else {
         throw HTTPError.transport(transfer.host, detail: "libcurl could not start the transfer")
       }
       active[transfer.id] = transfer
@@ -394,7 +397,7 @@ final class Loop: @unchecked Sendable {
   /// Takes a transfer off the multi handle and frees its curl resources (loop thread only).
   private func remove(_ transfer: Transfer) {
     guard let easy = transfer.easy else { return }
-    curl_multi_remove_handle(multi, easy)
+    ccurl_multi_remove_handle(multi, easy)
     Unmanaged.passUnretained(transfer).release()  // the retain taken in add(_:)
     cleanUp(transfer)
   }
@@ -403,14 +406,14 @@ final class Loop: @unchecked Sendable {
     if let easy = transfer.easy {
       // Reset (every option back to its default, caches kept) and keep it, up to one per place.
       if idle.count < configuration.maxConcurrentTransfers {
-        curl_easy_reset(easy)
+        ccurl_easy_reset(easy)
         idle.append(easy)
       } else {
-        curl_easy_cleanup(easy)
+        ccurl_easy_cleanup(easy)
       }
     }
     transfer.easy = nil
-    if let list = transfer.headerList { curl_slist_free_all(list) }
+    if let list = transfer.headerList { ccurl_slist_free_all(list) }
     transfer.headerList = nil
   }
 
@@ -432,7 +435,7 @@ enum Curl {
   static func error(_ code: CURLcode, _ transfer: Transfer, timeout: Duration) -> HTTPError {
     let detail =
       transfer.errorBuffer.pointee != 0
-      ? String(cString: transfer.errorBuffer) : String(cString: curl_easy_strerror(code))
+      ? String(cString: transfer.errorBuffer) : String(cString: ccurl_easy_strerror(code))
     let host = transfer.host
     switch code {
     case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT: return .invalidURL(transfer.url)

@@ -1,0 +1,55 @@
+#include "ccurl.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+
+struct ccurl_functions ccurl_functions;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static const char *failure;
+
+// Resolves one function into the table; false (and `failure` set) when libcurl lacks it.
+#define CCURL_RESOLVE(field, name)                                                                  \
+  do {                                                                                              \
+    *(void **)(&ccurl_functions.field) = dlsym(library, name);                                      \
+    if (ccurl_functions.field == NULL) {                                                            \
+      failure = "libcurl.so.4 lacks " name "; NewsAtlas needs libcurl 7.85 or later (Debian 12's " \
+                "libcurl4).";                                                                       \
+      return;                                                                                       \
+    }                                                                                               \
+  } while (0)
+
+static void load(void) {
+  // RTLD_LOCAL: curl's symbols stay out of the global namespace; nothing is ever unloaded.
+  void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+  if (library == NULL) {
+    failure = "libcurl.so.4 could not be loaded; install it (Debian: apt-get install libcurl4) to fetch news.";
+    return;
+  }
+  CCURL_RESOLVE(global_init, "curl_global_init");
+  CCURL_RESOLVE(easy_init, "curl_easy_init");
+  CCURL_RESOLVE(easy_cleanup, "curl_easy_cleanup");
+  CCURL_RESOLVE(easy_reset, "curl_easy_reset");
+  CCURL_RESOLVE(easy_setopt, "curl_easy_setopt");
+  CCURL_RESOLVE(easy_getinfo, "curl_easy_getinfo");
+  CCURL_RESOLVE(easy_strerror, "curl_easy_strerror");
+  CCURL_RESOLVE(multi_init, "curl_multi_init");
+  CCURL_RESOLVE(multi_cleanup, "curl_multi_cleanup");
+  CCURL_RESOLVE(multi_setopt, "curl_multi_setopt");
+  CCURL_RESOLVE(multi_add_handle, "curl_multi_add_handle");
+  CCURL_RESOLVE(multi_remove_handle, "curl_multi_remove_handle");
+  CCURL_RESOLVE(multi_perform, "curl_multi_perform");
+  CCURL_RESOLVE(multi_poll, "curl_multi_poll");
+  CCURL_RESOLVE(multi_wakeup, "curl_multi_wakeup");
+  CCURL_RESOLVE(multi_info_read, "curl_multi_info_read");
+  CCURL_RESOLVE(slist_append, "curl_slist_append");
+  CCURL_RESOLVE(slist_free_all, "curl_slist_free_all");
+  if (ccurl_functions.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+    failure = "libcurl could not initialise (curl_global_init failed).";
+  }
+}
+
+const char *ccurl_load(void) {
+  pthread_once(&once, load);
+  return failure;
+}
