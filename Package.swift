@@ -46,6 +46,7 @@ let package = Package(
       dependencies: [
         "GeoIndex", "NewsAtlas", "GeoFormats", "NewsAPI", "Store",
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdCore", package: "hummingbird"),  // FlatDictionary, the parsed query
         .product(name: "Logging", package: "swift-log"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "CompressNIO", package: "compress-nio"),

@@ -4,6 +4,7 @@ import GeoFormats
 import GeoIndex
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import NIOPosix
@@ -148,8 +149,7 @@ public struct AtlasService: Sendable {
   // MARK: - Handlers
 
   func nearest(_ request: Request) throws -> Response {
-    try allow(request, ["lat", "lon", "count", "maxKm", "dataset"])
-    let query = try place(request)
+    let query = try place(try allow(request, ["lat", "lon", "count", "maxKm", "dataset"]))
     let (target, count, maxKilometers) = try nearestParameters(request)
     let found = target.tree.neighbors(of: query, count: count, maxDistanceKilometers: maxKilometers)
     return json(target.answerJSON(found, from: query) + [0x0A])
@@ -222,11 +222,12 @@ public struct AtlasService: Sendable {
   }
 
   func resolve(_ request: Request) throws -> Response {
-    try allow(request, ["lat", "lon"])
-    let resolution = Country.resolve(try place(request))
+    let resolution = Country.resolve(try place(try allow(request, ["lat", "lon"])))
     var writer = JSONWriter()
+    writer.bytes.reserveCapacity(512)  // an answer is 200-400 bytes: one allocation, no regrowth
     writer.object { resolution.write(to: &$0) }
-    return json(writer.bytes + [0x0A])
+    writer.bytes.append(0x0A)
+    return json(writer.bytes)
   }
 
   func datasetList() -> Response {
@@ -423,13 +424,16 @@ public struct AtlasService: Sendable {
   }
 
   /// Refuses a query parameter the endpoint does not take (a misspelt or unsupported one would otherwise be
-  /// silently ignored).
-  func allow(_ request: Request, _ names: Set<String>) throws(Problem) {
-    for (key, _) in request.uri.queryParameters where !names.contains(String(key)) {
+  /// silently ignored); returns the parameters, parsed once (Hummingbird parses the query at every reading).
+  @discardableResult
+  func allow(_ request: Request, _ names: [String]) throws(Problem) -> FlatDictionary<Substring, Substring> {
+    let parameters = request.uri.queryParameters
+    for (key, _) in parameters where !names.contains(where: { key == $0 }) {
       throw .badParameter(
         "This endpoint takes no parameter '\(key.prefix(64))'; it takes \(names.sorted().joined(separator: ", "))."
       )
     }
+    return parameters
   }
 
   /// A parameter read by GeoFormats; its refusal is a 400 with the same sentence.
@@ -441,8 +445,7 @@ public struct AtlasService: Sendable {
     do { return try body() } catch let error as ClusterError { throw Problem.notFound(error.description) }
   }
 
-  func place(_ request: Request) throws(Problem) -> GeoPoint {
-    let parameters = request.uri.queryParameters
+  func place(_ parameters: FlatDictionary<Substring, Substring>) throws(Problem) -> GeoPoint {
     guard let latitude = parameters.get("lat"), let longitude = parameters.get("lon") else {
       throw .badParameter("Give lat and lon in degrees (for example lat=48.85&lon=2.35).")
     }
@@ -498,10 +501,11 @@ public struct AtlasService: Sendable {
 
 /// A JSON response.
 func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
-  Response(
-    status: status, headers: [.contentType: "application/json"],
-    body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+  Response(status: status, headers: jsonHeaders, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
 }
+
+/// Made once: a dictionary literal of fields is built again at every response otherwise.
+private let jsonHeaders: HTTPFields = [.contentType: "application/json"]
 
 /// A request the service refuses, with its status and one sentence.
 enum Problem: Error {

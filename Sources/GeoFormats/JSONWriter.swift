@@ -8,24 +8,36 @@ public struct JSONWriter {
 
   public mutating func raw(_ text: String) { bytes.append(contentsOf: text.utf8) }
 
+  /// A JSON string: the text's UTF-8 copied in runs, with `"`, `\` and control characters escaped.
   public mutating func string(_ text: String) {
     bytes.append(UInt8(ascii: "\""))
-    for byte in text.utf8 {
-      switch byte {
-      case UInt8(ascii: "\""): raw("\\\"")
-      case UInt8(ascii: "\\"): raw("\\\\")
-      case 0x0A: raw("\\n")
-      case 0x0D: raw("\\r")
-      case 0x09: raw("\\t")
-      case 0..<0x20:
-        let hex = Array("0123456789abcdef".utf8)
-        raw("\\u00")
-        bytes.append(hex[Int(byte >> 4)])
-        bytes.append(hex[Int(byte & 0xF)])
-      default: bytes.append(byte)
+    var text = text
+    text.withUTF8 { utf8 in
+      var start = 0
+      for (offset, byte) in utf8.enumerated()
+      where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<offset]))
+        escape(byte)
+        start = offset + 1
       }
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
     }
     bytes.append(UInt8(ascii: "\""))
+  }
+
+  private mutating func escape(_ byte: UInt8) {
+    switch byte {
+    case UInt8(ascii: "\""): raw("\\\"")
+    case UInt8(ascii: "\\"): raw("\\\\")
+    case 0x0A: raw("\\n")
+    case 0x0D: raw("\\r")
+    case 0x09: raw("\\t")
+    default:
+      let hex = Array("0123456789abcdef".utf8)
+      raw("\\u00")
+      bytes.append(hex[Int(byte >> 4)])
+      bytes.append(hex[Int(byte & 0xF)])
+    }
   }
 
   public mutating func number(_ value: Double) {

@@ -65,4 +65,21 @@ import Testing
       String(decoding: writer.bytes, as: UTF8.self)
         == #"{"s":"a\"b\\c\n\u0001é","whole":3,"fraction":0.1,"nan":null}"#)
   }
+
+  /// The writer copies a string's bytes in runs between the characters it escapes: seeded random strings with
+  /// escapes at the ends, side by side and nowhere, read back by the parser, must be the strings written.
+  @Test(arguments: [1, 2, 3] as [UInt64]) func writtenStringsReadBack(seed: UInt64) throws {
+    var random = BatchRowsTests.Generator(state: seed)
+    let pieces: [String] = [
+      "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1f}", "a", "Zürich", "東京", "😀", " ", "/",
+    ]
+    for _ in 0..<500 {
+      let text = (0..<Int.random(in: 0...12, using: &random)).map { _ in
+        pieces.randomElement(using: &random)!
+      }.joined()
+      var writer = JSONWriter()
+      writer.string(text)
+      #expect(try parse(String(decoding: writer.bytes, as: UTF8.self)) == .string(text), "seed \(seed)")
+    }
+  }
 }
