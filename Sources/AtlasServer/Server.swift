@@ -56,18 +56,6 @@ public struct AtlasService: Sendable {
     self.newsUnavailable = newsUnavailable
   }
 
-  /// Makes Swift concurrency run its tasks on the server's event loops (NIO's singleton group, which
-  /// Hummingbird serves on) instead of a pool of its own, once per process, before serving; false when the
-  /// runtime does not allow it.
-  ///
-  /// Every request used to cross from an event loop to the pool and back: under load, half the server's time
-  /// was on the pool's threads, thread switches showed in the kernel, and on two cores the pool, the loops
-  /// and the clients fought over the same cores.
-  @discardableResult
-  public static func runTasksOnEventLoops() -> Bool {
-    NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-  }
-
   /// Serves until SIGINT or SIGTERM, letting requests in flight finish for up to `gracePeriod` (a client that
   /// stalls mid-request cannot keep the server alive after that); `ready` hears the bound port.
   public func run(

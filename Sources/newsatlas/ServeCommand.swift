@@ -108,7 +108,6 @@ struct ServeCommand: AsyncParsableCommand {
       datasets.append(try Self.dataset(name: name, file: file, options, aggregations))
     }
     releaseFreedMemory()
-    AtlasService.runTasksOnEventLoops()
     let log = BatchedLog()
     defer { log.close() }
     let logger = log.logger(label: "newsatlas")
