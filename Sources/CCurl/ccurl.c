@@ -2,28 +2,39 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 struct ccurl_functions ccurl_functions;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const char *failure;
 
-// Resolves one function into the table; false (and `failure` set) when libcurl lacks it.
-#define CCURL_RESOLVE(field, name)                                                                  \
-  do {                                                                                              \
-    *(void **)(&ccurl_functions.field) = dlsym(library, name);                                      \
-    if (ccurl_functions.field == NULL) {                                                            \
-      failure = "libcurl.so.4 lacks " name "; NewsAtlas needs libcurl 7.85 or later (Debian 12's " \
-                "libcurl4).";                                                                       \
-      return;                                                                                       \
-    }                                                                                               \
+// Resolves one function into the table, or leaves `load` with `failure` set when the library lacks it.
+#define CCURL_RESOLVE(field, name)                                                      \
+  do {                                                                                  \
+    *(void **)(&ccurl_functions.field) = dlsym(library, name);                          \
+    if (ccurl_functions.field == NULL) {                                                \
+      failure = "The libcurl loaded lacks " name "; NewsAtlas needs libcurl 7.85 or "  \
+                "later (Debian 12's libcurl4).";                                        \
+      return;                                                                           \
+    }                                                                                   \
   } while (0)
 
+static char message[512];
+
 static void load(void) {
+  // NEWSATLAS_LIBCURL names another build of libcurl 7.85 or later (a path, or a name the loader searches for).
+  const char *name = getenv("NEWSATLAS_LIBCURL");
+  if (name == NULL || *name == '\0') name = "libcurl.so.4";
   // RTLD_LOCAL: curl's symbols stay out of the global namespace; nothing is ever unloaded.
-  void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+  void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
   if (library == NULL) {
-    failure = "libcurl.so.4 could not be loaded; install it (Debian: apt-get install libcurl4) to fetch news.";
+    snprintf(message, sizeof message,
+             "%.200s could not be loaded; install libcurl (Debian: apt-get install libcurl4) or set "
+             "NEWSATLAS_LIBCURL to its path to fetch news.",
+             name);
+    failure = message;
     return;
   }
   CCURL_RESOLVE(global_init, "curl_global_init");

@@ -123,4 +123,22 @@ import Testing
     #expect(result.stderr.contains("refused the connection"))
     #expect(!result.stderr.contains(LocalServer.newsAPIKey))
   }
+
+  /// libcurl is opened at the first fetch: without it, fetching fails with one sentence and everything else
+  /// runs (the library named here does not exist, or is not libcurl).
+  @Test(arguments: ["/nonexistent/libcurl.so.4", "libz.so.1"])
+  func withoutLibcurlOnlyFetchingFails(library: String) throws {
+    var environment = environment
+    environment["NEWSATLAS_LIBCURL"] = library
+    let fetch = try CLI.run(["headlines", "--country", "fr"], environment: environment)
+    #expect(fetch.status == 69, "\(fetch.stderr)")
+    #expect(
+      fetch.stderr.contains(
+        library.hasPrefix("/")
+          ? "\(library) could not be loaded; install libcurl" : "The libcurl loaded lacks curl_global_init"),
+      "\(fetch.stderr)")
+    #expect(!fetch.stderr.contains(LocalServer.newsAPIKey))
+    let local = try CLI.run(["nearest", "48.85", "2.35"], environment: environment)
+    #expect(local.status == 0 && local.stdout.hasPrefix("fr  France"), "\(local.stderr)")
+  }
 }

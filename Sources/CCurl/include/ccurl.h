@@ -37,9 +37,9 @@ struct ccurl_functions {
 /// Filled once by `ccurl_load`; read only after it returned NULL.
 extern struct ccurl_functions ccurl_functions;
 
-/// Opens libcurl.so.4, resolves every function above and calls curl_global_init(CURL_GLOBAL_DEFAULT), once per
-/// process (later calls return the first call's answer). Returns NULL on success, otherwise one sentence saying
-/// what failed (a static string).
+/// Opens libcurl.so.4 (or the library the environment's `NEWSATLAS_LIBCURL` names), resolves every function
+/// above and calls curl_global_init(CURL_GLOBAL_DEFAULT), once per process (later calls return the first call's
+/// answer). Returns NULL on success, otherwise one sentence saying what failed (static storage).
 const char *ccurl_load(void);
 
 static inline CURL *ccurl_easy_init(void) { return ccurl_functions.easy_init(); }
