@@ -131,7 +131,7 @@ extension SphericalKDTree {
   /// `GreatCircle.distanceKilometers(from:to:)`, as a brute-force scan computes it.
   @inlinable
   func exactDistance(_ point: GeoPoint, position: Int) -> Double {
-    GreatCircle.distanceKilometers(from: point, to: points[Int(indices[position])])
+    GreatCircle.distanceKilometers(from: point, to: points[position])
   }
 
   /// Ranks a collecting visitor's candidates by exact distance.
