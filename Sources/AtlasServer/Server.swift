@@ -293,8 +293,9 @@ public struct AtlasService: Sendable {
       entry =
         bytes.map { bytes in
           let (body, gzipped) = Self.body(bytes, gzip: gzip)
-          return TileCache.Entry(body: body, gzipped: gzipped)
-        } ?? TileCache.Entry(body: nil, gzipped: false)
+          return TileCache.Entry(
+            body: body, gzipped: gzipped, forEveryClient: !Self.worthGzipping(byteCount: bytes.count))
+        } ?? TileCache.Entry(body: nil, gzipped: false, forEveryClient: true)
       tileCache.keep(entry, for: key)
     }
     guard let body = entry.body else { return validated(Response(status: .noContent), dataset) }
@@ -477,14 +478,18 @@ public struct AtlasService: Sendable {
     return response
   }
 
-  /// The body for `bytes`: gzipped when the client accepts gzip and the bytes are worth it (over 256).
+  /// The body for `bytes`: gzipped when the client accepts gzip and the bytes are worth it.
   static func body(_ bytes: [UInt8], gzip: Bool) -> (body: ByteBuffer, gzipped: Bool) {
     var buffer = ByteBuffer(bytes: bytes)
-    guard gzip, bytes.count > 256, let gzipped = try? buffer.compress(with: .gzip()) else {
+    guard gzip, worthGzipping(byteCount: bytes.count), let gzipped = try? buffer.compress(with: .gzip())
+    else {
       return (buffer, false)
     }
     return (gzipped, true)
   }
+
+  /// Over 256 bytes: below that, gzip's 18 bytes of framing and a deflate block save little or nothing.
+  static func worthGzipping(byteCount: Int) -> Bool { byteCount > 256 }
 }
 
 /// A JSON response.
