@@ -45,8 +45,8 @@ final class TileCache: @unchecked Sendable {
 
   init(budget: Int) { self.budget = max(0, budget) }
 
-  /// The answer kept for `key`, counting a hit or a miss: for a client that accepts gzip, the plain entry of a
-  /// tile that every client gets as it is.
+  /// The answer kept for `key`, counting a hit or a miss: for a client that accepts gzip, the plain entry of
+  /// a tile that every client gets as it is.
   func entry(_ key: Key) -> Entry? {
     guard budget > 0 else { return nil }
     lock.lock()

@@ -24,7 +24,7 @@ static const char *failure;
 static char message[512];
 
 static void load(void) {
-  // NEWSATLAS_LIBCURL names another build of libcurl 7.85 or later (a path, or a name the loader searches for).
+  // NEWSATLAS_LIBCURL names another build of libcurl 7.85 or later (a path, or a name the loader finds).
   const char *name = getenv("NEWSATLAS_LIBCURL");
   if (name == NULL || *name == '\0') name = "libcurl.so.4";
   // RTLD_LOCAL: curl's symbols stay out of the global namespace; nothing is ever unloaded.

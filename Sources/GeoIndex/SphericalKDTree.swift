@@ -111,8 +111,9 @@ public struct SphericalKDTree: Sendable {
     }
     // The query layout, in one sequential pass over the tree order (again in halves), into arrays never
     // zero-filled: their pages are first touched by the thread that fills them. The points are copied into
-    // tree order too: the reads of the input are random (1M points, harness, alternately: a build 52-55 ->
-    // 57-63 ms), and the answer's exact distance no longer waits on `indices` first (960-1,150 -> 840-950 ns).
+    // tree order too: the reads of the input are random (1M points, harness, alternately: a build 52-55
+    // -> 57-63 ms), and the answer's exact distance no longer waits on `indices` first (a query 960-1,150
+    // -> 840-950 ns).
     var layout = QueryArrays(count: n)
     points.withUnsafeBufferPointer { input in
       entries.withUnsafeBufferPointer { entries in

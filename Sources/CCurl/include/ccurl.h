@@ -1,8 +1,8 @@
 // The one door from Swift to libcurl. libcurl is opened on first use (`ccurl_load`), not at start-up: linked
-// the usual way, it and the ~25 libraries it needs were bound by the dynamic loader, and their constructors run,
-// before every command, 4.5 ms of a 15 ms start for commands that never fetch. Every call goes through the
-// table `ccurl_load` fills; the static inline wrappers are named after the C function they wrap, with one per
-// argument type for curl's variadic setopt/getinfo calls (Swift cannot call C variadics).
+// the usual way, it and the ~25 libraries it needs were bound by the dynamic loader, and their constructors
+// run, before every command, 4.5 ms of a 15 ms start for commands that never fetch. Every call goes through
+// the table `ccurl_load` fills; the static inline wrappers are named after the C function they wrap, with one
+// per argument type for curl's variadic setopt/getinfo calls (Swift cannot call C variadics).
 #ifndef NEWSATLAS_CCURL_H
 #define NEWSATLAS_CCURL_H
 
@@ -38,8 +38,8 @@ struct ccurl_functions {
 extern struct ccurl_functions ccurl_functions;
 
 /// Opens libcurl.so.4 (or the library the environment's `NEWSATLAS_LIBCURL` names), resolves every function
-/// above and calls curl_global_init(CURL_GLOBAL_DEFAULT), once per process (later calls return the first call's
-/// answer). Returns NULL on success, otherwise one sentence saying what failed (static storage).
+/// above and calls curl_global_init(CURL_GLOBAL_DEFAULT), once per process (later calls return the first
+/// call's answer). Returns NULL on success, otherwise one sentence saying what failed (static storage).
 const char *ccurl_load(void);
 
 static inline CURL *ccurl_easy_init(void) { return ccurl_functions.easy_init(); }
@@ -63,7 +63,8 @@ static inline CURLcode ccurl_easy_setopt_slist(CURL *handle, CURLoption option, 
   return ccurl_functions.easy_setopt(handle, option, value);
 }
 
-static inline CURLcode ccurl_easy_setopt_write_callback(CURL *handle, CURLoption option, ccurl_write_callback value) {
+static inline CURLcode ccurl_easy_setopt_write_callback(CURL *handle, CURLoption option,
+                                                        ccurl_write_callback value) {
   return ccurl_functions.easy_setopt(handle, option, value);
 }
 
