@@ -10,9 +10,8 @@ extension AtlasService {
   /// request shares one cache and one budget. A failed country is an error object in its result (200); a plan
   /// the budget cannot cover is 429; a server without a key is 503. The key never leaves the process.
   func headlines(_ request: Request) async throws -> Response {
-    try allow(request, ["country", "near", "cluster", "zoom", "category", "pageSize"])
+    let query = try allow(request, ["country", "near", "cluster", "zoom", "category", "pageSize"])
     guard let news else { throw Problem.unavailable(newsUnavailable) }
-    let query = request.uri.queryParameters
     let named = ["country", "near", "cluster"].filter { query.get($0) != nil }
     guard named.count == 1 else {
       throw Problem.badParameter("Give one of country, near (LAT,LON) and cluster (with zoom).")
@@ -36,7 +35,7 @@ extension AtlasService {
       guard query.get("zoom") != nil else {
         throw Problem.badParameter("cluster needs the zoom of the map its id came from (zoom=Z).")
       }
-      guard let zoom = try decimal(request, "zoom"), (0...31).contains(zoom) else {
+      guard let zoom = try decimal(query, "zoom"), (0...31).contains(zoom) else {
         throw Problem.badParameter("zoom runs from 0 to 31.")
       }
       _ = zoom  // ids encode their own zoom; zoom says which map the id came from, as in the CLI
@@ -54,7 +53,7 @@ extension AtlasService {
         "'\(category.prefix(64))' is not a NewsAPI category; use one of \(newsCategories.joined(separator: ", "))."
       )
     }
-    let pageSize = try integer(request, "pageSize", default: 10, minimum: 1)
+    let pageSize = try integer(query, "pageSize", default: 10, minimum: 1)
     guard pageSize <= 100 else { throw Problem.badParameter("pageSize is 1 to 100, not \(pageSize).") }
     let jobs = countries.map { HeadlinesJob(country: $0, category: category) }
     do {

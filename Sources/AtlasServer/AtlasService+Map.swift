@@ -20,8 +20,7 @@ extension AtlasService {
       try leafletFile("images/" + (context.parameters.get("file") ?? ""))
     }
     router.readable("/v1/basemap") { request, _ in
-      try allow(request, ["zoom"])
-      guard let zoom = try decimal(request, "zoom"), zoom >= 0, zoom <= 31 else {
+      guard let zoom = try decimal(try allow(request, ["zoom"]), "zoom"), zoom >= 0, zoom <= 31 else {
         throw Problem.badParameter("Give zoom, 0 to 31 (for example zoom=3).")
       }
       let bytes = basemaps.geoJSON(zoom: Swift.min(Int(zoom), BasemapCache.finestZoom))

@@ -110,9 +110,9 @@ public struct AtlasService: Sendable {
     }
     router.readable("/v1/datasets/:name/clusters/:id/leaves") { request, context in
       let dataset = try dataset(context)
-      try allow(request, ["limit", "offset"])
-      let limit = try integer(request, "limit", default: 10, minimum: 0)
-      let offset = try integer(request, "offset", default: 0, minimum: 0)
+      let query = try allow(request, ["limit", "offset"])
+      let limit = try integer(query, "limit", default: 10, minimum: 0)
+      let offset = try integer(query, "offset", default: 0, minimum: 0)
       if let unchanged = notModified(request, dataset) { return unchanged }
       let leaves = try clusterCall {
         try dataset.index.leaves(
@@ -137,21 +137,22 @@ public struct AtlasService: Sendable {
   // MARK: - Handlers
 
   func nearest(_ request: Request) throws -> Response {
-    let query = try place(try allow(request, ["lat", "lon", "count", "maxKm", "dataset"]))
-    let (target, count, maxKilometers) = try nearestParameters(request)
+    let parameters = try allow(request, ["lat", "lon", "count", "maxKm", "dataset"])
+    let query = try place(parameters)
+    let (target, count, maxKilometers) = try nearestParameters(parameters)
     let found = target.tree.neighbors(of: query, count: count, maxDistanceKilometers: maxKilometers)
     return json(target.answerJSON(found, from: query) + [0x0A])
   }
 
   /// `dataset`, `count` and `maxKm`, as `GET` and `POST /v1/nearest` both take them.
-  func nearestParameters(_ request: Request) throws(Problem) -> (
+  func nearestParameters(_ parameters: Query) throws(Problem) -> (
     NearestTarget, count: Int, maxKilometers: Double
   ) {
-    let name = request.uri.queryParameters.get("dataset") ?? "markers"
+    let name = parameters.get("dataset") ?? "markers"
     guard let dataset = datasets[name] else { throw .unknownDataset(name) }
-    let count = try integer(request, "count", default: 1, minimum: 1)
+    let count = try integer(parameters, "count", default: 1, minimum: 1)
     guard count <= 10_000 else { throw .badParameter("count is at most 10000, not \(count).") }
-    let maxKilometers = try decimal(request, "maxKm") ?? .infinity
+    let maxKilometers = try decimal(parameters, "maxKm") ?? .infinity
     guard maxKilometers >= 0 else {
       throw .badParameter("maxKm must be a distance of 0 kilometres or more, not \(maxKilometers).")
     }
@@ -163,9 +164,9 @@ public struct AtlasService: Sendable {
   /// whole. A failure of the whole run after the answer began (a NUL byte, a body over the limit) ends it with
   /// one error row (line 0).
   func batch(_ request: Request, resolving: Bool) throws -> Response {
-    try allow(request, resolving ? ["format"] : ["format", "count", "maxKm", "dataset"])
+    let parameters = try allow(request, resolving ? ["format"] : ["format", "count", "maxKm", "dataset"])
     let format: BatchFormat
-    switch request.uri.queryParameters.get("format") ?? "csv" {
+    switch parameters.get("format") ?? "csv" {
     case "csv": format = .csv
     case "jsonl": format = .jsonl
     case let other: throw Problem.badParameter("format is csv or jsonl, not '\(other.prefix(64))'.")
@@ -174,7 +175,7 @@ public struct AtlasService: Sendable {
     if resolving {
       query = .resolve
     } else {
-      let (target, count, maxKilometers) = try nearestParameters(request)
+      let (target, count, maxKilometers) = try nearestParameters(parameters)
       guard count == 1 || format == .jsonl else {
         throw Problem.badParameter("count above 1 needs format=jsonl; csv has one row per input line.")
       }
@@ -250,15 +251,15 @@ public struct AtlasService: Sendable {
   }
 
   func clusters(_ dataset: Dataset, _ request: Request) throws -> Response {
-    try allow(request, ["zoom", "bbox"])
-    guard let zoom = try decimal(request, "zoom") else {
+    let parameters = try allow(request, ["zoom", "bbox"])
+    guard let zoom = try decimal(parameters, "zoom") else {
       throw Problem.badParameter("Give zoom, the map's zoom level (for example zoom=3).")
     }
     guard (0...31).contains(zoom) else {
       throw Problem.badParameter("zoom runs from 0 to 31 (above maxZoom, the raw points), not \(zoom).")
     }
     var box = GeoBox.world
-    if let text = request.uri.queryParameters.get("bbox") {
+    if let text = parameters.get("bbox") {
       box = try parameter { () throws(FormatError) in try Coordinates.box(text, name: "bbox") }
     }
     return collection(dataset, dataset.index.clusters(in: box, zoom: zoom), for: request)
@@ -412,10 +413,13 @@ public struct AtlasService: Sendable {
     return id
   }
 
+  /// A request's query parameters, parsed.
+  typealias Query = FlatDictionary<Substring, Substring>
+
   /// Refuses a query parameter the endpoint does not take (a misspelt or unsupported one would otherwise be
   /// silently ignored); returns the parameters, parsed once (Hummingbird parses the query at every reading).
   @discardableResult
-  func allow(_ request: Request, _ names: [String]) throws(Problem) -> FlatDictionary<Substring, Substring> {
+  func allow(_ request: Request, _ names: [String]) throws(Problem) -> Query {
     let parameters = request.uri.queryParameters
     for (key, _) in parameters where !names.contains(where: { key == $0 }) {
       throw .badParameter(
@@ -434,7 +438,7 @@ public struct AtlasService: Sendable {
     do { return try body() } catch let error as ClusterError { throw Problem.notFound(error.description) }
   }
 
-  func place(_ parameters: FlatDictionary<Substring, Substring>) throws(Problem) -> GeoPoint {
+  func place(_ parameters: Query) throws(Problem) -> GeoPoint {
     guard let latitude = parameters.get("lat"), let longitude = parameters.get("lon") else {
       throw .badParameter("Give lat and lon in degrees (for example lat=48.85&lon=2.35).")
     }
@@ -443,17 +447,18 @@ public struct AtlasService: Sendable {
     }
   }
 
-  func integer(_ request: Request, _ name: String, default fallback: Int, minimum: Int) throws(Problem) -> Int
+  func integer(_ parameters: Query, _ name: String, default fallback: Int, minimum: Int) throws(Problem)
+    -> Int
   {
-    guard let text = request.uri.queryParameters.get(name) else { return fallback }
+    guard let text = parameters.get(name) else { return fallback }
     guard text.count <= 18, let value = Int(text), value >= minimum else {
       throw .badParameter("\(name) must be a whole number, \(minimum) or more, not '\(text)'.")
     }
     return value
   }
 
-  func decimal(_ request: Request, _ name: String) throws(Problem) -> Double? {
-    guard let text = request.uri.queryParameters.get(name) else { return nil }
+  func decimal(_ parameters: Query, _ name: String) throws(Problem) -> Double? {
+    guard let text = parameters.get(name) else { return nil }
     guard let value = Coordinates.number(text) else {
       throw .badParameter("\(name) must be a decimal number, not '\(text)'.")
     }
