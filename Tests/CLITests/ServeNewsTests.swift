@@ -116,18 +116,28 @@ import Testing
     for _ in 0..<3 { _ = try await client.get(served.base + "/v1/nearest?lat=48.85&lon=2.35") }
     _ = try await client.get(served.base + "/v1/nearest?lat=999&lon=2")
     _ = try await client.get(served.base + "/nowhere")
+    // A GET of /v1/nearest is answered without the router, a HEAD through it: the same headers, one route.
+    let get = try await client.get(served.base + "/v1/nearest?lat=48.85&lon=2.35")
+    let head = try served.raw(
+      "HEAD /v1/nearest?lat=48.85&lon=2.35 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    #expect(head.hasPrefix("HTTP/1.1 200") && head.hasSuffix("\r\n\r\n"), "\(head)")
+    #expect(head.lowercased().contains("content-length: \(get.body.count)\r\n"), "\(head)")
     let response = try await client.get(served.base + "/metrics")
     #expect(response.header("content-type")?.hasPrefix("text/plain; version=0.0.4") == true)
     let lines = text(response).split(separator: "\n").map(String.init)
     #expect(
-      lines.contains("newsatlas_http_requests_total{route=\"/v1/nearest\",method=\"GET\",status=\"200\"} 3"))
+      lines.contains("newsatlas_http_requests_total{route=\"/v1/nearest\",method=\"GET\",status=\"200\"} 4"))
+    #expect(
+      lines.contains("newsatlas_http_requests_total{route=\"/v1/nearest\",method=\"HEAD\",status=\"200\"} 1"))
+    #expect(
+      lines.contains("newsatlas_http_requests_total{route=\"/healthz\",method=\"GET\",status=\"200\"} 1"))
     #expect(
       lines.contains("newsatlas_http_requests_total{route=\"/v1/nearest\",method=\"GET\",status=\"400\"} 1"))
     #expect(
       lines.contains("newsatlas_http_requests_total{route=\"unmatched\",method=\"GET\",status=\"404\"} 1"))
-    #expect(lines.contains("newsatlas_http_request_duration_seconds_count{route=\"/v1/nearest\"} 4"))
+    #expect(lines.contains("newsatlas_http_request_duration_seconds_count{route=\"/v1/nearest\"} 6"))
     #expect(
-      lines.contains("newsatlas_http_request_duration_seconds_bucket{route=\"/v1/nearest\",le=\"+Inf\"} 4"))
+      lines.contains("newsatlas_http_request_duration_seconds_bucket{route=\"/v1/nearest\",le=\"+Inf\"} 6"))
     // Every sample line is NAME{labels} VALUE or NAME VALUE, with a number for the value.
     for line in lines where !line.hasPrefix("#") {
       let value = line.split(separator: " ").last.map(String.init) ?? ""
