@@ -15,6 +15,7 @@ let package = Package(
   dependencies: [
     .package(path: ".."),
     .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
   ],
   targets: [
     .executableTarget(
@@ -42,6 +43,20 @@ let package = Package(
         .product(name: "Store", package: parent), .product(name: "GeoFormats", package: parent),
       ],
       path: "Sources/compare"
+    ),
+    // Bare Hummingbird answering a fixed resolve body: the framework's floor beside the service
+    // (serve_bench.py). Linked as the service's release binary is, the Swift runtime and Foundation statically.
+    .executableTarget(
+      name: "bareserver",
+      dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+      path: "Sources/bareserver",
+      linkerSettings: [
+        .unsafeFlags(
+          [
+            "-static-stdlib", "-lCoreFoundation", "-l_FoundationICU", "-l_FoundationCShims",
+            "-l_FoundationCollections", "-lswiftSynchronization",
+          ], .when(platforms: [.linux], configuration: .release))
+      ]
     ),
   ]
 )

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """newsatlas serve under load: start time and memory with 1M points, MVT tiles (from the tile cache, then with
-it off) and /v1/resolve over HTTP with wrk (64 connections), and rows/s of a 1M-row POST /v1/resolve. Run from Benchmarks/ after
-`swift build -c release --product newsatlas` in the root; needs Debian's wrk and curl.
+it off) and /v1/resolve over HTTP with wrk (64 connections), and rows/s of a 1M-row POST /v1/resolve; then
+GET /v1/resolve again, alternately with bare Hummingbird answering a fixed body of the same size (bareserver,
+the framework's floor on this machine in the same minutes), three rounds each. Run from Benchmarks/ after
+`swift build -c release --product newsatlas` in the root and `swift build -c release --product bareserver`
+here; needs Debian's wrk and curl.
 
     python3 serve_bench.py [SECONDS]
 """
@@ -10,6 +13,7 @@ import json, math, os, random, re, subprocess, sys, tempfile, time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HERE = os.path.dirname(os.path.abspath(__file__))
 BINARY = os.path.join(ROOT, ".build", "release", "newsatlas")
+BARE = os.path.join(HERE, ".build", "release", "bareserver")
 SECONDS = int(sys.argv[1]) if len(sys.argv) > 1 else 10
 
 
@@ -21,9 +25,9 @@ def peak_rss_mb(pid):
     return float("nan")
 
 
-def start(arguments):
+def start(arguments, command=None):
     begin = time.perf_counter()
-    server = subprocess.Popen([BINARY, "serve", "--port", "0"] + arguments, stdout=subprocess.PIPE,
+    server = subprocess.Popen(command or [BINARY, "serve", "--port", "0"] + arguments, stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, text=True)
     line = server.stdout.readline()  # readiness: printed once the port is open
     elapsed = time.perf_counter() - begin
@@ -99,6 +103,20 @@ def main():
         results["start_markers_s"] = started
         server.terminate()
         server.wait()
+        # GET /v1/resolve beside the framework's floor, alternately, so that both see the VM's same minutes.
+        resolve = os.path.join(HERE, "wrk", "resolve.lua")
+        results["resolve_rounds"] = []
+        for _ in range(3):
+            round = {}
+            for name, command in (("bare", [BARE]), ("newsatlas", None)):
+                server, base, _ = start(["--no-news"], command)
+                try:
+                    round[name] = wrk(base, resolve, {})
+                finally:
+                    server.terminate()
+                    server.wait()
+            round["ratio"] = round["newsatlas"]["requests_per_s"] / round["bare"]["requests_per_s"]
+            results["resolve_rounds"].append(round)
     print(json.dumps(results, indent=1))
 
 
