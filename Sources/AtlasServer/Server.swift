@@ -613,8 +613,8 @@ struct Answering: Sendable {
 /// The service's responder: a GET of one of the service's `directRoutes` is answered at once, through the
 /// same `Answering` as the router's middleware; every other request goes to the router.
 ///
-/// For `GET /v1/resolve` under 64 connections the router's share (its trie, the middleware chain, the path
-/// parameters) was about a seventh of the server's CPU time per request.
+/// For `GET /v1/resolve` under 64 connections the router (its trie, the middleware chain, the path
+/// parameters) took about 7 % of the server's CPU time per request: 41.4 µs without this, 38.3 with it.
 struct AtlasResponder: HTTPResponder {
   let routes: RouterResponder<BasicRequestContext>
   let direct: [(path: String, answer: @Sendable (Request) throws -> Response)]
