@@ -424,15 +424,12 @@ public struct AtlasService: Sendable {
     return id
   }
 
-  /// A request's query parameters, parsed.
-  typealias Query = FlatDictionary<Substring, Substring>
-
   /// Refuses a query parameter the endpoint does not take (a misspelt or unsupported one would otherwise be
   /// silently ignored); returns the parameters, parsed once (Hummingbird parses the query at every reading).
   @discardableResult
   func allow(_ request: Request, _ names: [String]) throws(Problem) -> Query {
-    let parameters = request.uri.queryParameters
-    for (key, _) in parameters where !names.contains(where: { key == $0 }) {
+    let parameters = Query(request.uri)
+    for (key, _) in parameters.pairs where !names.contains(where: { key == $0 }) {
       throw .badParameter(
         "This endpoint takes no parameter '\(key.prefix(64))'; it takes \(names.sorted().joined(separator: ", "))."
       )
