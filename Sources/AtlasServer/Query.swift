@@ -18,9 +18,9 @@ struct Query {
     pairs.first { $0.name == name }.map { String($0.value) }
   }
 
-  /// The parameters of an origin-form target (`/path?query`), or nil if the query holds anything but
-  /// printable ASCII other than `%` and `+`: Hummingbird's reading in that case (split at `&`, a trailing `&`
-  /// ignored, a name without `=` given an empty value; the query ends at `#`).
+  /// The parameters of an origin-form target (`/path?query`) as Hummingbird reads them (split at `&`, a
+  /// trailing `&` ignored, a name without `=` given an empty value, the query ended by `#`), or nil for
+  /// Hummingbird to read: another form of target, or a query with a byte outside printable ASCII, `%` or `+`.
   static func plain(_ target: String) -> [(name: Substring, value: Substring)]? {
     let utf8 = target.utf8
     guard utf8.first == UInt8(ascii: "/") else { return nil }
