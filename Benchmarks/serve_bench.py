@@ -54,6 +54,10 @@ def wrk(base, script, env):
 
 
 def main():
+    for path, build in ((BINARY, "swift build -c release --product newsatlas (in the root)"),
+                        (BARE, "swift build -c release --product bareserver (in Benchmarks/)")):
+        if not os.path.exists(path):
+            raise SystemExit(f"serve_bench.py: {path} is not built; run {build} first.")
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         r = random.Random(1)
@@ -107,16 +111,17 @@ def main():
         resolve = os.path.join(HERE, "wrk", "resolve.lua")
         results["resolve_rounds"] = []
         for _ in range(3):
-            round = {}
+            side_by_side = {}
             for name, command in (("bare", [BARE]), ("newsatlas", None)):
                 server, base, _ = start(["--no-news"], command)
                 try:
-                    round[name] = wrk(base, resolve, {})
+                    side_by_side[name] = wrk(base, resolve, {})
                 finally:
                     server.terminate()
                     server.wait()
-            round["ratio"] = round["newsatlas"]["requests_per_s"] / round["bare"]["requests_per_s"]
-            results["resolve_rounds"].append(round)
+            side_by_side["ratio"] = (side_by_side["newsatlas"]["requests_per_s"]
+                                     / side_by_side["bare"]["requests_per_s"])
+            results["resolve_rounds"].append(side_by_side)
     print(json.dumps(results, indent=1))
 
 
