@@ -26,6 +26,7 @@ def peak_rss_mb(pid):
 
 
 def start(arguments, command=None):
+    """Starts `newsatlas serve --port 0` with `arguments`, or `command` instead; waits for its URL line."""
     begin = time.perf_counter()
     server = subprocess.Popen(command or [BINARY, "serve", "--port", "0"] + arguments, stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, text=True)
@@ -112,8 +113,8 @@ def main():
         results["resolve_rounds"] = []
         for _ in range(3):
             side_by_side = {}
-            for name, command in (("bare", [BARE]), ("newsatlas", None)):
-                server, base, _ = start(["--no-news"], command)
+            for name, arguments, command in (("bare", [], [BARE]), ("newsatlas", ["--no-news"], None)):
+                server, base, _ = start(arguments, command)
                 try:
                     side_by_side[name] = wrk(base, resolve, {})
                 finally:

@@ -553,13 +553,14 @@ struct Answering: Sendable {
   let corsOrigin: String?
   let metrics: Metrics
 
-  /// `route` is the pattern `/metrics` counts the request under (`nil`: no route matched).
+  /// `path` is the request's (`request.uri.path`, made anew at every reading); `route` the pattern `/metrics`
+  /// counts the request under (`nil`: no route matched).
   func answer(
-    _ request: Request, logger: Logger, route: () -> String?, _ next: () async throws -> Response
+    _ request: Request, path: String, logger: Logger, route: () -> String?,
+    _ next: () async throws -> Response
   ) async -> Response {
     let start = ContinuousClock.now
     var response: Response
-    let path = request.uri.path
     let batch = path == "/v1/nearest" || path == "/v1/resolve"
     if request.method != .get && request.method != .head && !(batch && request.method == .post) {
       let allowed = batch ? "GET, HEAD, POST" : "GET, HEAD"
@@ -627,7 +628,7 @@ struct AtlasResponder: HTTPResponder {
     if request.method == .get {
       let path = request.uri.path
       if let route = direct.first(where: { $0.path == path }) {
-        return await answering.answer(request, logger: context.logger, route: { route.path }) {
+        return await answering.answer(request, path: path, logger: context.logger, route: { route.path }) {
           try route.answer(request)
         }
       }
@@ -644,7 +645,7 @@ struct Errors<Context: RequestContext>: RouterMiddleware {
     async throws -> Response
   {
     await answering.answer(
-      request, logger: context.logger,
+      request, path: request.uri.path, logger: context.logger,
       route: { context.endpointPath.flatMap { $0 == "NotFound" ? nil : $0 } }
     ) { try await next(request, context) }
   }
