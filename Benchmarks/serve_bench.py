@@ -14,6 +14,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HERE = os.path.dirname(os.path.abspath(__file__))
 BINARY = os.path.join(ROOT, ".build", "release", "newsatlas")
 BARE = os.path.join(HERE, ".build", "release", "bareserver")
+if len(sys.argv) > 2 or (len(sys.argv) == 2 and not sys.argv[1].isdigit()) or sys.argv[1:] == ["0"]:
+    sys.exit("usage: python3 serve_bench.py [SECONDS], a whole number of seconds per wrk run (default 10).")
 SECONDS = int(sys.argv[1]) if len(sys.argv) > 1 else 10
 
 

@@ -9,8 +9,9 @@ import HummingbirdCore
 struct Query {
   let pairs: [(name: Substring, value: Substring)]
 
-  init(_ uri: URI) {
-    pairs = Self.plain(uri.string) ?? Self.hummingbirds(uri.string)
+  /// The query of a request target (`/path?query`).
+  init(target: String) {
+    pairs = Self.plain(target) ?? Self.hummingbirds(target)
   }
 
   /// The first value given for `name`, as Hummingbird's `FlatDictionary.get` answers.

@@ -62,10 +62,12 @@ public struct AtlasService: Sendable {
     host: String, port: Int, logger: Logger, gracePeriod: Duration = .seconds(10),
     ready: @escaping @Sendable (Int) async -> Void
   ) async throws {
+    let lane = DirectLane(routes: directRoutes, answering: answering, logger: logger, serverName: "newsatlas")
     let app = Application(
-      responder: AtlasResponder(service: self),
-      server: .http1(configuration: .init(additionalChannelHandlers: [ExpectContinueHandler()])),
-      configuration: .init(address: .hostname(host, port: port), serverName: "newsatlas"),
+      router: router(),
+      server: .http1(
+        configuration: .init(additionalChannelHandlers: [ExpectContinueHandler(), DirectLaneHandler(lane)])),
+      configuration: .init(address: .hostname(host, port: port), serverName: lane.serverName),
       onServerRunning: { channel in await ready(channel.localAddress?.port ?? port) }, logger: logger)
     var configuration = ServiceGroupConfiguration(
       services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
@@ -78,7 +80,9 @@ public struct AtlasService: Sendable {
     let router = Router()
     router.add(middleware: Errors(answering: answering))
     for route in directRoutes {
-      router.readable(RouterPath(stringLiteral: route.path)) { request, _ in try route.answer(request) }
+      router.readable(RouterPath(stringLiteral: route.path)) { request, _ in
+        try route.answer(request.uri.string).response
+      }
     }
     router.readable("/metrics") { request, _ in
       try allow(request, [])
@@ -134,25 +138,27 @@ public struct AtlasService: Sendable {
   /// Failures as `{"error":…}`, `/metrics` counts and the log line, for every request.
   var answering: Answering { Answering(corsOrigin: corsOrigin, metrics: metrics) }
 
-  /// The routes of an exact path (no path parameters) asked most often: `AtlasResponder` answers their GETs
-  /// without the router, and the router has them too, for HEAD and for host applications.
-  var directRoutes: [(path: String, answer: @Sendable (Request) throws -> Response)] {
+  /// The routes of an exact path (no path parameters) asked most often, each answering a request target
+  /// (`/v1/resolve?lat=…`) from memory: `DirectLaneHandler` answers their GETs on the event loop, and the
+  /// router has them too, for HEAD, for the GETs the lane passes on and for host applications.
+  var directRoutes: [DirectLane.Route] {
     [("/healthz", healthz), ("/v1/nearest", nearest), ("/v1/resolve", resolve)]
   }
 
   // MARK: - Handlers
 
-  func healthz(_ request: Request) throws -> Response {
-    try allow(request, [])
-    return json(Array("{\"datasets\":\(names.count),\"news\":\(news != nil),\"status\":\"ok\"}\n".utf8))
+  func healthz(_ target: String) throws -> Reply {
+    try allow(target, [])
+    return Reply(
+      json: Array("{\"datasets\":\(names.count),\"news\":\(news != nil),\"status\":\"ok\"}\n".utf8))
   }
 
-  func nearest(_ request: Request) throws -> Response {
-    let parameters = try allow(request, ["lat", "lon", "count", "maxKm", "dataset"])
+  func nearest(_ target: String) throws -> Reply {
+    let parameters = try allow(target, ["lat", "lon", "count", "maxKm", "dataset"])
     let query = try place(parameters)
     let (target, count, maxKilometers) = try nearestParameters(parameters)
     let found = target.tree.neighbors(of: query, count: count, maxDistanceKilometers: maxKilometers)
-    return json(target.answerJSON(found, from: query) + [0x0A])
+    return Reply(json: target.answerJSON(found, from: query) + [0x0A])
   }
 
   /// `dataset`, `count` and `maxKm`, as `GET` and `POST /v1/nearest` both take them.
@@ -221,13 +227,13 @@ public struct AtlasService: Sendable {
       })
   }
 
-  func resolve(_ request: Request) throws -> Response {
-    let resolution = Country.resolve(try place(try allow(request, ["lat", "lon"])))
+  func resolve(_ target: String) throws -> Reply {
+    let resolution = Country.resolve(try place(try allow(target, ["lat", "lon"])))
     var writer = JSONWriter()
     writer.bytes.reserveCapacity(512)  // an answer is 200-400 bytes: one allocation, no regrowth
     writer.object { resolution.write(to: &$0) }
     writer.bytes.append(0x0A)
-    return json(writer.bytes)
+    return Reply(json: writer.bytes)
   }
 
   func datasetList() -> Response {
@@ -428,7 +434,13 @@ public struct AtlasService: Sendable {
   /// silently ignored); returns the parameters, parsed once (Hummingbird parses the query at every reading).
   @discardableResult
   func allow(_ request: Request, _ names: [String]) throws(Problem) -> Query {
-    let parameters = Query(request.uri)
+    try allow(request.uri.string, names)
+  }
+
+  /// `allow` for a request target (`/path?query`).
+  @discardableResult
+  func allow(_ target: String, _ names: [String]) throws(Problem) -> Query {
+    let parameters = Query(target: target)
     for (key, _) in parameters.pairs where !names.contains(where: { key == $0 }) {
       throw .badParameter(
         "This endpoint takes no parameter '\(key.prefix(64))'; it takes \(names.sorted().joined(separator: ", "))."
@@ -507,11 +519,27 @@ public struct AtlasService: Sendable {
 
 /// A JSON response.
 func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
-  Response(status: status, headers: jsonHeaders, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+  Reply(json: bytes, status: status).response
 }
 
 /// Made once: a dictionary literal of fields is built again at every response otherwise.
 private let jsonHeaders: HTTPFields = [.contentType: "application/json"]
+
+/// An answer whole in memory: what the direct routes and every error give. `DirectLaneHandler` writes it as
+/// it is; the router sends it as a `Response` (which adds its `Content-Length`).
+struct Reply: Sendable {
+  var status: HTTPResponse.Status
+  var headers: HTTPFields
+  var body: ByteBuffer
+
+  init(json bytes: [UInt8], status: HTTPResponse.Status = .ok) {
+    self.status = status
+    headers = jsonHeaders
+    body = ByteBuffer(bytes: bytes)
+  }
+
+  var response: Response { Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body)) }
+}
 
 /// A request the service refuses, with its status and one sentence.
 enum Problem: Error {
@@ -547,8 +575,8 @@ enum Problem: Error {
 
 /// Turns every failure into `{"error":"one sentence"}` with its status, answers GET and HEAD (and POST on the
 /// batch paths; 405 otherwise), adds the CORS header, counts the request for `/metrics` and logs one line per
-/// request: method, path, status, milliseconds. The router's middleware and `AtlasResponder`'s direct routes
-/// both answer through it.
+/// request: method, path, status, milliseconds. The router's middleware (`Errors`) answers through it, and so
+/// does `DirectLaneHandler`.
 struct Answering: Sendable {
   let corsOrigin: String?
   let metrics: Metrics
@@ -561,12 +589,8 @@ struct Answering: Sendable {
   ) async -> Response {
     let start = ContinuousClock.now
     var response: Response
-    let batch = path == "/v1/nearest" || path == "/v1/resolve"
-    if request.method != .get && request.method != .head && !(batch && request.method == .post) {
-      let allowed = batch ? "GET, HEAD, POST" : "GET, HEAD"
-      response = Self.problem(
-        .methodNotAllowed, "\(path.prefix(200)) answers \(allowed), not \(request.method).")
-      response.headers[.allow] = allowed
+    if let refusal = refusal(request.method, path: path) {
+      response = refusal.response
     } else {
       do {
         response = try await next()
@@ -576,64 +600,76 @@ struct Answering: Sendable {
             try await writer.finish(nil)
           }
         }
-      } catch let problem as Problem {
-        response = Self.problem(problem.status, problem.message)
-        if case .unavailable = problem { response.headers[.retryAfter] = "3600" }
-      } catch let error as HTTPError {
-        let message =
-          error.status == .notFound
-          ? "Nothing is at \(path.prefix(200)); the README lists the endpoints."
-          : (error.body ?? "The request failed (\(error.status.code)).")
-        response = Self.problem(error.status, message)
       } catch {
-        response = Self.problem(.internalServerError, "The server failed to answer: \(error).")
+        response = failure(error, path: path).response
       }
     }
-    if let corsOrigin { response.headers[.accessControlAllowOrigin] = corsOrigin }
-    let elapsed = ContinuousClock.now - start
-    let seconds = Double(elapsed.components.attoseconds) * 1e-18 + Double(elapsed.components.seconds)
-    metrics.record(
-      route: route() ?? "unmatched", method: request.method.rawValue, status: response.status.code,
-      seconds: seconds)
-    let hundredths = Int(min(seconds * 1e5, 1e15).rounded())  // of a millisecond
-    let milliseconds = "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"
-    logger.info("\(request.method) \(path.prefix(200)) \(response.status.code) \(milliseconds) ms")
+    finish(&response.headers, request.method, path, response.status, since: start, route: route(), logger)
     return response
   }
 
-  static func problem(_ status: HTTPResponse.Status, _ message: String) -> Response {
+  /// `answer` for an answer made at once in memory, as `DirectLaneHandler` asks.
+  func answer(
+    _ method: HTTPRequest.Method, path: String, logger: Logger, route: String, _ next: () throws -> Reply
+  ) -> Reply {
+    let start = ContinuousClock.now
+    var reply: Reply
+    if let refusal = refusal(method, path: path) {
+      reply = refusal
+    } else {
+      do { reply = try next() } catch { reply = failure(error, path: path) }
+    }
+    finish(&reply.headers, method, path, reply.status, since: start, route: route, logger)
+    return reply
+  }
+
+  /// 405 for a method that `path` does not answer, or nil.
+  private func refusal(_ method: HTTPRequest.Method, path: String) -> Reply? {
+    let batch = path == "/v1/nearest" || path == "/v1/resolve"
+    guard method != .get && method != .head && !(batch && method == .post) else { return nil }
+    let allowed = batch ? "GET, HEAD, POST" : "GET, HEAD"
+    var reply = Self.problem(.methodNotAllowed, "\(path.prefix(200)) answers \(allowed), not \(method).")
+    reply.headers[.allow] = allowed
+    return reply
+  }
+
+  /// The error answer for a failure.
+  private func failure(_ error: any Error, path: String) -> Reply {
+    switch error {
+    case let problem as Problem:
+      var reply = Self.problem(problem.status, problem.message)
+      if case .unavailable = problem { reply.headers[.retryAfter] = "3600" }
+      return reply
+    case let error as HTTPError:
+      let message =
+        error.status == .notFound
+        ? "Nothing is at \(path.prefix(200)); the README lists the endpoints."
+        : (error.body ?? "The request failed (\(error.status.code)).")
+      return Self.problem(error.status, message)
+    default:
+      return Self.problem(.internalServerError, "The server failed to answer: \(error).")
+    }
+  }
+
+  /// Adds the CORS header, counts the request and logs its line.
+  private func finish(
+    _ headers: inout HTTPFields, _ method: HTTPRequest.Method, _ path: String, _ status: HTTPResponse.Status,
+    since start: ContinuousClock.Instant, route: String?, _ logger: Logger
+  ) {
+    if let corsOrigin { headers[.accessControlAllowOrigin] = corsOrigin }
+    let elapsed = ContinuousClock.now - start
+    let seconds = Double(elapsed.components.attoseconds) * 1e-18 + Double(elapsed.components.seconds)
+    metrics.record(
+      route: route ?? "unmatched", method: method.rawValue, status: status.code, seconds: seconds)
+    let hundredths = Int(min(seconds * 1e5, 1e15).rounded())  // of a millisecond
+    let milliseconds = "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"
+    logger.info("\(method) \(path.prefix(200)) \(status.code) \(milliseconds) ms")
+  }
+
+  static func problem(_ status: HTTPResponse.Status, _ message: String) -> Reply {
     var writer = JSONWriter()
     writer.object { $0.string("error", message) }
-    return json(writer.bytes + [0x0A], status: status)
-  }
-}
-
-/// The service's responder: a GET of one of the service's `directRoutes` is answered at once, through the
-/// same `Answering` as the router's middleware; every other request goes to the router.
-///
-/// For `GET /v1/resolve` under 64 connections the router (its trie, the middleware chain, the path
-/// parameters) took about 7 % of the server's CPU time per request: 41.4 µs without this, 38.3 with it.
-struct AtlasResponder: HTTPResponder {
-  let routes: RouterResponder<BasicRequestContext>
-  let direct: [(path: String, answer: @Sendable (Request) throws -> Response)]
-  let answering: Answering
-
-  init(service: AtlasService) {
-    routes = service.router().buildResponder()
-    direct = service.directRoutes
-    answering = service.answering
-  }
-
-  func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
-    if request.method == .get {
-      let path = request.uri.path
-      if let route = direct.first(where: { $0.path == path }) {
-        return await answering.answer(request, path: path, logger: context.logger, route: { route.path }) {
-          try route.answer(request)
-        }
-      }
-    }
-    return try await routes.respond(to: request, context: context)
+    return Reply(json: writer.bytes + [0x0A], status: status)
   }
 }
 

@@ -28,7 +28,7 @@ import Testing
         plain += 1
         #expect(read.map { "\($0.name)=\($0.value)" } == expected, "seed \(seed): \(target)")
       }
-      let query = Query(URI(target))
+      let query = Query(target: target)
       #expect(query.pairs.map { "\($0.name)=\($0.value)" } == expected, "seed \(seed): \(target)")
       for name in ["lat", "lon", "x", "", "nothing"] {
         let first = URI(target).queryParameters.get(name)

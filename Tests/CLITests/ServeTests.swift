@@ -375,6 +375,98 @@ final class Served: @unchecked Sendable {
     return String(decoding: bytes, as: UTF8.self)
   }
 
+  typealias Answer = (status: Int, headers: [String: String], body: String)
+
+  /// The answers of one connection's requests, read by their `Content-Length`: status, headers (names in
+  /// lower case) and body; a HEAD's answer has no body.
+  static func answers(_ bytes: [UInt8], heads: Set<Int>) -> [Answer] {
+    var answers: [Answer] = []
+    var rest = bytes[...]
+    while let end = rest.indices.first(where: { rest[$0...].starts(with: "\r\n\r\n".utf8) }) {
+      let lines = String(decoding: rest[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+      var headers: [String: String] = [:]
+      for line in lines.dropFirst() {
+        guard let colon = line.firstIndex(of: ":") else { continue }
+        let value = line[line.index(after: colon)...]
+        headers[line[..<colon].lowercased()] = value.trimmingCharacters(in: .whitespaces)
+      }
+      let length = heads.contains(answers.count) ? 0 : Int(headers["content-length"] ?? "0") ?? 0
+      let bodyStart = end + 4
+      let bodyEnd = min(bodyStart + length, rest.endIndex)
+      let status = Int(lines[0].split(separator: " ")[1]) ?? 0
+      answers.append((status, headers, String(decoding: rest[bodyStart..<bodyEnd], as: UTF8.self)))
+      rest = rest[bodyEnd...]
+    }
+    return answers
+  }
+
+  /// Requests sent at once on one connection (HTTP/1.1 pipelining) are answered in their order, whichever
+  /// of them the direct lane answers on the event loop and whichever go through the router, each with the
+  /// same kind of head.
+  @Test func pipelinedRequestsAreAnsweredInTheirOrder() throws {
+    let served = try Served()
+    for first in ["/tiles/markers.json", "/v1/resolve?lat=48.85&lon=2.35"] {
+      let requests = [
+        ("GET", first), ("GET", "/v1/resolve?lat=40.71&lon=-74.01"), ("HEAD", "/v1/resolve?lat=1&lon=2"),
+        ("GET", "/healthz"), ("GET", "/v1/resolve?lat=999&lon=2"), ("GET", "/v1/datasets"),
+        ("GET", "/v1/nearest?lat=35.68&lon=139.69&count=2"), ("GET", "/v1/resolve?lat=-33.87&lon=151.21"),
+      ]
+      var text = ""
+      for (index, (method, path)) in requests.enumerated() {
+        let closing = index == requests.count - 1 ? "Connection: close\r\n" : ""
+        text += "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(closing)\r\n"
+      }
+      let answers = Self.answers(try served.rawBytes(text), heads: [2])
+      try #require(answers.count == requests.count, "\(answers.map(\.status)) for \(first)")
+      #expect(answers.map(\.status) == [200, 200, 200, 200, 400, 200, 200, 200])
+      #expect(answers[0].body.contains(first.hasPrefix("/tiles") ? "\"tilejson\"" : "\"code\":\"fr\""))
+      #expect(answers[1].body.contains("\"code\":\"us\""), "\(answers[1].body)")
+      #expect(answers[2].body.isEmpty && answers[2].headers["content-length"] != nil)
+      #expect(answers[3].body.contains("\"status\":\"ok\""))
+      #expect(answers[4].body.hasPrefix("{\"error\":") && answers[4].body.contains("999"))
+      #expect(answers[5].body.contains("\"datasets\""))
+      #expect(answers[6].body.contains("\"code\":\"jp\""), "\(answers[6].body)")
+      #expect(answers[7].body.contains("\"code\":\"au\""), "\(answers[7].body)")
+      for answer in answers {
+        #expect(answer.headers["server"] == "newsatlas" && answer.headers["date"]?.hasSuffix(" GMT") == true)
+        #expect(answer.headers["content-type"] == "application/json")
+      }
+    }
+    // One request that says Connection: close, answered on the event loop: the answer, then the end of the
+    // stream (a read that gives 0), not a connection left open (a read that times out).
+    let fd = try served.connect()
+    defer { close(fd) }
+    var wait = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+    Served.send(
+      fd, Array("GET /v1/resolve?lat=1&lon=2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+    var received: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    var got = 0
+    repeat {
+      got = read(fd, &chunk, chunk.count)
+      if got > 0 { received += chunk[0..<got] }
+    } while got > 0
+    #expect(got == 0, "the connection was left open")
+    #expect(Self.answers(received, heads: []).map(\.status) == [200])
+  }
+
+  /// `--cors ORIGIN` puts that origin in every answer, the event loop's, the router's and the errors'; without
+  /// it there is none.
+  @Test func corsNamesTheOriginGivenOnEveryAnswer() async throws {
+    let paths = [
+      "/v1/resolve?lat=48.85&lon=2.35", "/v1/resolve?lat=999&lon=2", "/healthz", "/tiles/markers.json",
+      "/v1/datasets/nowhere/clusters?zoom=1", "/nowhere",
+    ]
+    for origin in ["https://maps.example.org", nil] {
+      let served = try Served(origin.map { ["--cors", $0] } ?? [])
+      for path in paths {
+        let response = try await client.get(served.base + path)
+        #expect(response.header("access-control-allow-origin") == origin, "\(path) \(response.status)")
+      }
+    }
+  }
+
   @Test func expectContinueIsMetAndLargeBodiesAnswerAsTheCLIDoes() throws {
     let served = try Served()
     var points = SeededSpherePoints(seed: 31)
