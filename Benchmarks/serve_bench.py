@@ -8,13 +8,13 @@ here; needs Debian's wrk and curl.
 
     python3 serve_bench.py [SECONDS]
 """
-import json, math, os, random, re, subprocess, sys, tempfile, time
+import json, math, os, random, re, shutil, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HERE = os.path.dirname(os.path.abspath(__file__))
 BINARY = os.path.join(ROOT, ".build", "release", "newsatlas")
 BARE = os.path.join(HERE, ".build", "release", "bareserver")
-if len(sys.argv) > 2 or (len(sys.argv) == 2 and not sys.argv[1].isdigit()) or sys.argv[1:] == ["0"]:
+if len(sys.argv) > 2 or (len(sys.argv) == 2 and not (sys.argv[1].isdigit() and int(sys.argv[1]) > 0)):
     sys.exit("usage: python3 serve_bench.py [SECONDS], a whole number of seconds per wrk run (default 10).")
 SECONDS = int(sys.argv[1]) if len(sys.argv) > 1 else 10
 
@@ -61,6 +61,9 @@ def main():
                         (BARE, "swift build -c release --product bareserver (in Benchmarks/)")):
         if not os.path.exists(path):
             raise SystemExit(f"serve_bench.py: {path} is not built; run {build} first.")
+    for tool in ("wrk", "curl"):
+        if shutil.which(tool) is None:
+            raise SystemExit(f"serve_bench.py: {tool} is not installed; run apt-get install {tool} first.")
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         r = random.Random(1)

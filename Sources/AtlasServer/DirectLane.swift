@@ -124,9 +124,7 @@ final class DirectLaneHandler: ChannelDuplexHandler, RemovableChannelHandler {
   private func answer(_ head: HTTPRequest, _ route: DirectLane.Route, context: ChannelHandlerContext) {
     var logger = lane.logger
     logger[metadataKey: "hb.request.id"] = .stringConvertible(RequestID())  // as Hummingbird's requests
-    let reply = lane.answering.answer(head.method, path: route.path, logger: logger, route: route.path) {
-      try route.answer(head.path ?? "")
-    }
+    let reply = lane.answering.answer(get: route.path, logger: logger) { try route.answer(head.path ?? "") }
     var fields = reply.headers
     fields[.contentLength] = String(reply.body.readableBytes)
     fields[.date] = lane.date.text()

@@ -581,13 +581,12 @@ struct Answering: Sendable {
   let corsOrigin: String?
   let metrics: Metrics
 
-  /// `path` is the request's (`request.uri.path`, made anew at every reading); `route` the pattern `/metrics`
-  /// counts the request under (`nil`: no route matched).
+  /// `route` is the pattern `/metrics` counts the request under (`nil`: no route matched).
   func answer(
-    _ request: Request, path: String, logger: Logger, route: () -> String?,
-    _ next: () async throws -> Response
+    _ request: Request, logger: Logger, route: () -> String?, _ next: () async throws -> Response
   ) async -> Response {
     let start = ContinuousClock.now
+    let path = request.uri.path
     var response: Response
     if let refusal = refusal(request.method, path: path) {
       response = refusal.response
@@ -608,18 +607,13 @@ struct Answering: Sendable {
     return response
   }
 
-  /// `answer` for an answer made at once in memory, as `DirectLaneHandler` asks.
-  func answer(
-    _ method: HTTPRequest.Method, path: String, logger: Logger, route: String, _ next: () throws -> Reply
-  ) -> Reply {
+  /// `answer` for a GET of the exact-path route `path`, answered at once in memory, as `DirectLaneHandler`
+  /// asks (every route answers GET: there is nothing to refuse).
+  func answer(get path: String, logger: Logger, _ next: () throws -> Reply) -> Reply {
     let start = ContinuousClock.now
     var reply: Reply
-    if let refusal = refusal(method, path: path) {
-      reply = refusal
-    } else {
-      do { reply = try next() } catch { reply = failure(error, path: path) }
-    }
-    finish(&reply.headers, method, path, reply.status, since: start, route: route, logger)
+    do { reply = try next() } catch { reply = failure(error, path: path) }
+    finish(&reply.headers, .get, path, reply.status, since: start, route: path, logger)
     return reply
   }
 
@@ -681,7 +675,7 @@ struct Errors<Context: RequestContext>: RouterMiddleware {
     async throws -> Response
   {
     await answering.answer(
-      request, path: request.uri.path, logger: context.logger,
+      request, logger: context.logger,
       route: { context.endpointPath.flatMap { $0 == "NotFound" ? nil : $0 } }
     ) { try await next(request, context) }
   }

@@ -393,7 +393,7 @@ final class Served: @unchecked Sendable {
       let length = heads.contains(answers.count) ? 0 : Int(headers["content-length"] ?? "0") ?? 0
       let bodyStart = end + 4
       let bodyEnd = min(bodyStart + length, rest.endIndex)
-      let status = Int(lines[0].split(separator: " ")[1]) ?? 0
+      let status = lines[0].split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
       answers.append((status, headers, String(decoding: rest[bodyStart..<bodyEnd], as: UTF8.self)))
       rest = rest[bodyEnd...]
     }
