@@ -47,6 +47,10 @@ public enum HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
   case tls(String, detail: String)
   case responseTooLarge(String, limitBytes: Int)
   case tooManyRedirects(String, limit: Int)
+  /// The server redirected to another origin (scheme, host or port): `to` is where, user information removed.
+  case redirectRefused(String, to: String)
+  /// A request header's name or value holds a CR, LF or NUL (it could add a header); the value is never kept.
+  case invalidHeader(String)
   case cancelled(String)
   case transport(String, detail: String)
   case shutDown
@@ -55,18 +59,24 @@ public enum HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
 
   public var description: String {
     switch self {
-    case .invalidURL(let url): return "'\(url)' is not an http or https URL."
+    case .invalidURL(let url): return "'\(printable(url))' is not an http or https URL with a host."
     case .cannotResolveHost(let host):
       return "The host \(host) could not be found (DNS); check the address and the network."
     case .connectionRefused(let host): return "\(host) refused the connection; nothing is listening there."
     case .connectionReset(let host): return "\(host) closed the connection before the response was complete."
     case .timedOut(let host, let seconds): return "\(host) did not answer within \(seconds) seconds."
-    case .tls(let host, let detail): return "The secure connection to \(host) failed: \(detail)."
+    case .tls(let host, let detail): return "The secure connection to \(host) failed: \(printable(detail))."
     case .responseTooLarge(let host, let limit):
       return "The response from \(host) is larger than the \(limit)-byte limit."
     case .tooManyRedirects(let host, let limit): return "\(host) redirected more than \(limit) times."
+    case .redirectRefused(let host, let target):
+      return
+        "\(host) redirected the request to \(printable(target)), not the same scheme, host and port; the "
+        + "request and its headers go only to \(host), so the redirect was not followed."
+    case .invalidHeader(let name):
+      return "The request header '\(printable(name))' holds a line break or a NUL, so nothing was sent."
     case .cancelled(let host): return "The request to \(host) was cancelled."
-    case .transport(let host, let detail): return "The request to \(host) failed: \(detail)."
+    case .transport(let host, let detail): return "The request to \(host) failed: \(printable(detail))."
     case .shutDown: return "The HTTP client was shut down before the request could run."
     case .libraryUnavailable(let sentence): return sentence
     }
@@ -132,12 +142,23 @@ public final class HTTPClient: Sendable {
 
   /// GETs `url` with extra request headers (sent as given; keys belong here, never in the URL).
   ///
-  /// - Parameter timeout: this request's overall time limit; the configuration's by default.
-  /// - Throws: `HTTPError` for anything that kept an HTTP response from arriving whole.
+  /// Redirects are followed only within the URL's origin (scheme, host and port), up to
+  /// `configuration.maxRedirects`: a header such as a key must never reach another host, nor leave https for
+  /// http. A redirect anywhere else fails with `redirectRefused`, saying where it pointed.
+  ///
+  /// - Parameter timeout: the whole request's time limit, redirects included; by default the configuration's.
+  /// - Throws: `HTTPError` for anything that kept an HTTP response from arriving whole, and before sending
+  ///   anything, `invalidURL` and `invalidHeader` (a CR, LF or NUL in a header's name or value).
   public func get(_ url: String, headers: [(String, String)] = [], timeout: Duration? = nil)
     async throws(HTTPError) -> HTTPResponse
   {
-    guard url.hasPrefix("http://") || url.hasPrefix("https://") else { throw .invalidURL(url) }
+    guard let origin = HTTPURL(url)?.origin else { throw .invalidURL(HTTPURL.redacted(url)) }
+    for (name, value) in headers {
+      let forbidden: (UInt8) -> Bool = { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+      guard !name.isEmpty, !name.utf8.contains(where: forbidden), !value.utf8.contains(where: forbidden),
+        !name.utf8.contains(where: { $0 == UInt8(ascii: ":") || $0 <= 0x20 || $0 >= 0x7F })
+      else { throw .invalidHeader(name) }
+    }
     guard let loop else { throw .libraryUnavailable(unavailable ?? "libcurl is not loaded.") }
     var limit = timeout ?? configuration.requestTimeout
     if let deadline = configuration.deadline {
@@ -145,17 +166,38 @@ public final class HTTPClient: Sendable {
       guard left > .milliseconds(1) else { throw .timedOut(Transfer.host(of: url), seconds: 0) }
       limit = min(limit, left)
     }
-    let transfer = Transfer(url: url, headers: headers, timeout: limit, configuration: configuration)
-    let result = await withTaskCancellationHandler {
-      await withCheckedContinuation {
-        (continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
-        transfer.continuation = continuation
-        loop.submit(transfer)
+    let end = ContinuousClock.now.advanced(by: limit)
+    var current = url
+    var redirects = 0
+    while true {
+      let left = ContinuousClock.now.duration(to: end)
+      guard left > .milliseconds(1) else {
+        throw .timedOut(Transfer.host(of: url), seconds: Transfer.seconds(limit))
       }
-    } onCancel: {
-      loop.cancel(transfer)
+      let transfer = Transfer(
+        url: current, headers: headers, timeout: left, reportedTimeout: limit, configuration: configuration)
+      let result = await withTaskCancellationHandler {
+        await withCheckedContinuation {
+          (continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
+          transfer.continuation = continuation
+          loop.submit(transfer)
+        }
+      } onCancel: {
+        loop.cancel(transfer)
+      }
+      let response = try result.get()
+      guard [301, 302, 303, 307, 308].contains(response.status), let location = transfer.redirectURL else {
+        return response
+      }
+      guard HTTPURL(location)?.origin == origin else {
+        throw .redirectRefused(Transfer.host(of: current), to: HTTPURL.redacted(location))
+      }
+      guard redirects < configuration.maxRedirects else {
+        throw .tooManyRedirects(Transfer.host(of: url), limit: configuration.maxRedirects)
+      }
+      redirects += 1
+      current = location
     }
-    return try result.get()
   }
 }
 
@@ -168,8 +210,11 @@ final class Transfer: @unchecked Sendable {
   let host: String
   let headers: [(String, String)]
   let timeout: Duration
+  /// The whole request's limit, redirects included, as a timeout reports it.
+  let reportedTimeout: Duration
   let maxBytes: Int
-  let maxRedirects: Int
+  /// Where a 3xx answer pointed (libcurl's resolved `Location`); the client decides whether to follow.
+  var redirectURL: String?
   var continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>?
   var body: [UInt8] = []
   var responseHeaders: [UInt8] = []
@@ -178,36 +223,28 @@ final class Transfer: @unchecked Sendable {
   var headerList: UnsafeMutablePointer<curl_slist>?
   let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
-  init(url: String, headers: [(String, String)], timeout: Duration, configuration: HTTPClientConfiguration) {
+  init(
+    url: String, headers: [(String, String)], timeout: Duration, reportedTimeout: Duration,
+    configuration: HTTPClientConfiguration
+  ) {
     id = Transfer.nextID.add(1, ordering: .relaxed).oldValue
     self.url = url
     self.headers = headers
     self.timeout = timeout
+    self.reportedTimeout = reportedTimeout
     self.maxBytes = configuration.maxResponseBytes
-    self.maxRedirects = configuration.maxRedirects
     host = Transfer.host(of: url)
     errorBuffer.initialize(to: 0)
   }
 
   deinit { errorBuffer.deallocate() }
 
-  /// `scheme://host[:port]` of a URL, for messages (no path, no query).
-  static func host(of url: String) -> String {
-    let scalars = Array(url.unicodeScalars)
-    var start = 0
-    while start + 2 < scalars.count
-      && !(scalars[start] == ":" && scalars[start + 1] == "/" && scalars[start + 2] == "/")
-    {
-      start += 1
-    }
-    guard start + 2 < scalars.count else { return url }
-    var end = start + 3
-    while end < scalars.count && scalars[end] != "/" && scalars[end] != "?" && scalars[end] != "#" {
-      end += 1
-    }
-    var host = String.UnicodeScalarView()
-    host.append(contentsOf: scalars[(start + 3)..<end])
-    return String(host)
+  /// `host[:port]` of a URL, for messages (no scheme, no user information, no path, no query).
+  static func host(of url: String) -> String { HTTPURL.hostAndPort(of: url) }
+
+  /// A duration in seconds, for messages.
+  static func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
   }
 
   func finish(_ result: Result<HTTPResponse, HTTPError>) {
@@ -316,6 +353,10 @@ final class Loop: @unchecked Sendable {
         let code = ccurl_msg_result(message)
         var status = 0
         _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        var location: UnsafeMutablePointer<CChar>? = nil
+        if ccurl_easy_getinfo_string(easy, CURLINFO_REDIRECT_URL, &location) == CURLE_OK, let location {
+          transfer.redirectURL = String(cString: location)
+        }
         active.removeValue(forKey: transfer.id)
         remove(transfer)
         transfer.finish(result(code, status: status, transfer))
@@ -364,10 +405,9 @@ final class Loop: @unchecked Sendable {
       try Curl.check(ccurl_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, Curl.header), transfer)
       try Curl.check(ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer), transfer)
       try Curl.check(ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), transfer)
-      try Curl.check(ccurl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1), transfer)
-      try Curl.check(ccurl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, configuration.maxRedirects), transfer)
+      // libcurl follows no redirect (it would re-send every header to any host): `get` decides, per hop.
+      try Curl.check(ccurl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0), transfer)
       try Curl.check(ccurl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"), transfer)
-      try Curl.check(ccurl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), transfer)
       try Curl.check(ccurl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, ""), transfer)
       try Curl.check(
         ccurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), transfer)
@@ -422,14 +462,14 @@ final class Loop: @unchecked Sendable {
     if code == CURLE_OK {
       return .success(HTTPResponse(status: status, rawHeaders: transfer.responseHeaders, body: transfer.body))
     }
-    return .failure(Curl.error(code, transfer, timeout: transfer.timeout))
+    return .failure(Curl.error(code, transfer, timeout: transfer.reportedTimeout))
   }
 }
 
 /// The checked gateway from curl's return codes to `HTTPError`, and the C callbacks.
 enum Curl {
   static func check(_ code: CURLcode, _ transfer: Transfer) throws(HTTPError) {
-    guard code == CURLE_OK else { throw error(code, transfer, timeout: transfer.timeout) }
+    guard code == CURLE_OK else { throw error(code, transfer, timeout: transfer.reportedTimeout) }
   }
 
   static func error(_ code: CURLcode, _ transfer: Transfer, timeout: Duration) -> HTTPError {
@@ -438,16 +478,13 @@ enum Curl {
       ? String(cString: transfer.errorBuffer) : String(cString: ccurl_easy_strerror(code))
     let host = transfer.host
     switch code {
-    case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT: return .invalidURL(transfer.url)
+    case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT: return .invalidURL(HTTPURL.redacted(transfer.url))
     case CURLE_COULDNT_RESOLVE_HOST: return .cannotResolveHost(host)
     case CURLE_COULDNT_CONNECT: return .connectionRefused(host)
-    case CURLE_OPERATION_TIMEDOUT:
-      let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-      return .timedOut(host, seconds: seconds)
+    case CURLE_OPERATION_TIMEDOUT: return .timedOut(host, seconds: Transfer.seconds(timeout))
     case CURLE_WRITE_ERROR where transfer.tooLarge:
       return .responseTooLarge(host, limitBytes: transfer.maxBytes)
     case CURLE_FILESIZE_EXCEEDED: return .responseTooLarge(host, limitBytes: transfer.maxBytes)
-    case CURLE_TOO_MANY_REDIRECTS: return .tooManyRedirects(host, limit: transfer.maxRedirects)
     case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
       CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
       return .tls(host, detail: detail)

@@ -51,6 +51,63 @@ import Testing
     }
   }
 
+  @Test func redirectsToAnotherHostAreNotFollowed() async throws {
+    let twoHosts = try LocalServer(secondHost: true)
+    let second = "127.0.0.2:\(twoHosts.secondPort ?? 0)"
+    let url = twoHosts.base + "/hop/headers"
+    await #expect(
+      throws: HTTPError.redirectRefused("127.0.0.1:\(twoHosts.port)", to: "http://\(second)/headers")
+    ) {
+      try await client.get(url, headers: [("X-Api-Key", "secret-test-key")])
+    }
+    // The first host saw the key (it is the one it belongs to); the second host saw nothing at all.
+    let arrivals = twoHosts.arrivals()
+    #expect(arrivals == ["127.0.0.1 /hop/headers 'secret-test-key'"], "\(arrivals)")
+    let sentence = HTTPError.redirectRefused("127.0.0.1:\(twoHosts.port)", to: "http://\(second)/headers")
+    #expect(sentence.description.contains("http://\(second)/headers") && sentence.description.hasSuffix("."))
+    // Within the origin, a redirect is followed and the key goes with it.
+    let same = try await client.get(twoHosts.base + "/hop-same/headers", headers: [("X-Api-Key", "k")])
+    #expect(same.status == 200 && String(decoding: same.body, as: UTF8.self).contains("\"x-api-key\": \"k\""))
+  }
+
+  @Test(arguments: [
+    ("X-Api-Key", "abc\r\nX-Injected: 1"), ("X-Api-Key", "abc\nX-Injected: 1"), ("X-Api-Key", "abc\0def"),
+    ("X-Injected: 1\r\nX-Api-Key", "abc"), ("", "abc"), ("X Api", "abc"),
+  ])
+  func headersThatCouldAddHeadersAreRefused(name: String, value: String) async throws {
+    await #expect(throws: HTTPError.invalidHeader(name)) {
+      try await client.get(server.base + "/headers", headers: [(name, value)])
+    }
+    #expect(!HTTPError.invalidHeader(name).description.contains("abc"))  // the value is never repeated
+    #expect(try server.log().isEmpty)  // nothing was sent
+  }
+
+  @Test(arguments: [
+    "http://127.0.0.1:1/a b", "http://127.0.0.1:1/a\r\nX-Injected: 1", "http://127.0.0.1:1/\u{1B}[2J",
+    "http://",
+    "http:///path", "https://user:pw@/x", "http://127.0.0.1:0/", "http://127.0.0.1:65536/", "http://a_b,c/",
+  ])
+  func urlsThatAreNotHTTPAreRefusedBeforeSending(url: String) async throws {
+    await #expect(throws: HTTPError.self) { try await client.get(url) }
+    do {
+      _ = try await client.get(url)
+    } catch {
+      guard case .invalidURL = error else {
+        Issue.record("\(error)")
+        return
+      }
+      #expect(!error.description.contains("pw"))
+      #expect(!error.description.unicodeScalars.contains { $0.value < 0x20 })
+    }
+  }
+
+  @Test func userInformationNeverAppearsInErrors() async throws {
+    let port = LocalServer.closedPort()
+    await #expect(throws: HTTPError.connectionRefused("127.0.0.1:\(port)")) {
+      try await client.get("http://user:hunter2@127.0.0.1:\(port)/ok")
+    }
+  }
+
   @Test func refusedConnection() async throws {
     let port = LocalServer.closedPort()
     await #expect(throws: HTTPError.connectionRefused("127.0.0.1:\(port)")) {

@@ -4,6 +4,8 @@ import Foundation
 /// when its standard input closes.
 public final class LocalServer: @unchecked Sendable {
   public let port: Int
+  /// With `secondHost`, the same server's port on 127.0.0.2 (a second host for redirect tests).
+  public let secondPort: Int?
   /// The key the fake NewsAPI accepts (a test fixture, not a real key).
   public static let newsAPIKey = "test-key-0123456789abcdef0123456789"
   private let process: Process
@@ -12,13 +14,15 @@ public final class LocalServer: @unchecked Sendable {
 
   public var base: String { "http://127.0.0.1:\(port)" }
 
-  public init() throws {
+  /// - Parameter secondHost: also listen on 127.0.0.2, log where each request arrived (`arrivals()`), and
+  ///   redirect `/hop/REST` to `http://127.0.0.2:secondPort/REST`.
+  public init(secondHost: Bool = false) throws {
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
       "server.py")
     process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     logFile = FileManager.default.temporaryDirectory.appendingPathComponent("newsatlas-server-\(UUID()).log")
-    process.arguments = ["python3", script.path, logFile.path]
+    process.arguments = ["python3", script.path, logFile.path] + (secondHost ? ["--second-host"] : [])
     input = Pipe()
     let output = Pipe()
     process.standardInput = input
@@ -29,6 +33,14 @@ public final class LocalServer: @unchecked Sendable {
       throw CocoaError(.fileReadCorruptFile)
     }
     self.port = port
+    secondPort = secondHost ? Int(output.fileHandleForReading.readReadinessLine()) : nil
+    if secondHost && secondPort == nil { throw CocoaError(.fileReadCorruptFile) }
+  }
+
+  /// With `secondHost`: each request as `ADDRESS PATH 'KEY'` (the X-Api-Key it carried, or `'-'`), in order.
+  public func arrivals() -> [String] {
+    guard let data = try? Data(contentsOf: logFile.appendingPathExtension("arrivals")) else { return [] }
+    return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
   }
 
   /// Stops the server now (its port then refuses connections).
@@ -47,6 +59,7 @@ public final class LocalServer: @unchecked Sendable {
     try? input.fileHandleForWriting.close()
     process.waitUntilExit()
     try? FileManager.default.removeItem(at: logFile)
+    try? FileManager.default.removeItem(at: logFile.appendingPathExtension("arrivals"))
   }
 
   /// A port nothing listens on: bound, read back and released.

@@ -17,7 +17,14 @@ from urllib.parse import parse_qs, urlparse
 
 COUNT = {"requests": 0}
 LOCK = threading.Lock()
-LOG_FILE = sys.argv[1] if len(sys.argv) > 1 else None  # every request's path and query, written before answering
+ARGUMENTS = [argument for argument in sys.argv[1:] if not argument.startswith("--")]
+LOG_FILE = ARGUMENTS[0] if ARGUMENTS else None  # every request's path and query, written before answering
+# With --second-host the same handler also listens on 127.0.0.2 (its port on the second line of stdout), and
+# LOG_FILE.arrivals records "ADDRESS PATH KEY" for every request (KEY: the X-Api-Key received, or "-"), so a test
+# can show that a key never reached the second host. /hop/REST on 127.0.0.1 redirects there (302 to
+# http://127.0.0.2:PORT2/REST); /hop-same/REST redirects to /REST on the same host.
+SECOND_HOST = "--second-host" in sys.argv[1:]
+PORTS = {}
 FLAKY = {"jp": 1}  # countries that fail once with a 500 before answering
 
 KEY = "test-key-0123456789abcdef0123456789"
@@ -157,9 +164,17 @@ class Handler(BaseHTTPRequestHandler):
             if LOG_FILE:
                 with open(LOG_FILE, "a") as f:
                     f.write(self.path + "\n")
+                if SECOND_HOST:
+                    with open(LOG_FILE + ".arrivals", "a") as f:
+                        key = self.headers.get("X-Api-Key") or "-"
+                        f.write(f"{self.server.server_address[0]} {self.path} {key!r}\n")
         url = urlparse(self.path)
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         path = url.path
+        if SECOND_HOST and self.path.startswith("/hop/"):
+            return self.send(302, b"", headers=[("Location", f"http://127.0.0.2:{PORTS['second']}/{self.path[5:]}")])
+        if self.path.startswith("/hop-same/"):
+            return self.send(302, b"", headers=[("Location", "/" + self.path[10:])])
         if path.startswith("/v2/"):
             return self.news(path, query)
         if path == "/ok":
@@ -209,12 +224,18 @@ class Server(ThreadingHTTPServer):
 
 def main():
     server = Server(("127.0.0.1", 0), Handler)
-    print(server.server_address[1], flush=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    servers = [server]
+    if SECOND_HOST:
+        servers.append(Server(("127.0.0.2", 0), Handler))
+        PORTS["second"] = servers[1].server_address[1]
+    print("\n".join(str(each.server_address[1]) for each in servers), flush=True)
+    for each in servers:
+        threading.Thread(target=each.serve_forever, daemon=True).start()
     watcher = threading.Thread(target=lambda: sys.stdin.read(), daemon=True)
     watcher.start()
     watcher.join(timeout=900)
-    server.shutdown()
+    for each in servers:
+        each.shutdown()
 
 
 if __name__ == "__main__":

@@ -72,6 +72,10 @@ static inline CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long
   return ccurl_functions.easy_getinfo(handle, info, value);
 }
 
+static inline CURLcode ccurl_easy_getinfo_string(CURL *handle, CURLINFO info, char **value) {
+  return ccurl_functions.easy_getinfo(handle, info, value);
+}
+
 static inline CURLcode ccurl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
   return ccurl_functions.easy_getinfo(handle, info, value);
 }
