@@ -11,6 +11,8 @@ let package = Package(
     .library(name: "Fetch", targets: ["Fetch"]),
     .library(name: "NewsAPI", targets: ["NewsAPI"]),
     .library(name: "Store", targets: ["Store"]),
+    // `newsatlas serve` as a library: `AtlasService.router()` mounts its routes in a host application.
+    .library(name: "AtlasServer", targets: ["AtlasServer"]),
     .executable(name: "newsatlas", targets: ["newsatlas"]),
   ],
   dependencies: [

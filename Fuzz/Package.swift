@@ -17,7 +17,14 @@ func fuzzer(_ name: String, _ products: [String]) -> Target {
 
 let package = Package(
   name: "NewsAtlasFuzz",
-  dependencies: [.package(path: "..")],
+  dependencies: [
+    .package(path: ".."),
+    // The request types `fuzz-serve` builds, at the versions the root package resolves.
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+  ],
   targets: [
     // Starts libFuzzer's driver from each target's entry point.
     .target(name: "FuzzDriver"),
@@ -33,5 +40,15 @@ let package = Package(
     fuzzer("fuzz-newsapi", ["NewsAPI", "Fetch"]),
     // The settings file.
     fuzzer("fuzz-settings", ["NewsAPI"]),
+    // `serve`'s routing, paths, queries and bodies, through its router in process.
+    .executableTarget(
+      name: "fuzz-serve",
+      dependencies: [
+        "FuzzDriver", .product(name: "AtlasServer", package: parent), .product(name: "GeoFormats", package: parent),
+        .product(name: "GeoIndex", package: parent), .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+      ],
+      path: "Sources/fuzz-serve"),
   ]
 )
