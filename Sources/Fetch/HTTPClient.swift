@@ -166,38 +166,18 @@ public final class HTTPClient: Sendable {
       guard left > .milliseconds(1) else { throw .timedOut(Transfer.host(of: url), seconds: 0) }
       limit = min(limit, left)
     }
-    let end = ContinuousClock.now.advanced(by: limit)
-    var current = url
-    var redirects = 0
-    while true {
-      let left = ContinuousClock.now.duration(to: end)
-      guard left > .milliseconds(1) else {
-        throw .timedOut(Transfer.host(of: url), seconds: Transfer.seconds(limit))
+    let transfer = Transfer(
+      url: url, origin: origin, headers: headers, timeout: limit, configuration: configuration)
+    let result = await withTaskCancellationHandler {
+      await withCheckedContinuation {
+        (continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
+        transfer.continuation = continuation
+        loop.submit(transfer)
       }
-      let transfer = Transfer(
-        url: current, headers: headers, timeout: left, reportedTimeout: limit, configuration: configuration)
-      let result = await withTaskCancellationHandler {
-        await withCheckedContinuation {
-          (continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
-          transfer.continuation = continuation
-          loop.submit(transfer)
-        }
-      } onCancel: {
-        loop.cancel(transfer)
-      }
-      let response = try result.get()
-      guard [301, 302, 303, 307, 308].contains(response.status), let location = transfer.redirectURL else {
-        return response
-      }
-      guard HTTPURL(location)?.origin == origin else {
-        throw .redirectRefused(Transfer.host(of: current), to: HTTPURL.redacted(location))
-      }
-      guard redirects < configuration.maxRedirects else {
-        throw .tooManyRedirects(Transfer.host(of: url), limit: configuration.maxRedirects)
-      }
-      redirects += 1
-      current = location
+    } onCancel: {
+      loop.cancel(transfer)
     }
+    return try result.get()
   }
 }
 
@@ -206,15 +186,20 @@ final class Transfer: @unchecked Sendable {
   /// Never reused (an address can be, once a finished transfer is freed), so a late cancel cannot hit another.
   let id: UInt64
   private static let nextID = Atomic<UInt64>(1)
-  let url: String
+  /// The URL of the hop under way: the one asked for, then where each same-origin redirect pointed.
+  var url: String
+  /// `host[:port]` of the URL asked for, for messages.
   let host: String
+  /// The URL's `HTTPURL.origin`: the only one a redirect may lead to.
+  let origin: String
   let headers: [(String, String)]
+  /// The whole request's limit, redirects included.
   let timeout: Duration
-  /// The whole request's limit, redirects included, as a timeout reports it.
-  let reportedTimeout: Duration
+  /// When the whole request must be done: the limit counted from its start (not from its wait in line).
+  var end: ContinuousClock.Instant?
   let maxBytes: Int
-  /// Where a 3xx answer pointed (libcurl's resolved `Location`); the client decides whether to follow.
-  var redirectURL: String?
+  let maxRedirects: Int
+  var redirects = 0
   var continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>?
   var body: [UInt8] = []
   var responseHeaders: [UInt8] = []
@@ -224,15 +209,16 @@ final class Transfer: @unchecked Sendable {
   let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
   init(
-    url: String, headers: [(String, String)], timeout: Duration, reportedTimeout: Duration,
+    url: String, origin: String, headers: [(String, String)], timeout: Duration,
     configuration: HTTPClientConfiguration
   ) {
     id = Transfer.nextID.add(1, ordering: .relaxed).oldValue
     self.url = url
+    self.origin = origin
     self.headers = headers
     self.timeout = timeout
-    self.reportedTimeout = reportedTimeout
     self.maxBytes = configuration.maxResponseBytes
+    self.maxRedirects = configuration.maxRedirects
     host = Transfer.host(of: url)
     errorBuffer.initialize(to: 0)
   }
@@ -354,12 +340,19 @@ final class Loop: @unchecked Sendable {
         var status = 0
         _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
         var location: UnsafeMutablePointer<CChar>? = nil
-        if ccurl_easy_getinfo_string(easy, CURLINFO_REDIRECT_URL, &location) == CURLE_OK, let location {
-          transfer.redirectURL = String(cString: location)
+        var redirect: String? = nil
+        if [301, 302, 303, 307, 308].contains(status),
+          ccurl_easy_getinfo_string(easy, CURLINFO_REDIRECT_URL, &location) == CURLE_OK, let location
+        {
+          redirect = String(cString: location)
         }
         active.removeValue(forKey: transfer.id)
         remove(transfer)
-        transfer.finish(result(code, status: status, transfer))
+        if code == CURLE_OK, let redirect {
+          follow(transfer, to: redirect)
+        } else {
+          transfer.finish(result(code, status: status, transfer))
+        }
       }
       // Transfers finished and others are waiting for their places: start them now rather than after a poll.
       let waiting = shared.withLock { !$0.waiting.isEmpty || !$0.cancelled.isEmpty }
@@ -382,8 +375,35 @@ final class Loop: @unchecked Sendable {
     ccurl_multi_cleanup(multi)
   }
 
+  /// The next hop of a redirect, here on the loop thread (no task needs to run between hops): followed
+  /// within the transfer's origin, up to its limit; anywhere else the transfer fails with `redirectRefused`.
+  private func follow(_ transfer: Transfer, to location: String) {
+    guard HTTPURL(location)?.origin == transfer.origin else {
+      transfer.finish(
+        .failure(.redirectRefused(Transfer.host(of: transfer.url), to: HTTPURL.redacted(location))))
+      return
+    }
+    guard transfer.redirects < transfer.maxRedirects else {
+      transfer.finish(.failure(.tooManyRedirects(transfer.host, limit: transfer.maxRedirects)))
+      return
+    }
+    transfer.redirects += 1
+    transfer.url = location
+    transfer.body.removeAll()
+    transfer.responseHeaders.removeAll()
+    transfer.errorBuffer.pointee = 0
+    add(transfer)
+  }
+
   /// Creates the transfer's easy handle and adds it to the multi handle; setup failures finish it at once.
   private func add(_ transfer: Transfer) {
+    let end = transfer.end ?? ContinuousClock.now.advanced(by: transfer.timeout)
+    transfer.end = end
+    let left = ContinuousClock.now.duration(to: end)
+    guard left > .milliseconds(1) else {
+      transfer.finish(.failure(.timedOut(transfer.host, seconds: Transfer.seconds(transfer.timeout))))
+      return
+    }
     guard let easy = idle.popLast() ?? ccurl_easy_init() else {
       transfer.finish(.failure(.transport(transfer.host, detail: "libcurl could not create a transfer")))
       return
@@ -418,7 +438,7 @@ final class Loop: @unchecked Sendable {
           easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, milliseconds(configuration.connectTimeout))),
         transfer)
       try Curl.check(
-        ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, milliseconds(transfer.timeout))), transfer)
+        ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, milliseconds(left))), transfer)
       try Curl.check(ccurl_easy_setopt_string(easy, CURLOPT_USERAGENT, configuration.userAgent), transfer)
       if let list = transfer.headerList {
         try Curl.check(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), transfer)
@@ -462,14 +482,14 @@ final class Loop: @unchecked Sendable {
     if code == CURLE_OK {
       return .success(HTTPResponse(status: status, rawHeaders: transfer.responseHeaders, body: transfer.body))
     }
-    return .failure(Curl.error(code, transfer, timeout: transfer.reportedTimeout))
+    return .failure(Curl.error(code, transfer, timeout: transfer.timeout))
   }
 }
 
 /// The checked gateway from curl's return codes to `HTTPError`, and the C callbacks.
 enum Curl {
   static func check(_ code: CURLcode, _ transfer: Transfer) throws(HTTPError) {
-    guard code == CURLE_OK else { throw error(code, transfer, timeout: transfer.reportedTimeout) }
+    guard code == CURLE_OK else { throw error(code, transfer, timeout: transfer.timeout) }
   }
 
   static func error(_ code: CURLcode, _ transfer: Transfer, timeout: Duration) -> HTTPError {

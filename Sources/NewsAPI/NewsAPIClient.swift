@@ -65,14 +65,19 @@ public final class NewsAPIClient: Sendable {
   /// The longest `Retry-After` worth waiting for before the one retry; longer ones are reported instead.
   public static let longestRetryWait = 10
 
-  /// - Throws: `NewsAPIError.missingKey` for an empty key, `.invalidRequest` for a base that is not a URL.
+  /// - Throws: `NewsAPIError.missingKey` for an empty key, `.invalidRequest` for a key or a base the settings
+  ///   would refuse (a control character in the key; a base that is not an http(s) URL with a host).
   public init(
     key: String, baseURL: String = "https://newsapi.org", http: HTTPClient, timeout: Duration? = nil,
     cache: CachePolicy? = nil
   ) throws(NewsAPIError) {
     guard !key.isEmpty else { throw .missingKey }
-    guard baseURL.hasPrefix("http://") || baseURL.hasPrefix("https://") else {
-      throw .invalidRequest("The API base '\(baseURL)' is not an http or https URL.")
+    // The settings' rules, the last line before a header or a URL: the CLI and `serve` check them earlier.
+    do {
+      _ = try Settings.Key.apiKey.validate(key)
+      _ = try Settings.Key.apiBase.validate(baseURL)
+    } catch {
+      throw .invalidRequest(error.description)
     }
     self.key = key
     self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
@@ -216,7 +221,8 @@ public final class NewsAPIClient: Sendable {
 
   /// The request as the service sees it, minus the API key, which is never stored.
   func cacheKey(_ path: String, _ parameters: [(String, String)]) -> String {
-    baseURL + path + "?" + parameters.sorted { $0.0 < $1.0 }.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
+    HTTPURL.redacted(baseURL) + path + "?"
+      + parameters.sorted { $0.0 < $1.0 }.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
   }
 
   /// Whether a run would answer this request from the cache without sending it.

@@ -69,7 +69,10 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
     return false
   }
 
-  public var description: String {
+  /// The sentence, with any control character from the service's code or message made printable.
+  public var description: String { printable(sentence) }
+
+  private var sentence: String {
     switch self {
     case .missingKey:
       return

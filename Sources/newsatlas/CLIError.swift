@@ -1,4 +1,5 @@
 import GeoFormats
+import NewsAPI
 
 #if canImport(Glibc)
   import Glibc
@@ -25,6 +26,20 @@ extension CLIError {
   /// file the data's (65).
   init(_ error: FormatError) {
     self.init(description: error.description, exitCode: error.kind == .data ? CLIError.data : CLIError.usage)
+  }
+}
+
+extension CLIError {
+  /// A settings error: 64 for a value given on the command line, 78 (EX_CONFIG) for a bad settings file or
+  /// environment, 73 (EX_CANTCREAT) for a settings file that cannot be written.
+  init(_ error: SettingsError) {
+    let code: Int32
+    switch error.kind {
+    case .usage: code = CLIError.usage
+    case .configuration: code = 78
+    case .cannotWrite: code = 73
+    }
+    self.init(description: error.description, exitCode: code)
   }
 }
 

@@ -37,7 +37,7 @@ struct NewsAtlasCLI: AsyncParsableCommand {
       }
     } catch let error as SettingsError {
       StandardError.write("newsatlas: \(error.description)\n")
-      Glibc.exit(error.isUsage ? CLIError.usage : CLIError.data)
+      Glibc.exit(CLIError(error).exitCode)
     } catch let error as CLIError {
       StandardError.write("newsatlas: \(error.description)\n")
       Glibc.exit(error.exitCode)

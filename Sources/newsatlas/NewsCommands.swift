@@ -49,8 +49,14 @@ struct ServiceOptions: ParsableArguments {
     configuration.maxConcurrentTransfers = concurrency
     configuration.requestTimeout = .milliseconds(Int(timeout * 1000))
     let http = HTTPClient(configuration: configuration)
-    let base = settings.apiBase(given: apiBase)
-    var key = settings.apiKey() ?? ""
+    let base: String
+    var key: String
+    do {
+      base = try settings.apiBase(given: apiBase)
+      key = try settings.apiKey() ?? ""
+    } catch {
+      throw CLIError(error)
+    }
     if key.isEmpty && !keyRequired { key = "not-sent" }  // a dry run sends nothing
     guard !(refresh && offline) else {
       throw .usage("--refresh asks the service and --offline never does; give one.")
@@ -196,8 +202,8 @@ struct HeadlinesCommand: AsyncParsableCommand {
     do {
       results = try await client.headlines(jobs, options: options) { _, result in
         guard format == .text else { return }
-        if let error = result.error {  // as they complete
-          StandardError.write("newsatlas: \(result.job.label): \(error.description)\n")
+        if let error = result.error {  // as they complete; a lone result's error is the closing sentence
+          if jobs.count > 1 { StandardError.write("newsatlas: \(result.job.label): \(error.description)\n") }
         } else {
           out.append(Self.text(result))
           out.flush()
@@ -208,15 +214,28 @@ struct HeadlinesCommand: AsyncParsableCommand {
     }
     if format == .json { out.append(HeadlinesJSON.results(results)) }
     out.flush()
-    let failures = results.compactMap(\.error)
-    if let first = failures.first(where: \.isKeyRejected) ?? failures.first(where: \.isQuota)
-      ?? failures.first
-    {
-      throw CLIError(
-        description:
-          "\(failures.count) of \(jobs.count) results failed (the others are above); \(first.description)",
-        exitCode: CLIError(newsAPI: first).exitCode)
-    }
+    let failed = results.filter { $0.error != nil }
+    let worst =
+      failed.first { $0.error!.isKeyRejected } ?? failed.first { $0.error!.isQuota } ?? failed.first
+    guard let worst, let error = worst.error else { return }
+    throw CLIError(
+      description: Self.failureSentence(
+        failed: failed.count, of: jobs.count, worst: "\(worst.job.label): \(error.description)",
+        errorsPrinted: format == .text),
+      exitCode: CLIError(newsAPI: error).exitCode)
+  }
+
+  /// The closing sentence when results failed, each error said once: a lone result's error is the sentence;
+  /// in text each error was printed as it came, so the sentence counts them; in JSON the errors are in the
+  /// document, and the sentence names the one that sets the exit status.
+  static func failureSentence(failed: Int, of total: Int, worst: String, errorsPrinted: Bool) -> String {
+    if total == 1 { return worst }
+    let count = failed == total ? "All \(total) results failed" : "\(failed) of \(total) results failed"
+    let rest = total - failed
+    let others =
+      rest == 0 ? "" : rest == 1 ? "; the other one is above" : "; the other \(rest) are above"
+    if errorsPrinted { return count + others + "." }
+    return count + " (their errors are in the JSON); " + worst
   }
 
   /// The countries the flags name, in the order given.
@@ -294,7 +313,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
     }
     for request in plan.requests {
       text +=
-        "  \(request.cached ? "cached" : "send  ")  \(request.text)  → \(codes(request.jobs))"
+        "  \(request.cached ? "cached" : "send  ")  \(printable(request.text))  → \(codes(request.jobs))"
         + (request.route == .packed ? " (packed)" : request.route == .probe ? " (probe)" : "") + "\n"
     }
     if !plan.awaitingSourcesList.isEmpty {
@@ -412,18 +431,20 @@ struct SourcesCommand: AsyncParsableCommand {
       out.append(encodedLine(["sources": list]))
       return
     }
-    for source in list {
+    for source in list {  // the service's text, made safe for a terminal
+      let (id, country, language) = (printable(source.id), source.country ?? "--", source.language ?? "--")
       out.append(
-        "\(source.id.padding(to: 28)) \(source.country ?? "--")  \(source.language ?? "--")  \(source.name)\n"
-      )
+        "\(id.padding(to: 28)) \(printable(country))  \(printable(language))  \(printable(source.name))\n")
     }
   }
 }
 
 extension Article {
-  /// Two lines for people: date, source and title, then the link.
+  /// Two lines for people: date, source and title, then the link; the service's text made safe for a
+  /// terminal (no control character, so no escape sequence and no forged line).
   var textLines: String {
-    "    \(publishedAt.prefix(10))  \(source.name): \(title)\n                \(url)\n"
+    "    \(printable(String(publishedAt.prefix(10))))  \(printable(source.name)): \(printable(title))\n"
+      + "                \(printable(url))\n"
   }
 }
 

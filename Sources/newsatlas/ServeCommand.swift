@@ -139,19 +139,20 @@ struct ServeCommand: AsyncParsableCommand {
   static func news(disabled: Bool) throws -> (NewsAPIClient?, HTTPClient?, String) {
     if disabled { return (nil, nil, "This server was started with --no-news, so it serves no headlines.") }
     let settings = try Settings.load()
-    guard let key = settings.apiKey() else {
+    guard let key = try settings.apiKey() else {
       return (
         nil, nil,
         "This server has no NewsAPI key: get a free one at https://newsapi.org/register and restart it with "
           + "NEWSAPI_KEY=your-key newsatlas serve."
       )
     }
+    let base = try settings.apiBase()
     let http = HTTPClient()
     let cache = CacheDatabase(warn: { StandardError.write("newsatlas: \($0)\n") }).map {
       CachePolicy(database: $0, settings: settings) { StandardError.write("newsatlas: \($0)\n") }
     }
     do {
-      return (try NewsAPIClient(key: key, baseURL: settings.apiBase(), http: http, cache: cache), http, "")
+      return (try NewsAPIClient(key: key, baseURL: base, http: http, cache: cache), http, "")
     } catch {
       http.shutdown()
       throw CLIError(newsAPI: error)

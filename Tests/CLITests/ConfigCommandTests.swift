@@ -54,7 +54,7 @@ import Testing
     #expect(try run(["config", "get", "api-key"]).stdout.hasSuffix("6789\n"))  // never printed whole
     chmod(file, 0o644)
     let refused = try run(["config", "get", "country"])
-    #expect(refused.status == 64 && refused.stderr.contains("chmod 600"))
+    #expect(refused.status == 78 && refused.stderr.contains("chmod 600"))
   }
 
   @Test func precedenceFlagsThenEnvironmentThenFile() throws {
@@ -77,6 +77,6 @@ import Testing
     try FileManager.default.createDirectory(atPath: home + "/newsatlas", withIntermediateDirectories: true)
     try "country = fr\n".write(toFile: file, atomically: true, encoding: .utf8)
     let result = try run(["headlines"])
-    #expect(result.status == 65 && result.stderr.contains("must be a quoted string"))
+    #expect(result.status == 78 && result.stderr.contains("must be a quoted string"))
   }
 }

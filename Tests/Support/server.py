@@ -43,6 +43,14 @@ PROLIFIC = {source["id"] for source in CATALOG if source["articles"] > 10}
 SLOW_SOURCES = {"abc-news-au": 1000}  # milliseconds: to show that text output follows arrival
 
 
+HOSTILE_ARTICLE = {"source": {"id": "cnn", "name": "Src\x9b31m"}, "author": "A\x1b[0m",
+                   "title": "Title\x1b[2J\r\nnewsatlas: forged line", "description": "D\x07",
+                   "url": "https://example.org/\x1b]0;pwned\x07", "urlToImage": None,
+                   "publishedAt": "2026-11-22T11:37:00Z", "content": None}
+HOSTILE_SOURCE = {"id": "evil\x1b[31m", "name": "Evil\x1b]0;title\x07 News\r\nforged", "description": "x",
+                  "url": "https://example.org", "category": "general", "language": "en", "country": "us"}
+
+
 def source_articles(n, source):
     """A source's top headlines, newest first: prolific ones (a live feed) every 2 minutes, others every 40."""
     step = 2 if source["id"] in PROLIFIC else 40
@@ -158,6 +166,15 @@ class Handler(BaseHTTPRequestHandler):
             return ok([])
         return self.send(404, b'{"status":"error","code":"notFound","message":"no such path"}')
 
+    def hostile(self, path, query):
+        """A service whose text holds terminal escapes, C1 controls and line breaks (base URL + "/hostile")."""
+        if path == "/v2/top-headlines/sources":
+            return self.send(200, json.dumps({"status": "ok", "sources": [HOSTILE_SOURCE]}).encode())
+        if query.get("q") == "error":
+            return self.send(400, json.dumps({"status": "error", "code": "bad\x1b[2J",
+                                              "message": "Oops\x1b[2J\r\nnewsatlas: forged line."}).encode())
+        return self.send(200, json.dumps({"status": "ok", "totalResults": 1, "articles": [HOSTILE_ARTICLE]}).encode())
+
     def do_GET(self):
         with LOCK:
             COUNT["requests"] += 1
@@ -175,6 +192,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(302, b"", headers=[("Location", f"http://127.0.0.2:{PORTS['second']}/{self.path[5:]}")])
         if self.path.startswith("/hop-same/"):
             return self.send(302, b"", headers=[("Location", "/" + self.path[10:])])
+        if path.startswith("/hostile/v2/"):
+            return self.hostile(path[len("/hostile"):], query)
         if path.startswith("/v2/"):
             return self.news(path, query)
         if path == "/ok":
