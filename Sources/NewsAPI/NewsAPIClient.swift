@@ -166,7 +166,22 @@ public final class NewsAPIClient: Sendable {
     async throws(NewsAPIError) -> [NewsSource]
   {
     var parameters: [(String, String)] = []
-    if let language { parameters.append(("language", language == "se" ? "sv" : language)) }
+    let language = language == "se" ? "sv" : language
+    if let language, !newsLanguages.contains(language) {
+      throw .invalidRequest(
+        "'\(printable(language))' is not a NewsAPI language; use one of "
+          + "\(newsLanguages.joined(separator: ", ")).")
+    }
+    if let category, !newsCategories.contains(category) {
+      throw .invalidRequest(
+        "'\(printable(category))' is not a NewsAPI category; use one of "
+          + "\(newsCategories.joined(separator: ", ")).")
+    }
+    // Any two-letter code: the sources list has countries beyond the 54 (es, for one).
+    if let country, country.count != 2 || !country.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) }) {
+      throw .invalidRequest("'\(printable(country))' is not a two-letter country code, such as fr.")
+    }
+    if let language { parameters.append(("language", language)) }
     if let category { parameters.append(("category", category)) }
     // Filtered here rather than by the service, whose China and Israel sources carry other codes.
     let all = try await request("/v2/top-headlines/sources", parameters, as: SourcesBody.self).sources.map {

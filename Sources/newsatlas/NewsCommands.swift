@@ -64,7 +64,7 @@ struct ServiceOptions: ParsableArguments {
     var cache: CachePolicy? = nil
     if let database = CacheDatabase(warn: { StandardError.write("newsatlas: \($0)\n") }) {
       var policy = CachePolicy(database: database, settings: settings) {
-        StandardError.write("newsatlas: \($0)\n")
+        StandardError.write("newsatlas: \(printable($0))\n")  // it may quote source ids from the service
       }
       policy.refresh = refresh
       policy.offline = offline

@@ -149,7 +149,7 @@ struct ServeCommand: AsyncParsableCommand {
     let base = try settings.apiBase()
     let http = HTTPClient()
     let cache = CacheDatabase(warn: { StandardError.write("newsatlas: \($0)\n") }).map {
-      CachePolicy(database: $0, settings: settings) { StandardError.write("newsatlas: \($0)\n") }
+      CachePolicy(database: $0, settings: settings) { StandardError.write("newsatlas: \(printable($0))\n") }
     }
     do {
       return (try NewsAPIClient(key: key, baseURL: base, http: http, cache: cache), http, "")

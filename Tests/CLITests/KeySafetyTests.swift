@@ -148,6 +148,20 @@ import Testing
     #expect(!served.log().contains("hunter2"))
   }
 
+  @Test(arguments: [
+    (["sources", "--language", "xx"], "not a NewsAPI language"),
+    (["sources", "--category", "weather\r\nX-Injected: 1"], "not a NewsAPI category"),
+    (["sources", "--country", "x&y"], "not a two-letter country code"),
+  ])
+  func sourcesOptionsAreCheckedBeforeSending(arguments: [String], mentions: String) throws {
+    let server = try LocalServer()
+    let result = try CLI.run(
+      arguments, environment: ["NEWSAPI_KEY": LocalServer.newsAPIKey, "NEWSATLAS_API_BASE": server.base])
+    #expect(result.status == 64 && result.stderrLines.count == 1, "\(result.stderr)")
+    #expect(result.stderr.contains(mentions))
+    #expect(try server.log().isEmpty)
+  }
+
   // MARK: - The settings file
 
   @Test func theSettingsFileAndItsFolderAreTheUsersAlone() throws {
