@@ -9,8 +9,12 @@ import Synchronization
 /// What `DirectLaneHandler` shares between connections: the service's direct routes, its `Answering`, the
 /// logger and the `Server` header Hummingbird is given.
 struct DirectLane: Sendable {
-  /// A route of an exact path that answers a request target (`/v1/resolve?lat=…`) from memory.
-  typealias Route = (path: String, answer: @Sendable (String) throws -> Reply)
+  /// A route of an exact path that answers a request target (`/v1/resolve?lat=…`) from memory; `isSmall`
+  /// says whether a target's answer is small enough to build on the event loop (a `GET /v1/nearest` with a
+  /// large `count` is not: while it is built, no other connection of that loop is read).
+  typealias Route = (
+    path: String, answer: @Sendable (String) throws -> Reply, isSmall: @Sendable (String) -> Bool
+  )
 
   let routes: [Route]
   let answering: Answering
@@ -18,11 +22,12 @@ struct DirectLane: Sendable {
   let serverName: String
   let date = HTTPDate()
 
-  /// The route whose path is the target's path byte for byte (the bytes before any `?`), or nil: any other
-  /// spelling of a path (percent-encoded, absolute-form) is the router's to read.
+  /// The route whose path is the target's path byte for byte (the bytes before any `?`) when its answer is
+  /// small, or nil: any other spelling of a path (percent-encoded, absolute-form), and any large answer, is the
+  /// router's, which answers it off the event loop.
   func route(_ target: String) -> Route? {
     let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
-    return routes.first { $0.path == path }
+    return routes.first { $0.path == path && $0.isSmall(target) }
   }
 }
 

@@ -31,6 +31,9 @@ public final class Metrics: @unchecked Sendable {
   private var latency: [String: Histogram] = [:]
   private var tiles: [String: Int] = [:]
   private var notModified = 0
+  private var batchesRunning = 0
+  private var batches = 0
+  private var batchRows = 0
 
   public init() {}
 
@@ -43,6 +46,22 @@ public final class Metrics: @unchecked Sendable {
     // In place: a copy taken out and written back made the bucket array a fresh allocation every request.
     latency[route, default: Histogram()].record(seconds)
     if status == 304 { notModified += 1 }
+  }
+
+  /// A batch POST's rows began to be answered.
+  func batchStarted() {
+    lock.lock()
+    defer { lock.unlock() }
+    batchesRunning += 1
+    batches += 1
+  }
+
+  /// A batch POST ended (answered, failed, or given up when its client went away) after `rows` rows.
+  func batchEnded(rows: Int) {
+    lock.lock()
+    defer { lock.unlock() }
+    batchesRunning -= 1
+    batchRows += rows
   }
 
   func tileServed(dataset: String) {
@@ -108,6 +127,15 @@ public final class Metrics: @unchecked Sendable {
       # HELP newsatlas_tile_cache_bytes Body bytes the tile cache holds.
       # TYPE newsatlas_tile_cache_bytes gauge
       newsatlas_tile_cache_bytes \(tileCache.bytes)
+      # HELP newsatlas_batch_requests_total Batch POSTs whose rows began to be answered.
+      # TYPE newsatlas_batch_requests_total counter
+      newsatlas_batch_requests_total \(batches)
+      # HELP newsatlas_batch_requests_running Batch POSTs whose rows are being answered.
+      # TYPE newsatlas_batch_requests_running gauge
+      newsatlas_batch_requests_running \(batchesRunning)
+      # HELP newsatlas_batch_rows_total Rows of batch POSTs answered (a POST whose client went away stops).
+      # TYPE newsatlas_batch_rows_total counter
+      newsatlas_batch_rows_total \(batchRows)
 
       """
     if let news {

@@ -35,6 +35,10 @@ public struct AtlasService: Sendable {
   let basemaps = BasemapCache()
   /// Encoded tiles kept between requests.
   let tileCache: TileCache
+  /// How long a connection may be idle, or send its head or body, or leave its answer unread.
+  public let connectionLimits: ConnectionLimits
+  /// The most features one cluster, children or leaves answer holds (422 beyond it).
+  public let maxFeatures: Int
   /// `Cache-Control` of tiles and cluster answers: shared caches may keep them five minutes, and revalidate
   /// them with the `ETag` after that.
   static let cacheControl = "public, max-age=300"
@@ -43,8 +47,11 @@ public struct AtlasService: Sendable {
     datasets: [Dataset], corsOrigin: String? = nil, maxBodyBytes: Int = 1 << 30, news: NewsAPIClient? = nil,
     newsUnavailable: String = "This server has no news: it was started with --no-news.",
     leafletDirectory: String = "/usr/share/javascript/leaflet",
-    batchThreads: Int = ProcessInfo.processInfo.activeProcessorCount, tileCacheBytes: Int = 64 << 20
+    batchThreads: Int = ProcessInfo.processInfo.activeProcessorCount, tileCacheBytes: Int = 64 << 20,
+    connectionLimits: ConnectionLimits = .init(), maxFeatures: Int = 100_000
   ) {
+    self.connectionLimits = connectionLimits
+    self.maxFeatures = maxFeatures
     tileCache = TileCache(budget: tileCacheBytes)
     self.leafletDirectory = leafletDirectory
     self.maxBodyBytes = maxBodyBytes
@@ -62,11 +69,15 @@ public struct AtlasService: Sendable {
     host: String, port: Int, logger: Logger, gracePeriod: Duration = .seconds(10),
     ready: @escaping @Sendable (Int) async -> Void
   ) async throws {
+    let open = OpenConnections()
     let lane = DirectLane(routes: directRoutes, answering: answering, logger: logger, serverName: "newsatlas")
     let app = Application(
       router: router(),
       server: .http1(
-        configuration: .init(additionalChannelHandlers: [ExpectContinueHandler(), DirectLaneHandler(lane)])),
+        configuration: .init(additionalChannelHandlers: [
+          ConnectionTimeoutHandler(connectionLimits, open: open), ExpectContinueHandler(),
+          DirectLaneHandler(lane),
+        ])),
       configuration: .init(address: .hostname(host, port: port), serverName: lane.serverName),
       onServerRunning: { channel in await ready(channel.localAddress?.port ?? port) }, logger: logger)
     var configuration = ServiceGroupConfiguration(
@@ -106,6 +117,7 @@ public struct AtlasService: Sendable {
       let dataset = try dataset(context)
       try allow(request, [])
       let items = try clusterCall { try dataset.index.children(ofCluster: try clusterID(context)) }
+      try bounded(items.count, "these children", less: "page through its leaves with limit and offset")
       if let unchanged = notModified(request, dataset) { return unchanged }
       return validated(collection(dataset, items, for: request), dataset)
     }
@@ -115,9 +127,15 @@ public struct AtlasService: Sendable {
       let limit = try integer(query, "limit", default: 10, minimum: 0)
       let offset = try integer(query, "offset", default: 0, minimum: 0)
       if let unchanged = notModified(request, dataset) { return unchanged }
+      // One more than the limit at most: enough to know the answer is over it.
+      let asked = limit == 0 ? maxFeatures + 1 : min(limit, maxFeatures + 1)
       let leaves = try clusterCall {
-        try dataset.index.leaves(
-          ofCluster: try clusterID(context), limit: limit == 0 ? .max : limit, offset: offset)
+        try dataset.index.leaves(ofCluster: try clusterID(context), limit: asked, offset: offset)
+      }
+      if leaves.count > maxFeatures {
+        throw Problem.tooManyFeatures(
+          "These leaves are more than \(maxFeatures), this server's limit of features in one answer "
+            + "(serve --max-features); page through them with limit and offset.")
       }
       return validated(
         collection(dataset, leaves.map { ClusterItem.point(index: $0) }, for: request), dataset)
@@ -142,8 +160,22 @@ public struct AtlasService: Sendable {
   /// (`/v1/resolve?lat=…`) from memory: `DirectLaneHandler` answers their GETs on the event loop, and the
   /// router has them too, for HEAD, for the GETs the lane passes on and for host applications.
   var directRoutes: [DirectLane.Route] {
-    [("/healthz", healthz), ("/v1/nearest", nearest), ("/v1/resolve", resolve)]
+    [
+      ("/healthz", healthz, { _ in true }), ("/v1/nearest", nearest, Self.isSmallNearest),
+      ("/v1/resolve", resolve, { _ in true }),
+    ]
   }
+
+  /// Whether a `GET /v1/nearest` asks for few enough results to answer on the event loop: at most
+  /// `laneNearestCount` (a `count` that is not a number is refused there at once). 10,000 results of a
+  /// dataset with properties take tens of milliseconds to write, while the loop's other connections wait.
+  static func isSmallNearest(_ target: String) -> Bool {
+    guard let count = Query(target: target).get("count") else { return true }
+    return Int(count).map { $0 <= laneNearestCount } ?? true
+  }
+
+  /// The most results a `GET /v1/nearest` answered on the event loop asks for.
+  static let laneNearestCount = 64
 
   // MARK: - Handlers
 
@@ -205,10 +237,17 @@ public struct AtlasService: Sendable {
     }
     let body = request.body
     let answers = BatchAnswers(query: query, format: format, threads: batchThreads)
+    let metrics = self.metrics
     return Response(
       status: .ok,
       headers: [.contentType: format == .csv ? "text/csv; charset=utf-8" : "application/x-ndjson"],
       body: ResponseBody { writer in
+        // One piece of the body answered at a time, each answer written before the next piece is read: the
+        // write waits while the client does not read (the socket's buffer is full), and the body is not read
+        // meanwhile, so a client that stops reading holds one piece's answer, not the whole body's; a client
+        // that goes away ends the run at the next write (it throws), or at the task's cancellation.
+        metrics.batchStarted()
+        defer { metrics.batchEnded(rows: answers.rowCount) }
         var received = 0
         for try await buffer in body {
           received += buffer.readableBytes
@@ -217,12 +256,17 @@ public struct AtlasService: Sendable {
               answers.fail("The body is over \(limit) bytes, the most this service takes in one request."))
             break
           }
-          let (bytes, failure) = answers.feed(buffer)
-          if !bytes.isEmpty { try await writer.write(ByteBuffer(bytes: bytes)) }
-          if failure { break }
+          answers.stage(buffer)
+          while let piece = answers.nextPiece() {
+            try Task.checkCancellation()
+            if piece.readableBytes > 0 { try await writer.write(piece) }
+          }
+          if answers.failed { break }
         }
-        let bytes = answers.finish()
-        if !bytes.isEmpty { try await writer.write(ByteBuffer(bytes: bytes)) }
+        while let piece = answers.nextPiece(final: true) {
+          try Task.checkCancellation()
+          if piece.readableBytes > 0 { try await writer.write(piece) }
+        }
         try await writer.finish(nil)
       })
   }
@@ -279,7 +323,19 @@ public struct AtlasService: Sendable {
     if let text = parameters.get("bbox") {
       box = try parameter { () throws(FormatError) in try Coordinates.box(text, name: "bbox") }
     }
+    try bounded(dataset.index.clusterCount(in: box, zoom: zoom), "this area at zoom \(Format.number(zoom))")
     return collection(dataset, dataset.index.clusters(in: box, zoom: zoom), for: request)
+  }
+
+  /// Refuses (422) an answer of more than `maxFeatures` features before it is built: a whole answer is held
+  /// in memory until the client has read it (1M points at zoom 31: 98 MB).
+  func bounded(_ count: Int, _ what: String, less: String = "ask for less with bbox=west,south,east,north")
+    throws(Problem)
+  {
+    guard count > maxFeatures else { return }
+    throw .tooManyFeatures(
+      "The answer for \(what) would hold \(count) features, over this server's limit of \(maxFeatures) "
+        + "(serve --max-features); \(less).")
   }
 
   func tile(_ request: Request, _ context: BasicRequestContext) throws -> Response {
@@ -551,6 +607,8 @@ enum Problem: Error {
   case unavailable(String)
   /// The NewsAPI budget cannot cover the request.
   case tooManyRequests(String)
+  /// An answer over the server's `--max-features`.
+  case tooManyFeatures(String)
 
   var status: HTTPResponse.Status {
     switch self {
@@ -559,13 +617,14 @@ enum Problem: Error {
     case .notFound, .unknownDataset: return .notFound
     case .unavailable: return .serviceUnavailable
     case .tooManyRequests: return .tooManyRequests
+    case .tooManyFeatures: return .unprocessableContent
     }
   }
 
   var message: String {
     switch self {
     case .badParameter(let text), .notFound(let text), .tooLarge(let text), .unavailable(let text),
-      .tooManyRequests(let text):
+      .tooManyRequests(let text), .tooManyFeatures(let text):
       return text
     case .unknownDataset(let name):
       return "No dataset is named '\(name.prefix(64))'; /v1/datasets lists them."
@@ -696,69 +755,103 @@ enum Format {
   }
 }
 
-/// One batch POST's rows: the request body fed in as it arrives, answers handed back in input order.
+/// One batch POST's rows: the request body staged as it arrives, answered a piece at a time, in input order.
 ///
-/// The body comes in pieces of a few kilobytes; they are gathered into blocks of `blockBytes` so that each
-/// block's rows are shared between the cores (`BatchRows`' threads, the same answers whatever their number),
-/// (a 1M-row POST here: 1.4–1.6 s on one core, 0.7–1.0 s on two). Used by one request's body writer at a time (the writer
-/// awaits each step), hence unchecked.
+/// A piece is `pieceBytes(for:)` of body: 128 KiB for a row with one answer, less as `count` asks for more
+/// (1/count of it), so that one piece's answer stays within a few MiB whatever the request asks (a `1,2`
+/// line asking 54 results answers about 9 KiB). A piece of 64 KiB or more is shared between the cores
+/// (`BatchRows`' threads, the same answers whatever their number). Used by one request's body writer at a
+/// time (the writer awaits each step), hence unchecked.
 final class BatchAnswers: @unchecked Sendable {
   private var rows: BatchRows
   private let output: OutputBuffer
   private let box: Collected
-  private final class Collected { var bytes: [UInt8] = [] }
-  /// Body bytes not yet answered.
+  private final class Collected { var buffer = ByteBuffer() }
+  /// Body bytes not yet answered, from `consumed` on.
   private var staged: [UInt8] = []
-  static let blockBytes = 1 << 20
+  private var consumed = 0
+  private let pieceBytes: Int
+  /// The rows answered so far.
+  var rowCount: Int { rows.summary.rows }
+  /// Whether the run stopped (binary input): nothing more is answered.
+  private(set) var failed = false
+  private var finished = false
+
+  /// Body bytes answered at once for a row of one answer.
+  static let basePieceBytes = 1 << 17
+
+  static func pieceBytes(for query: BatchQuery) -> Int {
+    guard case .nearest(_, let count, _) = query else { return basePieceBytes }
+    return max(64, basePieceBytes / max(1, count))
+  }
 
   init(query: BatchQuery, format: BatchFormat, threads: Int) {
     let box = Collected()
     output = OutputBuffer(capacity: 1 << 16) { chunk in
-      box.bytes += chunk
+      box.buffer.writeBytes(chunk)
       return true
     }
     self.box = box
+    pieceBytes = Self.pieceBytes(for: query)
     rows = BatchRows(query: query, format: format, output: output, name: "the request body", threads: threads)
   }
 
-  private func take() -> [UInt8] {
+  /// The answer written since the last call.
+  private func take() -> ByteBuffer {
     output.flush()
-    defer { box.bytes.removeAll(keepingCapacity: true) }
-    return box.bytes
+    defer { box.buffer = ByteBuffer() }
+    return box.buffer
   }
 
-  /// Answers the staged bytes; true when the run must stop (binary input).
-  private func answerStaged() -> Bool {
-    defer { staged.removeAll(keepingCapacity: true) }
-    return staged.withUnsafeBufferPointer { bytes in
-      do throws(FormatError) {
-        try rows.feed(bytes)
-        return false
-      } catch {
-        rows.writeRunError(error.description.prefix(1).uppercased() + error.description.dropFirst())
-        return true
-      }
+  /// Answers `bytes`; true when the run must stop (binary input).
+  private func answer(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    do throws(FormatError) {
+      try rows.feed(bytes)
+      return false
+    } catch {
+      rows.writeRunError(error.description.prefix(1).uppercased() + error.description.dropFirst())
+      return true
     }
   }
 
-  /// Takes `buffer`, answering the complete lines so far once a block is gathered; true when the run must
-  /// stop (binary input).
-  func feed(_ buffer: ByteBuffer) -> ([UInt8], Bool) {
+  /// Keeps `buffer` for `nextPiece()`.
+  func stage(_ buffer: ByteBuffer) {
+    if consumed > 0 {
+      staged.removeSubrange(0..<consumed)
+      consumed = 0
+    }
     buffer.withUnsafeReadableBytes { staged.append(contentsOf: $0) }
-    guard staged.count >= Self.blockBytes else { return ([], false) }
-    let failed = answerStaged()
-    return (take(), failed)
   }
 
-  /// Answers what was gathered, then ends the answer with an error row for `message`.
+  /// The answer of the next piece of staged body, or nil when less than a piece is staged (`final`: when
+  /// nothing is left, the last call answering the unfinished last line too).
+  func nextPiece(final: Bool = false) -> ByteBuffer? {
+    guard !finished else { return nil }
+    let left = staged.count - consumed
+    if failed || (final && left == 0) {
+      guard final else { return nil }
+      finished = true
+      if !failed { rows.finish() }
+      return take()
+    }
+    guard left >= pieceBytes || (final && left > 0) else { return nil }
+    let size = min(left, pieceBytes)
+    failed = staged.withUnsafeBufferPointer {
+      answer(UnsafeBufferPointer(rebasing: $0[consumed..<consumed + size]))
+    }
+    consumed += size
+    return take()
+  }
+
+  /// Answers what was staged, then ends the answer with an error row for `message`.
   func fail(_ message: String) -> ByteBuffer {
-    if !answerStaged() { rows.writeRunError(message) }
-    return ByteBuffer(bytes: take())
-  }
-
-  func finish() -> [UInt8] {
-    if !staged.isEmpty { _ = answerStaged() }
-    rows.finish()
+    let left = staged.count - consumed
+    let stopped =
+      failed || staged.withUnsafeBufferPointer { answer(UnsafeBufferPointer(rebasing: $0[consumed...])) }
+    consumed += left
+    if !stopped { rows.writeRunError(message) }
+    failed = true
+    finished = true
     return take()
   }
 }

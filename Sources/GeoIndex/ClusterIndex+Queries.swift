@@ -31,6 +31,22 @@ extension ClusterIndex {
   /// returns its eastern part then its western part, a fractional zoom is floored, and a zoom above `maxZoom`
   /// returns the input points.
   public func clusters(in box: GeoBox, zoom: Double) -> [ClusterItem] {
+    let level = level(limitZoom(zoom))
+    return indices(in: box, level).map { item(level, $0) }
+  }
+
+  /// How many items `clusters(in:zoom:)` returns, without making them (a server refuses an answer too large
+  /// to build before building it).
+  ///
+  /// - Complexity: O(log n + k) for k items in the box, with k offsets held meanwhile.
+  public func clusterCount(in box: GeoBox, zoom: Double) -> Int {
+    let level = level(limitZoom(zoom))
+    if box.east - box.west >= 360 && box.south <= -90 && box.north >= 90 { return level.count }
+    return indices(in: box, level).count
+  }
+
+  /// The offsets in `level` of the items in `box`, in supercluster's order.
+  private func indices(in box: GeoBox, _ level: Level) -> [Int] {
     var minLongitude =
       ((box.west + 180).truncatingRemainder(dividingBy: 360) + 360)
       .truncatingRemainder(dividingBy: 360) - 180
@@ -45,17 +61,14 @@ extension ClusterIndex {
       minLongitude = -180
       maxLongitude = 180
     } else if minLongitude > maxLongitude {
-      return clusters(
-        in: GeoBox(west: minLongitude, south: minLatitude, east: 180, north: maxLatitude), zoom: zoom)
-        + clusters(
-          in: GeoBox(west: -180, south: minLatitude, east: maxLongitude, north: maxLatitude), zoom: zoom)
+      return indices(in: GeoBox(west: minLongitude, south: minLatitude, east: 180, north: maxLatitude), level)
+        + indices(in: GeoBox(west: -180, south: minLatitude, east: maxLongitude, north: maxLatitude), level)
     }
-    let level = level(limitZoom(zoom))
     var found: [Int] = []
     level.tree.range(
       minX: Projection.x(longitude: minLongitude), minY: Projection.y(latitude: maxLatitude),
       maxX: Projection.x(longitude: maxLongitude), maxY: Projection.y(latitude: minLatitude), into: &found)
-    return found.map { item(level, $0) }
+    return found
   }
 
   /// The items one zoom below a cluster's: what the cluster splits into.

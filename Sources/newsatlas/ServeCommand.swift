@@ -63,6 +63,43 @@ struct ServeCommand: AsyncParsableCommand {
       "Encoded tiles kept between requests, in MiB (0 keeps none); the oldest go first.", valueName: "mib"))
   var tileCacheMegabytes = 64
 
+  @Option(
+    name: .customLong("max-features"),
+    help: ArgumentHelp(
+      "The most features one clusters, children or leaves answer holds (more: 422, ask with a bbox).",
+      valueName: "n"))
+  var maxFeatures = 100_000
+
+  @Option(
+    name: .customLong("idle-timeout"),
+    help: ArgumentHelp(
+      "Seconds a connection may wait with no request before it is closed.", valueName: "seconds"))
+  var idleTimeout = ConnectionLimits().idleSeconds
+
+  @Option(
+    name: .customLong("header-timeout"),
+    help: ArgumentHelp(
+      "Seconds a request's head may take to arrive, from its first byte.", valueName: "seconds"))
+  var headerTimeout = ConnectionLimits().headerSeconds
+
+  @Option(
+    name: .customLong("body-timeout"),
+    help: ArgumentHelp("Seconds a request body may pause between two reads.", valueName: "seconds"))
+  var bodyTimeout = ConnectionLimits().bodySeconds
+
+  @Option(
+    name: .customLong("send-timeout"),
+    help: ArgumentHelp(
+      "Seconds a client may take none of its answer before it is dropped.", valueName: "seconds"))
+  var sendTimeout = ConnectionLimits().sendSeconds
+
+  @Option(
+    name: .customLong("max-connections"),
+    help: ArgumentHelp(
+      "Connections open at once (default: the open-file limit less 100); more are closed at once.",
+      valueName: "n"))
+  var maxConnections: Int?
+
   @Flag(name: .customLong("no-news"), help: "Serve no headlines (/v1/headlines answers 503).")
   var noNews = false
 
@@ -83,6 +120,20 @@ struct ServeCommand: AsyncParsableCommand {
       throw CLIError.usage("--tile-cache-mb is 0 to 1048576, not \(tileCacheMegabytes).")
     }
     guard (1...256).contains(threads) else { throw CLIError.usage("--threads is 1 to 256, not \(threads).") }
+    guard (1...100_000_000).contains(maxFeatures) else {
+      throw CLIError.usage("--max-features is 1 to 100000000, not \(maxFeatures).")
+    }
+    let openFiles = raiseOpenFileLimit()
+    let maxConnections = self.maxConnections ?? max(openFiles / 2, openFiles - 100)
+    guard maxConnections >= 1 else {
+      throw CLIError.usage("--max-connections is 1 or more, not \(maxConnections).")
+    }
+    for (name, seconds) in [
+      ("--idle-timeout", idleTimeout), ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout),
+      ("--send-timeout", sendTimeout),
+    ] where !(1...86_400).contains(seconds) {
+      throw CLIError.usage("\(name) is 1 to 86400 seconds, not \(seconds).")
+    }
     let aggregations = try clustering.aggregations()
     let options = clustering.options
     returnLargeBlocksWhenFreed()
@@ -116,7 +167,11 @@ struct ServeCommand: AsyncParsableCommand {
     let service = AtlasService(
       datasets: datasets, corsOrigin: cors, maxBodyBytes: maxBodyMegabytes << 20, news: news,
       newsUnavailable: newsUnavailable, leafletDirectory: leaflet, batchThreads: threads,
-      tileCacheBytes: tileCacheMegabytes << 20)
+      tileCacheBytes: tileCacheMegabytes << 20,
+      connectionLimits: ConnectionLimits(
+        idleSeconds: idleTimeout, headerSeconds: headerTimeout, bodySeconds: bodyTimeout,
+        sendSeconds: sendTimeout, maxConnections: maxConnections),
+      maxFeatures: maxFeatures)
     let host = self.host
     do {
       try await service.run(host: host, port: port, logger: logger, gracePeriod: .seconds(graceSeconds)) {
@@ -178,6 +233,23 @@ struct ServeCommand: AsyncParsableCommand {
 private func returnLargeBlocksWhenFreed() {
   #if canImport(Glibc)
     _ = glibcMallopt(-3, 4 << 20)  // M_MMAP_THRESHOLD
+  #endif
+}
+
+/// Raises the soft limit of open files to the hard one (as Go's runtime does), and returns the limit: each
+/// connection is a descriptor, and the default soft limit (1024) is low for a public server.
+private func raiseOpenFileLimit() -> Int {
+  #if canImport(Glibc)
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+    if limit.rlim_cur < limit.rlim_max {
+      var raised = limit
+      raised.rlim_cur = min(limit.rlim_max, 1 << 20)
+      if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+    }
+    return Int(min(limit.rlim_cur, 1 << 20))
+  #else
+    return 1024
   #endif
 }
 

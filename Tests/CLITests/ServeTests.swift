@@ -13,10 +13,18 @@ final class Served: @unchecked Sendable {
   private let scratch: ScratchDirectory
   private let logPath: String
 
-  /// Starts the server and waits for its readiness line (never a sleep).
-  init(_ arguments: [String] = [], environment: [String: String] = [:]) throws {
-    process.executableURL = CLI.executable
-    process.arguments = ["serve", "--port", "0"] + arguments
+  /// Starts the server and waits for its readiness line (never a sleep); `openFiles` starts it through
+  /// `sh -c 'ulimit -n N; exec …'` with that limit of open files.
+  init(_ arguments: [String] = [], environment: [String: String] = [:], openFiles: Int? = nil) throws {
+    if let openFiles {
+      process.executableURL = URL(fileURLWithPath: "/bin/sh")
+      process.arguments =
+        ["-c", "ulimit -n \(openFiles) && exec \"$0\" \"$@\"", CLI.executable.path, "serve", "--port", "0"]
+        + arguments
+    } else {
+      process.executableURL = CLI.executable
+      process.arguments = ["serve", "--port", "0"] + arguments
+    }
     let out = Pipe()
     process.standardOutput = out
     scratch = try ScratchDirectory()

@@ -16,6 +16,22 @@ import Testing
     #expect(try JSONParser.parse(writer.bytes) == value)
   }
 
+  /// Objects are written in place: the bytes never have two owners while one appends, which copied the
+  /// whole text at each object (a 10,000-result nearest answer took seconds). With room reserved, the
+  /// storage stays where it is however many objects are written.
+  @Test func objectsAreWrittenInPlaceWithoutCopyingTheText() {
+    var writer = JSONWriter()
+    writer.bytes.reserveCapacity(1 << 20)
+    let storage = writer.bytes.withUnsafeBufferPointer { $0.baseAddress }
+    writer.object { object in
+      for i in 0..<1_000 {
+        object.object("k\(i)") { $0.object("inner") { $0.number("n", Double(i)) } }
+      }
+    }
+    #expect(writer.bytes.withUnsafeBufferPointer { $0.baseAddress } == storage)
+    #expect(writer.bytes.starts(with: Array(#"{"k0":{"inner":{"n":0}},"k1""#.utf8)))
+  }
+
   @Test func numbersKeepTheirText() throws {
     #expect(try parse("[1.50]") == .array([.number("1.50")]))
     #expect(try parse(#"{"a":1,"a":2}"#)["a"]?.doubleValue == 1)  // the first of duplicate members
