@@ -59,7 +59,8 @@ public enum HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
 
   public var description: String {
     switch self {
-    case .invalidURL(let url): return "'\(printable(url))' is not an http or https URL with a host."
+    case .invalidURL(let url):
+      return "'\(printable(String(url.prefix(200))))' is not an http or https URL with a host."
     case .cannotResolveHost(let host):
       return "The host \(host) could not be found (DNS); check the address and the network."
     case .connectionRefused(let host): return "\(host) refused the connection; nothing is listening there."
@@ -71,10 +72,12 @@ public enum HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
     case .tooManyRedirects(let host, let limit): return "\(host) redirected more than \(limit) times."
     case .redirectRefused(let host, let target):
       return
-        "\(host) redirected the request to \(printable(target)), not the same scheme, host and port; the "
-        + "request and its headers go only to \(host), so the redirect was not followed."
+        "\(host) redirected the request to \(printable(String(target.prefix(200)))), not the same scheme, "
+        + "host and port; the request and its headers go only to \(host), so the redirect was not followed."
     case .invalidHeader(let name):
-      return "The request header '\(printable(name))' holds a line break or a NUL, so nothing was sent."
+      return
+        "The request header '\(printable(String(name.prefix(64))))' holds a line break or a NUL, so nothing "
+        + "was sent."
     case .cancelled(let host): return "The request to \(host) was cancelled."
     case .transport(let host, let detail): return "The request to \(host) failed: \(printable(detail))."
     case .shutDown: return "The HTTP client was shut down before the request could run."

@@ -1,7 +1,7 @@
 /// An absolute `http` or `https` URL, split into the parts the client checks before it sends anything.
 ///
 /// Stricter than RFC 3986 on purpose: printable ASCII only (no space, no control character, nothing that
-/// could end a request line or a header), a host of letters, digits, `-`, `.`, `_`, `~`, `%` (or a bracketed
+/// could end a request line or a header), a host of letters, digits, `-`, `.`, `_`, `~` (or a bracketed
 /// IPv6 address), and a port of 1 to 65535. What is shown to people goes through `redacted(_:)`, which drops
 /// any `user:password@`.
 public struct HTTPURL: Sendable, Equatable {
@@ -59,7 +59,8 @@ public struct HTTPURL: Sendable, Equatable {
         hostText = authority[..<colon]
         portText = authority[authority.index(after: colon)...]
       }
-      let allowed = { (c: Character) in c.isLetter || c.isNumber || "-._~%".contains(c) }
+      // No `%`: a percent-encoded host could decode to anything, a line break included.
+      let allowed = { (c: Character) in c.isLetter || c.isNumber || "-._~".contains(c) }
       guard !hostText.isEmpty, hostText.allSatisfy(allowed) else { return nil }
     }
     if let portText {

@@ -20,7 +20,7 @@ import Testing
     "", "http://", "https://", "http:///x", "ftp://example.org", "example.org", "http://user@/x",
     "http://example.org:/", "http://example.org:0", "http://example.org:99999", "http://exa mple.org",
     "http://example.org/\r\nX-Injected: 1", "http://example.org/\u{1B}", "http://exämple.org", "http://a,b/",
-    "http://[::1", "http://[zz]/", "http://[::1]x/",
+    "http://[::1", "http://[zz]/", "http://[::1]x/", "http://a%0d%0ab/",
   ])
   func refuses(text: String) {
     #expect(HTTPURL(text) == nil)
