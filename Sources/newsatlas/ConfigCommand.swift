@@ -1,6 +1,10 @@
 import ArgumentParser
 import NewsAPI
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 struct ConfigCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "config",
@@ -18,8 +22,29 @@ struct ConfigCommand: ParsableCommand {
   @Argument(help: "The setting's name.")
   var key: String?
 
-  @Argument(help: "The value, for set.")
+  @Argument(
+    help: "The value, for set; - reads it from standard input (keeps a key out of ps and shell history).")
   var value: String?
+
+  /// The value on standard input: one line, its line ending dropped (at most 4 KiB).
+  static func standardInputLine() throws(CLIError) -> String {
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while bytes.count <= 4096 {
+      let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+      if count < 0 && errno == EINTR { continue }
+      guard count >= 0 else { throw .usage("Cannot read the value from standard input.") }
+      if count == 0 { break }
+      bytes += buffer[..<count]
+    }
+    var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+    if lines.last?.isEmpty == true { lines.removeLast() }  // the final line ending
+    guard bytes.count <= 4096, lines.count == 1, var line = lines.first else {
+      throw .usage("'config set KEY -' takes one line of at most 4 KiB on standard input.")
+    }
+    if line.last == 0x0D { line = line.dropLast() }
+    return String(decoding: line, as: UTF8.self)
+  }
 
   func run() throws {
     if action == "path" {
@@ -47,7 +72,7 @@ struct ConfigCommand: ParsableCommand {
       print(key == .apiKey ? String(repeating: "•", count: 4) + current.suffix(4) : current)
     case "set":
       guard let value else { throw CLIError.usage("Give the value after 'config set \(key.rawValue)'.") }
-      try settings.set(key, value)
+      try settings.set(key, value == "-" ? try Self.standardInputLine() : value)
     default:
       try settings.set(key, nil)
     }

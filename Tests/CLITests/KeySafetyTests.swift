@@ -82,6 +82,18 @@ import Testing
     #expect(try server.log().isEmpty)
   }
 
+  @Test func aKeyCanComeFromStandardInput() throws {
+    let set = try CLI.run(
+      ["config", "set", "api-key", "-"], stdin: LocalServer.newsAPIKey + "\r\n", environment: settings)
+    #expect(set.status == 0, "\(set.stderr)")
+    #expect(try CLI.run(["config", "get", "api-key"], environment: settings).stdout == "••••6789\n")
+    for input in ["abc\r\nX-Injected: 1\n", "", String(repeating: "k", count: 5000)] {
+      let refused = try CLI.run(["config", "set", "api-key", "-"], stdin: input, environment: settings)
+      #expect(refused.status == 64 && refused.stderrLines.count == 1, "\(refused.stderr)")
+    }
+    #expect(try CLI.run(["config", "get", "api-key"], environment: settings).stdout == "••••6789\n")
+  }
+
   // MARK: - The base
 
   @Test(arguments: [
