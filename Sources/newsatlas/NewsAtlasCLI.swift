@@ -1,4 +1,5 @@
 import ArgumentParser
+import Fetch
 import GeoFormats
 import NewsAPI
 
@@ -36,10 +37,12 @@ struct NewsAtlasCLI: AsyncParsableCommand {
         try command.run()
       }
     } catch let error as SettingsError {
-      StandardError.write("newsatlas: \(error.description)\n")
+      // Every message is printed through `printable`: a value it quotes (an argument, a file's line, the
+      // service's words) cannot add a line or reach the terminal as an escape sequence.
+      StandardError.write("newsatlas: \(printable(error.description))\n")
       Glibc.exit(CLIError(error).exitCode)
     } catch let error as CLIError {
-      StandardError.write("newsatlas: \(error.description)\n")
+      StandardError.write("newsatlas: \(printable(error.description))\n")
       Glibc.exit(error.exitCode)
     } catch {
       let code = exitCode(for: error)
@@ -47,7 +50,7 @@ struct NewsAtlasCLI: AsyncParsableCommand {
       var message = message(for: error)
       if let newline = message.firstIndex(of: "\n") { message = String(message[..<newline]) }
       if !message.hasSuffix(".") { message += "." }
-      StandardError.write("newsatlas: \(message) See 'newsatlas help'.\n")
+      StandardError.write("newsatlas: \(printable(message)) See 'newsatlas help'.\n")
       Glibc.exit(code == .failure ? CLIError.usage : code.rawValue)
     }
   }

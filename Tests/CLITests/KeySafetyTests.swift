@@ -250,6 +250,17 @@ import Testing
     #expect(title.contains("\u{1B}[2J"))
   }
 
+  @Test(arguments: [
+    ["headlines", "--country", "x\u{1B}[2J\ny"], ["config", "set", "country", "x\u{1B}]0;t\u{07}\r\ny"],
+    ["config", "x\u{1B}[2J\ny"],
+  ])
+  func anArgumentQuotedInAnErrorCannotReachTheTerminal(arguments: [String]) throws {
+    let result = try CLI.run(arguments, environment: settings)
+    #expect(result.status == 64)
+    #expect(result.stderrLines.count == 1, "\(result.stderr.debugDescription)")
+    #expect(!result.stderr.dropLast().unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F })
+  }
+
   // MARK: - Failed headlines, each said once
 
   @Test func aFailedHeadlineIsSaidOnce() throws {
