@@ -8,7 +8,7 @@ extension AtlasService {
   /// `GET /v1/headlines?country=CC|near=LAT,LON|cluster=ID&zoom=Z[&category=C][&pageSize=N]`: the CLI's
   /// headlines JSON (`HeadlinesJSON`), planned by the same planner through the server's one client, so every
   /// request shares one cache and one budget. A failed country is an error object in its result (200); a plan
-  /// the budget cannot cover is 429; a server without a key is 503. The key never leaves the process.
+  /// the budget cannot cover is 429 with `Retry-After` (when the budget frees up); a server without a key is 503. The key never leaves the process.
   func headlines(_ request: Request) async throws -> Response {
     let query = try allow(request, ["country", "near", "cluster", "zoom", "category", "pageSize"])
     guard let news else { throw Problem.unavailable(newsUnavailable) }
@@ -60,7 +60,9 @@ extension AtlasService {
       let results = try await news.headlines(jobs, options: HeadlinesOptions(pageSize: pageSize))
       return json(HeadlinesJSON.results(results))
     } catch {
-      throw Problem.tooManyRequests(error.description)
+      // The library's sentence names no command-line flag: an HTTP client is told when to try again.
+      guard error.isQuota else { throw Problem.unavailable(error.description) }
+      throw Problem.tooManyRequests(error.description, retryAfterSeconds: error.retryAfterSeconds)
     }
   }
 }

@@ -605,8 +605,8 @@ enum Problem: Error {
   case tooLarge(String)
   /// Something the server cannot do as started (news without a key).
   case unavailable(String)
-  /// The NewsAPI budget cannot cover the request.
-  case tooManyRequests(String)
+  /// The NewsAPI budget (or its rate limit) cannot cover the request now; when it may, in seconds, if known.
+  case tooManyRequests(String, retryAfterSeconds: Int?)
   /// An answer over the server's `--max-features`.
   case tooManyFeatures(String)
 
@@ -624,7 +624,7 @@ enum Problem: Error {
   var message: String {
     switch self {
     case .badParameter(let text), .notFound(let text), .tooLarge(let text), .unavailable(let text),
-      .tooManyRequests(let text), .tooManyFeatures(let text):
+      .tooManyRequests(let text, _), .tooManyFeatures(let text):
       return text
     case .unknownDataset(let name):
       return "No dataset is named '\(name.prefix(64))'; /v1/datasets lists them."
@@ -692,6 +692,7 @@ struct Answering: Sendable {
     case let problem as Problem:
       var reply = Self.problem(problem.status, problem.message)
       if case .unavailable = problem { reply.headers[.retryAfter] = "3600" }
+      if case .tooManyRequests(_, let seconds?) = problem { reply.headers[.retryAfter] = String(seconds) }
       return reply
     case let error as HTTPError:
       let message =

@@ -23,6 +23,18 @@ public struct CachePolicy: Sendable {
     self.warn = warn
   }
 
+  /// Counts one request about to be sent, if the budget has room for it (whatever the use with `force`);
+  /// throws, and nothing may be sent, when it has none or when the cache cannot count it.
+  func reserve() throws(NewsAPIError) {
+    let windows: [(seconds: Double, limit: Int)] =
+      force ? [] : [(86400, dailyBudget), (43200, halfDayBudget)]
+    switch database.reserveRequest(windows: windows) {
+    case .reserved: return
+    case .overBudget: throw .budgetSpent(usage())
+    case .failed(let reason): throw .cacheUnavailable(database.path, reason: reason)
+    }
+  }
+
   /// How the quota stands now.
   public func usage(now: Date = Date()) -> QuotaUsage {
     let day = database.requests(since: now.addingTimeInterval(-86400))

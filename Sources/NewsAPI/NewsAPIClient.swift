@@ -2,6 +2,7 @@ import Fetch
 import Foundation
 import NewsAtlas
 import Store
+import Synchronization
 
 /// NewsAPI's seven categories.
 public let newsCategories = [
@@ -60,6 +61,8 @@ public final class NewsAPIClient: Sendable {
   private let http: HTTPClient
   private let timeout: Duration?
   let cache: CachePolicy?
+  /// Requests being answered now, by cache key, so that identical ones share one.
+  private let inFlight = SingleFlight()
   /// Requests answered from the cache and sent, since the client was made (for a service's metrics).
   public let counters = RequestCounters()
   /// The longest `Retry-After` worth waiting for before the one retry; longer ones are reported instead.
@@ -234,10 +237,12 @@ public final class NewsAPIClient: Sendable {
     path.hasSuffix("/sources") ? "sources" : path.hasSuffix("/everything") ? "search" : "headlines"
   }
 
-  /// The request as the service sees it, minus the API key, which is never stored.
+  /// The request as the service sees it, minus the API key, which is never stored: the base without user
+  /// information, the path, and the parameters percent-encoded and sorted, so that two requests share a key
+  /// only when they are the same request (`q=x&sortBy=popularity` is one parameter `q`, escaped, not two).
   func cacheKey(_ path: String, _ parameters: [(String, String)]) -> String {
     HTTPURL.redacted(baseURL) + path + "?"
-      + parameters.sorted { $0.0 < $1.0 }.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
+      + parameters.map { Self.escape($0.0) + "=" + Self.escape($0.1) }.sorted().joined(separator: "&")
   }
 
   /// Whether a run would answer this request from the cache without sending it.
@@ -258,16 +263,32 @@ public final class NewsAPIClient: Sendable {
     return (body.sources.map { $0.normalized() }, answersFromCache(path, []))
   }
 
-  /// Answers from the cache when it can, else sends (counting the request against the plan), keeps the answer,
-  /// and falls back to a stale cached answer, with a warning, when the network or the quota fails.
+  /// The answer to one request, decoded. Identical requests in flight at once (a server's concurrent
+  /// clients asking the same thing) share one: one request sent, one budget count, one answer.
   private func request<T: Decodable>(_ path: String, _ parameters: [(String, String)], as type: T.Type)
     async throws(NewsAPIError) -> T
   {
-    guard let cache else { return try await send(path, parameters, as: type).value }
-    let kind = Self.cacheKind(path)
     let key = cacheKey(path, parameters)
+    let body = try await inFlight.share(key) { () async throws(NewsAPIError) -> [UInt8] in
+      try await self.body(path, parameters, key: key, as: type)
+    }
+    guard let value = try? JSONDecoder().decode(T.self, from: Data(body)) else {
+      throw .unexpectedResponse(status: 200, detail: "the body is not the JSON NewsAPI sends")
+    }
+    return value
+  }
+
+  /// Answers from the cache when it can, else sends (counting the request against the plan), keeps the answer,
+  /// and falls back to a stale cached answer, with a warning, when the network or the quota fails.
+  private func body<T: Decodable>(
+    _ path: String, _ parameters: [(String, String)], key: String, as type: T.Type
+  ) async throws(NewsAPIError) -> [UInt8] {
+    guard let cache else { return try await send(path, parameters, as: type).body }
+    let kind = Self.cacheKind(path)
     let cached = cache.database.lookup(key)
-    let decodedCache = cached.flatMap { try? JSONDecoder().decode(T.self, from: Data($0.body)) }
+    let decodedCache = cached.flatMap { try? JSONDecoder().decode(T.self, from: Data($0.body)) }.flatMap {
+      _ in cached?.body
+    }
     let age = cached.map { Date().timeIntervalSince($0.storedAt) } ?? .infinity
     if let decodedCache, !cache.refresh, !cache.offline, age <= cache.timeToLive[kind] ?? 0 {
       counters.count(hit: true)
@@ -292,9 +313,9 @@ public final class NewsAPIClient: Sendable {
       throw .budgetSpent(usage)
     }
     do throws(NewsAPIError) {
-      let (value, body) = try await send(path, parameters, as: type, counting: cache.database)
+      let (_, body) = try await send(path, parameters, as: type, counting: cache)
       cache.database.store(key, kind: kind, body: body)
-      return value
+      return body
     } catch {
       let recoverable: Bool
       switch error {
@@ -303,7 +324,7 @@ public final class NewsAPIClient: Sendable {
       case .unexpectedResponse(let status, _): recoverable = status >= 500
       default: recoverable = false
       }
-      guard recoverable, let decodedCache else { throw error }
+      guard recoverable, !error.isOwnBudget, let decodedCache else { throw error }
       cache.warn(
         "Serving the answer to \(description) from \(spokenDuration(age)) ago: \(error.description.prefix(1).lowercased() + error.description.dropFirst())"
       )
@@ -312,37 +333,69 @@ public final class NewsAPIClient: Sendable {
   }
 
   /// Sends one GET (and at most one retry), and decodes NewsAPI's success or error body.
+  ///
+  /// The timeout bounds the whole: a retry is made only in the time the first attempt left. With a cache,
+  /// every attempt, the retry too, is counted against the budget before it is sent, and one the budget does
+  /// not cover (or that the cache cannot count) is not sent.
   private func send<T: Decodable>(
-    _ path: String, _ parameters: [(String, String)], as type: T.Type, counting log: CacheDatabase? = nil
+    _ path: String, _ parameters: [(String, String)], as type: T.Type, counting cache: CachePolicy? = nil
   ) async throws(NewsAPIError) -> (value: T, body: [UInt8]) {
     let query = parameters.map { "\(Self.escape($0.0))=\(Self.escape($0.1))" }.joined(separator: "&")
     let url = baseURL + path + (query.isEmpty ? "" : "?" + query)
+    let limit = timeout ?? http.configuration.requestTimeout
+    let end = ContinuousClock.now.advanced(by: limit)
     var attempt = 0
     while true {
       attempt += 1
       let response: HTTPResponse
-      log?.recordRequest()
+      try cache?.reserve()
       counters.count(hit: false)
       do {
         response = try await http.get(
-          url, headers: [("X-Api-Key", key), ("Accept", "application/json")], timeout: timeout)
+          url, headers: [("X-Api-Key", key), ("Accept", "application/json")],
+          timeout: max(.milliseconds(1), ContinuousClock.now.duration(to: end)))
       } catch {
-        if attempt == 1, Self.retryable(error) {
+        if attempt == 1, Self.retryable(error), ContinuousClock.now.duration(to: end) > .milliseconds(300) {
           try? await Task.sleep(for: .milliseconds(300))
           continue
         }
+        // The whole request's limit, whatever the attempt had left of it.
+        if case .timedOut(let host, _) = error {
+          throw .transport(.timedOut(host, seconds: Self.seconds(limit)))
+        }
         throw .transport(error)
       }
-      if response.status == 200, let value = try? JSONDecoder().decode(T.self, from: Data(response.body)) {
+      if response.status == 200, Self.isSuccess(response.body),
+        let value = try? JSONDecoder().decode(T.self, from: Data(response.body))
+      {
+        if let page = value as? ArticlesBody, page.malformed > 0 {
+          cache?.warn(
+            "NewsAPI's answer to \(path.replacingOccurrences(of: "/v2/", with: "")) held \(page.malformed) "
+              + "malformed article\(page.malformed == 1 ? "" : "s") (a missing title, URL, source or date), "
+              + "left out.")
+        }
         return (value, response.body)
       }
       let error = Self.error(from: response)
-      if attempt == 1, let wait = Self.retryDelay(error) {
+      if attempt == 1, let wait = Self.retryDelay(error),
+        ContinuousClock.now.advanced(by: .seconds(wait)) < end
+      {
         try? await Task.sleep(for: .seconds(wait))
         continue
       }
       throw error
     }
+  }
+
+  static func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+  }
+
+  /// Whether a 200's body says `"status":"ok"`: NewsAPI also answers some errors with a 200 and
+  /// `{"status":"error",…}`, which must never be read (or cached) as an empty page.
+  static func isSuccess(_ body: [UInt8]) -> Bool {
+    struct Status: Decodable { let status: String? }
+    return (try? JSONDecoder().decode(Status.self, from: Data(body)))?.status == "ok"
   }
 
   /// Seconds to wait before the one retry, or nil: the rate limit and server errors are retried once, after
@@ -376,7 +429,7 @@ public final class NewsAPIClient: Sendable {
       let code: String?
       let message: String?
     }
-    let retryAfter = response.header("Retry-After").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    let retryAfter = response.header("Retry-After").flatMap { Self.retryAfter($0) }
     if let failure = try? JSONDecoder().decode(Failure.self, from: Data(response.body)),
       failure.status == "error"
     {
@@ -391,6 +444,21 @@ public final class NewsAPIClient: Sendable {
       .replacingOccurrences(of: "\n", with: " ")
     return .unexpectedResponse(
       status: response.status, detail: text.isEmpty ? "an empty body" : "it begins '\(text)'")
+  }
+
+  /// `Retry-After` (RFC 9110, 10.2.3) in whole seconds from now: delay-seconds (digits only) or an HTTP date;
+  /// nil for anything else (`-5`, `soon`), which is then not believed.
+  static func retryAfter(_ text: String, now: Date = Date()) -> Int? {
+    let text = text.trimmingCharacters(in: .whitespaces)
+    if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+      return text.count <= 9 ? Int(text) : nil
+    }
+    let format = DateFormatter()
+    format.locale = Locale(identifier: "en_US_POSIX")
+    format.timeZone = TimeZone(identifier: "GMT")
+    format.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+    guard let date = format.date(from: text) else { return nil }
+    return max(0, Int(date.timeIntervalSince(now).rounded(.up)))
   }
 
   /// RFC 3986 percent-encoding of a query component.
@@ -410,10 +478,28 @@ public final class NewsAPIClient: Sendable {
   }
 }
 
-/// The body of a `top-headlines` or `everything` answer.
+/// The body of a `top-headlines` or `everything` answer. An article that is not NewsAPI's shape (a null title,
+/// say) is left out and counted, rather than failing the whole page.
 struct ArticlesBody: Decodable {
   let totalResults: Int?
   let articles: [Article]?
+  /// Articles left out because they were malformed.
+  let malformed: Int
+
+  private struct Lenient: Decodable {
+    let article: Article?
+    init(from decoder: any Decoder) throws { article = try? Article(from: decoder) }
+  }
+
+  enum CodingKeys: String, CodingKey { case totalResults, articles }
+
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    totalResults = try container.decodeIfPresent(Int.self, forKey: .totalResults)
+    let items = try container.decodeIfPresent([Lenient].self, forKey: .articles)
+    articles = items?.compactMap(\.article)
+    malformed = (items?.count ?? 0) - (articles?.count ?? 0)
+  }
 
   /// The page, withdrawn ("[Removed]") articles dropped.
   var page: ArticlePage {
@@ -428,7 +514,7 @@ extension NewsAPIClient {
   /// One response read as `top-headlines` and `everything` read it: the page, or the typed error it stands
   /// for. The client's own decoding, reachable without a network (tests, fuzzing).
   public static func decodeArticles(_ response: HTTPResponse) -> Result<ArticlePage, NewsAPIError> {
-    if response.status == 200,
+    if response.status == 200, isSuccess(response.body),
       let body = try? JSONDecoder().decode(ArticlesBody.self, from: Data(response.body))
     {
       return .success(body.page)
@@ -438,7 +524,7 @@ extension NewsAPIClient {
 
   /// One response read as `sources` reads it: the normalised sources, or the typed error it stands for.
   public static func decodeSources(_ response: HTTPResponse) -> Result<[NewsSource], NewsAPIError> {
-    if response.status == 200,
+    if response.status == 200, isSuccess(response.body),
       let body = try? JSONDecoder().decode(SourcesBody.self, from: Data(response.body))
     {
       return .success(body.sources.map { $0.normalized() })
@@ -458,5 +544,26 @@ public final class RequestCounters: @unchecked Sendable {
 
   func count(hit: Bool) {
     lock.withLock { if hit { hits += 1 } else { sends += 1 } }
+  }
+}
+
+/// Identical requests in flight at once share one answer: the first runs, the others wait for its result.
+final class SingleFlight: Sendable {
+  private let running = Mutex<[String: Task<Result<[UInt8], NewsAPIError>, Never>]>([:])
+
+  func share(_ key: String, _ work: @escaping @Sendable () async throws(NewsAPIError) -> [UInt8])
+    async throws(NewsAPIError) -> [UInt8]
+  {
+    let (task, owner) = running.withLock { tasks in
+      if let task = tasks[key] { return (task, false) }
+      let task = Task { () async -> Result<[UInt8], NewsAPIError> in
+        do throws(NewsAPIError) { return .success(try await work()) } catch { return .failure(error) }
+      }
+      tasks[key] = task
+      return (task, true)
+    }
+    let result = await task.value
+    if owner { running.withLock { _ = $0.removeValue(forKey: key) } }
+    return try result.get()
   }
 }

@@ -19,6 +19,9 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
   case budgetSpent(QuotaUsage)
   /// A headlines plan needs more requests than the budget has left; `--force` sends anyway.
   case planOverBudget(requests: Int, usage: QuotaUsage)
+  /// The cache, which counts every request against the budget, could not count this one (another process
+  /// holds it locked, a full disk): nothing was sent.
+  case cacheUnavailable(String, reason: String)
 
   /// The service refused the key itself (`apiKeyInvalid`, `apiKeyDisabled`, `apiKeyMissing`): a new key
   /// helps, waiting does not.
@@ -41,7 +44,7 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
     case .service: return isQuota ? "quota" : isKeyRejected ? "auth" : "service"
     case .unexpectedResponse(let status, _): return status == 200 ? "decoding" : "http"
     case .notCached: return "offline"
-    case .budgetSpent, .planOverBudget: return "quota"
+    case .budgetSpent, .planOverBudget, .cacheUnavailable: return "quota"
     }
   }
 
@@ -66,7 +69,29 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
     }
     if case .budgetSpent = self { return true }
     if case .planOverBudget = self { return true }
+    if case .cacheUnavailable = self { return true }
     return false
+  }
+
+  /// Whole seconds until trying again may succeed, where that is known: the service's `Retry-After`, or when
+  /// our budget frees up (for an HTTP client's `Retry-After`).
+  public var retryAfterSeconds: Int? {
+    switch self {
+    case .service(_, _, _, let retryAfter): return retryAfter
+    case .budgetSpent(let usage), .planOverBudget(_, let usage):
+      return usage.nextFreeAt.map { max(1, Int($0.timeIntervalSinceNow.rounded(.up))) }
+    case .cacheUnavailable: return 5
+    default: return nil
+    }
+  }
+
+  /// Whether our own budget (not the service) refused: a command line can then offer `--force` and
+  /// `--dry-run`, an HTTP client only waiting.
+  public var isOwnBudget: Bool {
+    switch self {
+    case .budgetSpent, .planOverBudget: return true
+    default: return false
+    }
   }
 
   /// The sentence, with any control character from the service's code or message made printable.
@@ -104,18 +129,24 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
     case .notCached(let what):
       return "Offline, and the cache has no answer for \(what); run the command once online first."
     case .budgetSpent(let usage):
-      let when =
-        usage.nextFreeAt.map { " The next request frees up in \(spokenDuration($0.timeIntervalSinceNow))." }
-        ?? ""
       return
         "Sending would go past the plan's budget (\(usage.lastDay) of \(usage.dailyBudget) requests in 24 hours, "
-        + "\(usage.lastHalfDay) of \(usage.halfDayBudget) in 12 hours); add --force to send anyway." + when
+        + "\(usage.lastHalfDay) of \(usage.halfDayBudget) in 12 hours), so nothing was sent."
+        + Self.whenFree(usage)
     case .planOverBudget(let requests, let usage):
       let left = max(0, min(usage.dailyBudget - usage.lastDay, usage.halfDayBudget - usage.lastHalfDay))
       return
         "This needs \(requests) request\(requests == 1 ? "" : "s") and the plan's budget has \(left) left "
         + "(\(usage.lastDay) of \(usage.dailyBudget) used in 24 hours, \(usage.lastHalfDay) of "
-        + "\(usage.halfDayBudget) in 12 hours); --dry-run shows the plan, --force sends anyway."
+        + "\(usage.halfDayBudget) in 12 hours), so nothing was sent." + Self.whenFree(usage)
+    case .cacheUnavailable(let path, let reason):
+      return
+        "The cache at \(path), which counts every request against the budget, could not count this one "
+        + "(\(reason)), so nothing was sent; try again in a moment."
     }
+  }
+
+  private static func whenFree(_ usage: QuotaUsage) -> String {
+    usage.nextFreeAt.map { " The next request frees up in \(spokenDuration($0.timeIntervalSinceNow))." } ?? ""
   }
 }

@@ -22,19 +22,51 @@ public final class CacheDatabase: @unchecked Sendable {
     return base + "/newsatlas/cache.sqlite"
   }
 
+  /// Why the cache cannot be used: one sentence, and whether waiting may help (another process holds a lock).
+  public struct Unavailable: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    /// Another process holds the file locked: waiting may help.
+    public let isTemporary: Bool
+    /// A read or a write failed (a full disk, an I/O error).
+    public var isIOError = false
+  }
+
   /// Opens (or creates) the cache; nil, with a warning, only if no cache can be had at all.
-  public init?(path: String = CacheDatabase.defaultPath, warn: @escaping @Sendable (String) -> Void) {
+  public convenience init?(
+    path: String = CacheDatabase.defaultPath, warn: @escaping @Sendable (String) -> Void
+  ) {
+    do {
+      try self.init(opening: path, warn: warn)
+    } catch {
+      warn(error.description)
+      return nil
+    }
+  }
+
+  /// Opens (or creates) the cache, or says in one sentence why there can be none. A file that is another
+  /// program's SQLite database is refused and left exactly as it is.
+  public init(opening path: String, warn: @escaping @Sendable (String) -> Void) throws(Unavailable) {
     self.path = path
     self.warn = warn
-    try? FileManager.default.createDirectory(
-      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    let folder = (path as NSString).deletingLastPathComponent
+    if !FileManager.default.fileExists(atPath: folder) {
+      // The cache holds what the service answered: readable by its owner alone.
+      try? FileManager.default.createDirectory(
+        atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
     switch open() {
     case .ready:
       return
-    case .unavailable(let reason):
-      // A full disk or a permission problem: the file may be fine, so it stays where it is.
-      warn("The cache at \(path) cannot be used now (\(reason)); going on without it.")
-      return nil
+    case .foreign:
+      throw Unavailable(
+        description:
+          "The cache at \(path) is another program's SQLite database; newsatlas leaves it as it is: move it, or "
+          + "set XDG_CACHE_HOME to another folder.",
+        isTemporary: false)
+    case .unavailable(let reason, let busy, let io):
+      // A full disk, a lock or a permission problem: the file may be fine, so it stays where it is.
+      throw Unavailable(
+        description: "The cache at \(path) cannot be used now (\(reason)).", isTemporary: busy, isIOError: io)
     case .damaged:
       // Not a database we can use: keep it for inspection, start again.
       let aside = path + ".broken-\(Int(Date().timeIntervalSince1970))"
@@ -42,8 +74,7 @@ public final class CacheDatabase: @unchecked Sendable {
       for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
       warn("The cache at \(path) was unreadable; it was moved to \(aside) and a new one started.")
       guard case .ready = open() else {
-        warn("No cache could be made at \(path); going on without one.")
-        return nil
+        throw Unavailable(description: "No cache could be made at \(path).", isTemporary: false)
       }
     }
   }
@@ -54,17 +85,27 @@ public final class CacheDatabase: @unchecked Sendable {
     case ready
     /// The file is not a database, or a damaged one.
     case damaged
-    /// Something else went wrong (no space, no permission): the file is not to blame.
-    case unavailable(String)
+    /// A database, but another program's: never changed.
+    case foreign
+    /// Something else went wrong (no space, no permission, a lock held too long): the file is not to blame.
+    case unavailable(String, busy: Bool, io: Bool)
   }
 
   /// Whether a failure means the file itself is bad.
   private func classify(_ code: Int32) -> Opening {
     switch code & 0xFF {
     case SQLITE_NOTADB, SQLITE_CORRUPT: return .damaged
-    default: return .unavailable(String(cString: sqlite3_errstr(code)))
+    default:
+      return .unavailable(
+        String(cString: sqlite3_errstr(code)),
+        busy: code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED,
+        io: code & 0xFF == SQLITE_IOERR || code & 0xFF == SQLITE_FULL)
     }
   }
+
+  /// `PRAGMA application_id` of a newsatlas cache ("NATL"); files made before it was set hold only our two
+  /// tables and an id of 0, and are adopted.
+  static let applicationID: Int32 = 0x4E41_544C
 
   private func open() -> Opening {
     sqlite3_close_v2(db)
@@ -73,7 +114,19 @@ public final class CacheDatabase: @unchecked Sendable {
       path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
     guard opened == SQLITE_OK else { return classify(opened) }
     sqlite3_busy_timeout(db, 5000)
+    // Another program's database is refused before anything is written to it.
+    var id: Int32 = 0
+    var tables: [String] = []
+    let readID = query("PRAGMA application_id", []) { id = sqlite3_column_int($0, 0) }
+    let readTables = query("SELECT name FROM sqlite_master WHERE type = 'table'", []) {
+      tables.append(String(cString: sqlite3_column_text($0, 0)))
+    }
+    guard readID, readTables else { return classify(sqlite3_errcode(db)) }
+    let ours =
+      id == Self.applicationID || (id == 0 && tables.allSatisfy { ["responses", "requests"].contains($0) })
+    guard ours else { return .foreign }
     let setup = """
+      PRAGMA application_id=\(Self.applicationID);
       PRAGMA journal_mode=WAL;
       PRAGMA synchronous=NORMAL;
       CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, kind TEXT NOT NULL, body BLOB NOT NULL, stored_at REAL NOT NULL);
@@ -113,6 +166,54 @@ public final class CacheDatabase: @unchecked Sendable {
     }
   }
 
+  /// What `reserveRequest` decided.
+  public enum Reservation: Sendable, Equatable {
+    /// Counted: the request may be sent.
+    case reserved
+    /// A window's limit is reached: nothing was counted, and nothing may be sent.
+    case overBudget
+    /// The cache could not count it (locked by another process past the busy timeout, a full disk): nothing
+    /// may be sent, since nothing would count it.
+    case failed(String)
+  }
+
+  /// Counts one request about to be sent, in one transaction with the check that each rolling window
+  /// (`seconds`, `limit`) has room for it, so that concurrent processes sharing the file can never together
+  /// go past a limit. No windows: counted whatever the use (`--force`).
+  public func reserveRequest(at date: Date = Date(), windows: [(seconds: Double, limit: Int)])
+    -> Reservation
+  {
+    lock.lock()
+    defer { lock.unlock() }
+    guard let db else { return .failed("no database") }
+    func fail() -> Reservation {
+      let reason = String(cString: sqlite3_errmsg(db))
+      sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+      return .failed(reason)
+    }
+    guard sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK else {
+      return .failed(String(cString: sqlite3_errmsg(db)))
+    }
+    for window in windows {
+      var count = 0
+      guard
+        unlockedQuery(
+          "SELECT count(*) FROM requests WHERE sent_at > ?",
+          [.real(date.timeIntervalSince1970 - window.seconds)], { count = Int(sqlite3_column_int64($0, 0)) })
+      else { return fail() }
+      if count >= window.limit {
+        sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+        return .overBudget
+      }
+    }
+    guard
+      unlockedQuery(
+        "INSERT INTO requests (sent_at) VALUES (?)", [.real(date.timeIntervalSince1970)], { _ in }),
+      sqlite3_exec(db, "COMMIT", nil, nil, nil) == SQLITE_OK
+    else { return fail() }
+    return .reserved
+  }
+
   /// Notes a request sent to the service, for the quota.
   public func recordRequest(at date: Date = Date()) {
     if !execute("INSERT INTO requests (sent_at) VALUES (?)", [.real(date.timeIntervalSince1970)]) {
@@ -148,6 +249,11 @@ public final class CacheDatabase: @unchecked Sendable {
   private func query(_ sql: String, _ values: [Value], _ row: (OpaquePointer) -> Void) -> Bool {
     lock.lock()
     defer { lock.unlock() }
+    return unlockedQuery(sql, values, row)
+  }
+
+  /// `query`, for a caller that holds the lock.
+  private func unlockedQuery(_ sql: String, _ values: [Value], _ row: (OpaquePointer) -> Void) -> Bool {
     guard let db else { return false }
     var statement: OpaquePointer?
     guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return false }

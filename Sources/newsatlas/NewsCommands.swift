@@ -62,7 +62,10 @@ struct ServiceOptions: ParsableArguments {
       throw .usage("--refresh asks the service and --offline never does; give one.")
     }
     var cache: CachePolicy? = nil
-    if let database = CacheDatabase(warn: { StandardError.write("newsatlas: \($0)\n") }) {
+    do {
+      let database = try CacheDatabase(opening: CacheDatabase.defaultPath) {
+        StandardError.write("newsatlas: \($0)\n")
+      }
       var policy = CachePolicy(database: database, settings: settings) {
         StandardError.write("newsatlas: \(printable($0))\n")  // it may quote source ids from the service
       }
@@ -70,11 +73,28 @@ struct ServiceOptions: ParsableArguments {
       policy.offline = offline
       policy.force = force
       cache = policy
-    } else if offline {
-      throw .data("--offline needs the cache, and there is none at \(CacheDatabase.defaultPath).")
+    } catch {
+      // The cache counts every request against the budget: without it nothing is sent (a dry run sends
+      // nothing anyway, and only loses what the cache would have answered).
+      guard keyRequired || offline else {
+        StandardError.write("newsatlas: \(error.description)\n")
+        return (try makeClient(key: key, base: base, http: http, cache: nil), http)
+      }
+      throw CLIError(
+        description: error.description
+          + (offline
+            ? " --offline answers only from it."
+            : " Without it no request can be counted against the budget, so nothing is sent."),
+        exitCode: error.isTemporary ? 75 : error.isIOError ? 74 : 73)
     }
+    return (try makeClient(key: key, base: base, http: http, cache: cache), http)
+  }
+
+  private func makeClient(key: String, base: String, http: HTTPClient, cache: CachePolicy?) throws(CLIError)
+    -> NewsAPIClient
+  {
     do {
-      return (try NewsAPIClient(key: key, baseURL: base, http: http, cache: cache), http)
+      return try NewsAPIClient(key: key, baseURL: base, http: http, cache: cache)
     } catch {
       throw CLIError(newsAPI: error)
     }
@@ -95,7 +115,14 @@ extension CLIError {
     case _ where error.isQuota: code = 75
     default: code = 69
     }
-    self.init(description: error.description, exitCode: code)
+    // What only a command line can do about our own budget.
+    var description = error.description
+    if case .planOverBudget = error {
+      description += " --dry-run shows the plan; --force sends anyway."
+    } else if error.isOwnBudget {
+      description += " --force sends anyway."
+    }
+    self.init(description: description, exitCode: code)
   }
 }
 

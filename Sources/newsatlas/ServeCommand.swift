@@ -202,9 +202,21 @@ struct ServeCommand: AsyncParsableCommand {
       )
     }
     let base = try settings.apiBase()
+    // The cache counts every request against the budget: without it the server sends none.
+    let database: CacheDatabase
+    do {
+      database = try CacheDatabase(opening: CacheDatabase.defaultPath) {
+        StandardError.write("newsatlas: \($0)\n")
+      }
+    } catch {
+      StandardError.write("newsatlas: \(error.description) The server answers no headlines.\n")
+      return (
+        nil, nil, error.description + " Without it no request can be counted, so this server sends none."
+      )
+    }
     let http = HTTPClient()
-    let cache = CacheDatabase(warn: { StandardError.write("newsatlas: \($0)\n") }).map {
-      CachePolicy(database: $0, settings: settings) { StandardError.write("newsatlas: \(printable($0))\n") }
+    let cache = CachePolicy(database: database, settings: settings) {
+      StandardError.write("newsatlas: \(printable($0))\n")
     }
     do {
       return (try NewsAPIClient(key: key, baseURL: base, http: http, cache: cache), http, "")

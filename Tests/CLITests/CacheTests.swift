@@ -133,15 +133,17 @@ import Testing
     #expect(names.contains { $0.hasPrefix("cache.sqlite.broken-") })
   }
 
-  /// A full disk, as a file-size limit: the cache cannot grow, the command still answers, with a warning.
-  @Test func aFullDiskIsAWarning() throws {
+  /// A full disk, as a file-size limit: the cache cannot count the request, so nothing is sent (74).
+  @Test func aFullDiskSendsNothing() throws {
     _ = try run(["search", "fill"])  // the cache file now exists and is larger than the limit below
+    let sentBefore = try server.log().count
     let limited = try CLI.shell(
       "ulimit -f 1 && exec \"$0\" search \"full disk\" --refresh", environment: environment)
     let (output, errors) = (limited.stdout, limited.stderr)
-    #expect(limited.status == 0, "\(errors)")
-    #expect(output.contains("About full disk"))
-    #expect(errors.contains("cannot be used now") || errors.contains("could not be saved"), "\(errors)")
+    #expect(limited.status == 74, "\(errors)")
+    let sentAfter = try server.log().count
+    #expect(output.isEmpty && sentAfter == sentBefore)
+    #expect(errors.contains("cannot be used now") && errors.contains("nothing is sent"), "\(errors)")
     #expect(!errors.contains("moved"))  // the cache itself is fine: it stays where it is
     #expect(try run(["search", "fill", "--offline"]).status == 0)  // and still answers once there is room
   }

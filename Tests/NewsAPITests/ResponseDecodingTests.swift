@@ -30,6 +30,40 @@ import Testing
         == .failure(.service(status: 429, code: "rateLimited", message: "Slow down.", retryAfterSeconds: 7)))
   }
 
+  /// `Retry-After` is delay-seconds or an HTTP date (RFC 9110); `-5`, `1.5` or `soon` are not believed.
+  @Test(arguments: [("7", 7), (" 0 ", 0), ("-5", nil), ("1.5", nil), ("soon", nil), ("99999999999", nil)])
+  func retryAfterIsReadStrictly(header: String, seconds: Int?) {
+    let result = NewsAPIClient.decodeArticles(
+      response(
+        429, #"{"status":"error","code":"rateLimited","message":"Slow down."}"#,
+        headers: "Retry-After: \(header)\r\n"))
+    #expect(
+      result
+        == .failure(
+          .service(status: 429, code: "rateLimited", message: "Slow down.", retryAfterSeconds: seconds)))
+  }
+
+  @Test func retryAfterAsAnHTTPDate() throws {
+    let inTwoMinutes = Date().addingTimeInterval(120)
+    let format = DateFormatter()
+    format.locale = Locale(identifier: "en_US_POSIX")
+    format.timeZone = TimeZone(identifier: "GMT")
+    format.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+    let error = try #require(
+      NewsAPIClient.decodeArticles(
+        response(
+          429, #"{"status":"error","code":"rateLimited","message":"Slow down."}"#,
+          headers: "Retry-After: \(format.string(from: inTwoMinutes))\r\n")
+      ).failure)
+    #expect((118...121).contains(error.retryAfterSeconds ?? 0))
+  }
+
+  @Test func aTwoHundredErrorBodyIsAnError() {
+    let result = NewsAPIClient.decodeArticles(
+      response(200, #"{"status":"error","code":"unexpectedError","message":"Something went wrong."}"#))
+    #expect(result.failure?.kind == "service")
+  }
+
   @Test(arguments: [(200, "not json"), (200, "{\"articles\":5}"), (401, "<html>no</html>"), (500, "")])
   func anythingElseIsAnUnexpectedResponse(status: Int, body: String) {
     guard
@@ -45,5 +79,12 @@ import Testing
     let body =
       #"{"status":"ok","sources":[{"id":"x","name":"X","description":null,"url":null,"category":null,"language":"zh","country":"zh"}]}"#
     #expect(try NewsAPIClient.decodeSources(response(200, body)).get().map(\.country) == ["cn"])
+  }
+}
+
+extension Result {
+  var failure: Failure? {
+    if case .failure(let error) = self { return error }
+    return nil
   }
 }

@@ -157,6 +157,22 @@ class Handler(BaseHTTPRequestHandler):
                                                       "message": "Too many requests."}).encode(),
                                      headers=[("Retry-After", "3600")])
                 return ok([article("Before the limit")])
+            if query.get("q") == "slow":  # answers after 2 seconds, whatever the client's timeout
+                time.sleep(2)
+                return ok([article("Late")])
+            if query.get("q") == "always500":  # a server error every time, with a Retry-After of 0
+                return self.send(500, json.dumps({"status": "error", "code": "unexpectedError",
+                                                  "message": "our fault"}).encode(), headers=[("Retry-After", "0")])
+            if query.get("q") == "okerror":  # NewsAPI's error body with a 200
+                return self.send(200, json.dumps({"status": "error", "code": "unexpectedError",
+                                                  "message": "Something went wrong on our side."}).encode())
+            if query.get("q") == "nulltitle":  # one malformed article between two good ones
+                bad = dict(article("x"), title=None)
+                return ok([article("Good one"), bad, article("Good two")], 3)
+            if query.get("q") == "negativeretry":  # a Retry-After no client should believe
+                return self.send(429, json.dumps({"status": "error", "code": "rateLimited",
+                                                  "message": "Too many requests."}).encode(),
+                                 headers=[("Retry-After", "-5")])
             if query.get("q") == "paged":  # 45 results in all, pages of pageSize
                 size, page = int(query.get("pageSize", "20")), int(query.get("page", "1"))
                 start = (page - 1) * size
