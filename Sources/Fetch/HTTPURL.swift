@@ -2,8 +2,9 @@
 ///
 /// Stricter than RFC 3986 on purpose: printable ASCII only (no space, no control character, nothing that
 /// could end a request line or a header), a host of letters, digits, `-`, `.`, `_`, `~` (or a bracketed
-/// IPv6 address), and a port of 1 to 65535. What is shown to people goes through `redacted(_:)`, which drops
-/// any `user:password@`.
+/// IPv6 address), a port of 1 to 65535, and at most 1 MiB in all (a server may well refuse a long query:
+/// that is its answer to give). What is shown to people goes through `redacted(_:)`, which drops any
+/// `user:password@`.
 public struct HTTPURL: Sendable, Equatable {
   /// `http` or `https`, lowercased.
   public let scheme: String
@@ -22,7 +23,7 @@ public struct HTTPURL: Sendable, Equatable {
 
   /// Parses `text`, or nil when it is not an absolute http(s) URL with a host by the rules above.
   public init?(_ text: String) {
-    guard !text.isEmpty, text.utf8.count <= 8192,
+    guard !text.isEmpty, text.utf8.count <= 1 << 20,
       text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
     else { return nil }
     let lowered = text.lowercased()
