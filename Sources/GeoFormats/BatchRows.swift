@@ -41,10 +41,12 @@ public struct BatchSummary: Sendable, Equatable {
 /// Streams `latitude,longitude` lines to one answer line each, in input order, at millions of rows a second.
 ///
 /// Feed it bytes in chunks of any size (`feed(_:)`), then call `finish()`. A bad row becomes an error row (with
-/// its line number) and the run goes on. A first line whose first field is not a number is a header: it may
-/// name the columns (latitude/lat/y, longitude/lon/lng/long/x) in any order. A UTF-8 byte order mark and CRLF
-/// line ends are accepted; a line over `maximumLineBytes` is a failed row; a NUL byte ends the run with an
-/// error, because the input is binary, not text.
+/// its line number) and the run goes on. The first non-blank line is a header when, its fields unquoted and
+/// read without regard to case, it names a latitude column (latitude, lat, y) and a longitude column
+/// (longitude, lon, lng, long, x), in any order among the first 16 columns; any other first line is a row.
+/// Lines end with LF or CRLF; a carriage return anywhere else fails its row. A UTF-8 byte order mark is
+/// skipped; a line over `maximumLineBytes` is a failed row; a NUL byte ends the run with an error, because the
+/// input is binary, not text, and so does a header that puts latitude or longitude past the 16th column.
 public struct BatchRows {
   /// The longest line read as a row; anything longer fails as one row.
   public static let maximumLineBytes = 1 << 20
@@ -108,6 +110,7 @@ public struct BatchRows {
       throw .data("\(name) holds a NUL byte on line \(line); it is binary, not latitude,longitude text.")
     }
     process(base, count)
+    if let refusal = state.refusal { throw .data(refusal) }
   }
 
   private mutating func process(_ base: UnsafePointer<UInt8>, _ count: Int) {
@@ -427,6 +430,8 @@ public struct BatchRows {
     var lineNumber = 0
     var sawFirstLine = false
     var columns = (latitude: 0, longitude: 1)
+    /// Why the run cannot go on (a header whose columns rows cannot reach); no row is answered after it.
+    var refusal: String?
 
     init(query: BatchQuery, format: BatchFormat, out: OutputBuffer) {
       self.query = query
@@ -473,6 +478,7 @@ public struct BatchRows {
     }
 
     mutating func line(_ base: UnsafePointer<UInt8>, _ start: Int, _ rawEnd: Int) {
+      guard refusal == nil else { return }
       lineNumber += 1
       var end = rawEnd
       if end > start && base[end - 1] == 0x0D { end -= 1 }
@@ -481,25 +487,33 @@ public struct BatchRows {
       let fields = Fields(text)
       if !sawFirstLine {
         sawFirstLine = true
-        if fields.count > 0 && NumberParser.parse(fields[0]) == nil && !fields[0].isEmpty
-          && fields[0].contains(where: { ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A })
-          && !["nan", "inf", "infinity", "-nan", "-inf"].contains(fields.string(0).lowercased())
-        {
-          if let found = CSV.coordinateColumns((0..<fields.count).map { fields.string($0) }) {
-            columns = found
+        // A header names both columns (after unquoting, whatever the case); anything else is a row.
+        let names = CSV.rows(String(decoding: text, as: UTF8.self)).first ?? []
+        if let found = CSV.coordinateColumns(names) {
+          guard found.latitude < 16 && found.longitude < 16 else {
+            refusal =
+              "\(lineNumber == 1 ? "The header" : "The header on line \(lineNumber)") puts latitude in column "
+              + "\(found.latitude + 1) and longitude in column \(found.longitude + 1); batch rows read them from "
+              + "the first 16 columns, so move them forward."
+            return
           }
+          columns = found
           return
         }
       }
       summary.rows += 1
+      if text.contains(0x0D) {
+        fail(fields, "the line holds a carriage return (CR) that does not end it; lines end with LF or CRLF")
+        return
+      }
       guard fields.count > max(columns.latitude, columns.longitude) else {
         fail(
           fields, "expected latitude,longitude but found \(fields.count) field\(fields.count == 1 ? "" : "s")"
         )
         return
       }
-      let latitudeText = fields[columns.latitude]
-      let longitudeText = fields[columns.longitude]
+      let latitudeText = Fields.unquoted(fields[columns.latitude])
+      let longitudeText = Fields.unquoted(fields[columns.longitude])
       guard let latitude = NumberParser.parse(latitudeText) else {
         fail(fields, "the latitude '\(fields.string(columns.latitude))' is not a number")
         return
@@ -540,9 +554,9 @@ public struct BatchRows {
     func echoInput(_ latitudeText: UnsafeBufferPointer<UInt8>, _ longitudeText: UnsafeBufferPointer<UInt8>) {
       out.append(integer: lineNumber)
       out.append(byte: 0x2C)
-      out.appendBytes(Fields.unquoted(latitudeText))
+      out.appendBytes(latitudeText)
       out.append(byte: 0x2C)
-      out.appendBytes(Fields.unquoted(longitudeText))
+      out.appendBytes(longitudeText)
       out.append(byte: 0x2C)
     }
 
@@ -624,7 +638,8 @@ public struct BatchRows {
       if summary.firstFailedLine == 0 { summary.firstFailedLine = lineNumber }
       let message = lineNumber == 0 ? reason : "line \(lineNumber): \(reason)."
       if format == .csv {
-        let empty = isResolve ? ",,,,," : isCountries ? ",,,," : ",,,"
+        // Empty answer fields between the coordinates and the error, as many as the header has.
+        let empty = isResolve ? ",,,,,," : isCountries ? ",,,,," : ",,,,"
         out.append("\(lineNumber),\(csvField(latitude)),\(csvField(longitude))\(empty)\(csvField(message))\n")
       } else {
         var json = JSONWriter()

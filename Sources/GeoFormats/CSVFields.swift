@@ -17,6 +17,7 @@ extension String {
 }
 
 /// The comma-separated fields of one line, trimmed of spaces, without copying or allocating (the first 16).
+/// A comma inside double quotes does not end a field (RFC 4180); `unquoted(_:)` takes the quotes off.
 struct Fields {
   private var starts = InlineArray<16, Int>(repeating: 0)
   private var ends = InlineArray<16, Int>(repeating: 0)
@@ -28,7 +29,13 @@ struct Fields {
     var start = 0
     var i = 0
     while count < 16 {
-      while i < line.count && line[i] != 0x2C { i += 1 }
+      var quoted = false
+      while i < line.count {
+        let byte = line[i]
+        if byte == 0x2C && !quoted { break }
+        if byte == 0x22 { quoted.toggle() }  // a doubled quote inside toggles twice
+        i += 1
+      }
       var s = start
       var e = i
       while s < e && (line[s] == 0x20 || line[s] == 0x09) { s += 1 }
@@ -46,7 +53,8 @@ struct Fields {
     UnsafeBufferPointer(rebasing: line[starts[i]..<ends[i]])
   }
 
-  func string(_ i: Int) -> String { String(decoding: self[i], as: UTF8.self) }
+  /// Field `i` as text, without the quotes around it (a doubled quote inside stays doubled).
+  func string(_ i: Int) -> String { String(decoding: Fields.unquoted(self[i]), as: UTF8.self) }
 
   /// A field without the double quotes around it, if it has them.
   static func unquoted(_ field: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {

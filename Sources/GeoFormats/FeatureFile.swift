@@ -286,22 +286,33 @@ public final class FeatureFile {
     var header: [String] = []
     var columns = (latitude: 0, longitude: 1)
     var lineNumber = 0
+    var sawFirstLine = false
     while let line = try reader.readLine() {
       lineNumber += 1
       guard let text = String(validating: line, as: UTF8.self) else {
         throw FormatError.data("Line \(lineNumber) of '\(path)' is not UTF-8 text.")
       }
       if text.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
+      // Batch rows' rule (`BatchRows`): lines end with LF or CRLF; the first non-blank line is a header when
+      // it names a latitude and a longitude column, and any other first line is data.
+      if line.contains(0x0D) {
+        throw FormatError.data(
+          "Line \(lineNumber) of '\(path)' holds a carriage return (CR) that does not end it; lines end with LF "
+            + "or CRLF.")
+      }
       let fields = CSV.rows(text).first ?? []
-      if lineNumber == 1 && Coordinates.number(fields.first ?? "") == nil {
-        header = fields
-        guard let found = CSV.coordinateColumns(header) else {
+      if !sawFirstLine {
+        sawFirstLine = true
+        if let found = CSV.coordinateColumns(fields) {
+          header = fields
+          columns = found
+          continue
+        }
+        if Coordinates.number(fields.first ?? "") == nil {
           throw FormatError.data(
             "'\(path)' has no latitude and longitude columns in its header; name them latitude and longitude."
           )
         }
-        columns = found
-        continue
       }
       guard fields.count > max(columns.latitude, columns.longitude) else {
         throw FormatError.data(

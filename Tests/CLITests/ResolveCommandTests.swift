@@ -37,7 +37,7 @@ import Testing
     #expect(rows[1].hasPrefix("2,48.58,7.75,fr,France,inside,fr,"))
     #expect(rows[2].hasPrefix("3,43.20,5.30,fr,France,territorial-sea,fr,"))
     #expect(
-      rows[3].hasPrefix("4,nope,1,,,,,line 4")
+      rows[3].hasPrefix("4,nope,1,,,,,,line 4")
         && rows[3].contains("line 4: the latitude 'nope' is not a number"))
     #expect(rows[4].hasPrefix("5,36.7538,3.0588,pt,Portugal,nearest,dz,"))
   }
