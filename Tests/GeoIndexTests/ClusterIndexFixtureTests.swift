@@ -185,6 +185,11 @@ import Testing
   func oddBoxesWrapAndClamp(box: GeoBox, count: Int) throws {
     let index = try ClusterIndex(points: Self.places())
     #expect(index.clusters(in: box, zoom: 1).count == count)
+    // The count a server checks before building an answer is the answer's, at every zoom.
+    for zoom in [0.0, 1, 5.5, 17, 31] {
+      #expect(
+        index.clusterCount(in: box, zoom: zoom) == index.clusters(in: box, zoom: zoom).count, "zoom \(zoom)")
+    }
   }
 
   @Test func firstPlacesClusterIdIsSupercluster() throws {
