@@ -151,13 +151,17 @@ enum JSONScan {
         guard i + 1 < t.count else { return false }
         switch t[i + 1] {
         case UInt8(ascii: "u"):
-          guard i + 5 < t.count,
-            (2...5).allSatisfy({ k in
-              let c = t[i + k] | 0x20
-              return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66)
-            })
-          else { return false }
+          // A UTF-16 escape; a surrogate only as a high one followed by a low one (RFC 8259, 7), as the
+          // parser reads them: a lone one is not text.
+          guard let code = escapedCodeUnit(t, i) else { return false }
           i += 6
+          if (0xDC00..<0xE000).contains(code) { return false }
+          if (0xD800..<0xDC00).contains(code) {
+            guard i + 1 < t.count, t[i] == UInt8(ascii: "\\"), t[i + 1] == UInt8(ascii: "u"),
+              let low = escapedCodeUnit(t, i), (0xDC00..<0xE000).contains(low)
+            else { return false }
+            i += 6
+          }
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
           UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
           i += 2
@@ -168,6 +172,23 @@ enum JSONScan {
       i += 1
     }
     return false
+  }
+
+  /// The code unit of the `\uXXXX` escape at `i`, or nil when it is not four hexadecimal digits.
+  private static func escapedCodeUnit(_ t: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int? {
+    guard i + 5 < t.count else { return nil }
+    var code = 0
+    for k in 2...5 {
+      let c = t[i + k] | 0x20
+      if c >= 0x30 && c <= 0x39 {
+        code = code << 4 | Int(c - 0x30)
+      } else if c >= 0x61 && c <= 0x66 {
+        code = code << 4 | Int(c - 0x61 + 10)
+      } else {
+        return nil
+      }
+    }
+    return code
   }
 
   private static func number(_ t: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> Bool {

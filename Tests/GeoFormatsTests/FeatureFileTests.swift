@@ -102,6 +102,16 @@ import Testing
     ("name,lat,lon\nx,0x1p3,3\n", "the latitude '0x1p3' is not a number"),
     ("name,city\nx,y\n", "no latitude and longitude columns"),
     ("lat,lon\n1,2\u{0}\n", "a NUL byte"),
+    // A lone surrogate is not text: its feature was kept with "properties":null (the user's data dropped).
+    (
+      "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{\"n\":\"a\\ud800b\"},\"geometry\":null}]}",
+      "a high surrogate must be followed by a low one"
+    ),
+    (
+      "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{\"n\":\"\\udc00\"},\"geometry\":null}]}",
+      "line 1"
+    ),
+    ("lat,lon\r1,2\r3,4\r", "carriage return"),
   ])
   func malformedInputSaysWhere(_ text: String, _ mentions: String) {
     #expect {
@@ -110,6 +120,13 @@ import Testing
       guard let error = error as? FormatError else { return false }
       return error.kind == .data && error.description.contains(mentions) && error.description.hasSuffix(".")
     }
+  }
+
+  @Test func aSurrogatePairIsKept() throws {
+    let text =
+      #"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"n":"a\ud83d\ude00b"},"geometry":{"type":"Point","coordinates":[2,1]}}]}"#
+    let file = try FeatureFile.parse(Array(text.utf8), name: "in")
+    #expect(file.feature(0)["properties"]?["n"] == .string("a😀b"))
   }
 
   @Test func hostileBytes() {
