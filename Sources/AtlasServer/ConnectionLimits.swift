@@ -125,6 +125,7 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
     case .end:
       reading = false
     }
+    if reading { rearm(context: context) }  // the body's clock may end before the one armed
     context.fireChannelRead(data)
   }
 

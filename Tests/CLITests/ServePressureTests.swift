@@ -161,25 +161,26 @@ import Testing
   }
 
   /// Item 5: idle connections, heads and bodies that do not come, HTTP/1.0 connections left open: each is
-  /// closed after its timeout (read here to the end of the stream: the server closes it, or this waits).
-  @Test func slowAndIdleClientsAreClosed() throws {
-    let served = try Served([
-      "--idle-timeout", "1", "--header-timeout", "1", "--body-timeout", "1", "--send-timeout", "1",
-      "--no-news",
-    ])
-    for (request, answered) in [
-      ("", false),
-      ("GET /healthz HTTP/1.1\r\nHost: x\r\n", false),
-      ("POST /v1/resolve HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n1,2\n", true),
-      ("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", true),
-      ("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", true),
-    ] {
-      let fd = try served.connect()
-      defer { close(fd) }
-      Served.send(fd, Array(request.utf8))
-      let received = String(decoding: Served.receiveAll(fd), as: UTF8.self)
-      #expect(received.contains(" 200 OK\r\n") == answered, "\(request): \(received.prefix(100))")
+  /// closed after its own timeout, the server started with that one at 1 s and the others at an hour (read
+  /// here to the end of the stream: the server closes it, or this waits).
+  @Test(arguments: [
+    ("--idle-timeout", "", false),
+    ("--header-timeout", "GET /healthz HTTP/1.1\r\nHost: x\r\n", false),
+    ("--body-timeout", "POST /v1/resolve HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n1,2\n", true),
+    ("--idle-timeout", "GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", true),
+    ("--idle-timeout", "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", true),
+  ])
+  func slowAndIdleClientsAreClosed(timeout: String, request: String, answered: Bool) throws {
+    var arguments = ["--no-news"]
+    for option in ["--idle-timeout", "--header-timeout", "--body-timeout", "--send-timeout"] {
+      arguments += [option, option == timeout ? "1" : "3600"]
     }
+    let served = try Served(arguments)
+    let fd = try served.connect()
+    defer { close(fd) }
+    Served.send(fd, Array(request.utf8))
+    let received = String(decoding: Served.receiveAll(fd), as: UTF8.self)
+    #expect(received.contains(" 200 OK\r\n") == answered, "\(request): \(received.prefix(100))")
   }
 
   /// Item 5: with few descriptors (ulimit -n 64), more half-sent heads than it has descriptors do not stop
