@@ -44,10 +44,28 @@ extension CLIError {
 }
 
 extension OutputBuffer {
-  /// Standard output; a closed pipe (`| head`) ends the program quietly with status 0, as `cat` would.
+  /// Standard output; a closed pipe (`| head`) ends the program quietly with status 0, as `cat` would, and any
+  /// other failed write (a full disk) in one sentence with status 74.
   static func standardOutput() -> OutputBuffer {
-    OutputBuffer(fileDescriptor: 1) { error in exit(error == EPIPE ? 0 : 74) }
+    OutputBuffer(fileDescriptor: 1) { error in standardOutputFailed(error) }
   }
+}
+
+/// Ends the program for a write to standard output that failed with `error`: quietly (0) for a reader that
+/// went away, else with one sentence and EX_IOERR (74).
+func standardOutputFailed(_ error: Int32) -> Never {
+  if error == EPIPE { exit(0) }
+  StandardError.write("newsatlas: Could not write to standard output: \(String(cString: strerror(error))).\n")
+  exit(74)
+}
+
+/// Writes out what `print` has buffered for standard output, before a successful exit: a write that fails
+/// then is said (74) rather than lost with status 0.
+func finishStandardOutput() {
+  errno = 0
+  // fflush(NULL) flushes every output stream, standard output among them; stdout itself is a C global that
+  // strict concurrency will not let Swift name.
+  if fflush(nil) != 0 { standardOutputFailed(errno == 0 ? EIO : errno) }
 }
 
 /// Runs a formats call, turning its error into the CLI's.

@@ -36,6 +36,7 @@ struct NewsAtlasCLI: AsyncParsableCommand {
       } else {
         try command.run()
       }
+      finishStandardOutput()
     } catch let error as SettingsError {
       // Every message is printed through `printable`: a value it quotes (an argument, a file's line, the
       // service's words) cannot add a line or reach the terminal as an escape sequence.
@@ -46,7 +47,11 @@ struct NewsAtlasCLI: AsyncParsableCommand {
       Glibc.exit(error.exitCode)
     } catch {
       let code = exitCode(for: error)
-      if code == .success { exit(withError: error) }  // --help and --version print and succeed
+      if code == .success {  // --help and --version print and succeed, if what they print is written
+        print(fullMessage(for: error))
+        finishStandardOutput()
+        Glibc.exit(0)
+      }
       var message = message(for: error)
       if let newline = message.firstIndex(of: "\n") { message = String(message[..<newline]) }
       if !message.hasSuffix(".") { message += "." }

@@ -68,3 +68,24 @@ import Testing
     }
   }
 }
+
+/// A write that fails is said: a full disk in one sentence with EX_IOERR (74), whatever printed it; a reader
+/// that goes away early ends the command quietly.
+@Suite struct WriteFailureTests {
+  @Test(arguments: [
+    "countries", "countries --format json", "config path", "quota", "--help", "--version", "help nearest",
+    "nearest --help", "nearest 1 2", "resolve 1 2", "clusters --zoom 1",
+  ])
+  func aFullDiskIsSaid(_ command: String) throws {
+    let result = try CLI.shell("\"$0\" \(command) > /dev/full")
+    #expect(result.status == 74, "\(result.stderr)")
+    #expect(result.stderr == "newsatlas: Could not write to standard output: No space left on device.\n")
+  }
+
+  @Test(arguments: ["countries", "--help", "config path"])
+  func aReaderThatLeavesEndsItQuietly(_ command: String) throws {
+    let result = try CLI.shell("\"$0\" \(command) | head -c 1 > /dev/null; echo \"${PIPESTATUS[0]}\"")
+    #expect(["0", "141"].contains(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+    #expect(result.stderr.isEmpty, "\(result.stderr)")
+  }
+}
