@@ -110,8 +110,12 @@ public struct AtlasService: Sendable {
     router.readable("/v1/datasets") { _, _ in datasetList() }
     router.readable("/v1/datasets/:name/clusters") { request, context in
       let dataset = try dataset(context)
+      // A bad query is a 400 before any 304 (RFC 9110, 13.2.1: preconditions come after the request's own
+      // checks): `If-None-Match: *` with zoom=abc must not be "not modified".
+      let (zoom, box) = try clusterQuery(dataset, request)
       if let unchanged = notModified(request, dataset) { return unchanged }
-      return validated(try clusters(dataset, request), dataset)
+      return validated(
+        collection(dataset, dataset.index.clusters(in: box, zoom: zoom), for: request), dataset)
     }
     router.readable("/v1/datasets/:name/clusters/:id/children") { request, context in
       let dataset = try dataset(context)
@@ -126,12 +130,13 @@ public struct AtlasService: Sendable {
       let query = try allow(request, ["limit", "offset"])
       let limit = try integer(query, "limit", default: 10, minimum: 0)
       let offset = try integer(query, "offset", default: 0, minimum: 0)
-      if let unchanged = notModified(request, dataset) { return unchanged }
       // One more than the limit at most: enough to know the answer is over it.
       let asked = limit == 0 ? maxFeatures + 1 : min(limit, maxFeatures + 1)
       let leaves = try clusterCall {
         try dataset.index.leaves(ofCluster: try clusterID(context), limit: asked, offset: offset)
       }
+      // An unknown cluster is a 404 before any 304.
+      if let unchanged = notModified(request, dataset) { return unchanged }
       if leaves.count > maxFeatures {
         throw Problem.tooManyFeatures(
           "These leaves are more than \(maxFeatures), this server's limit of features in one answer "
@@ -311,7 +316,8 @@ public struct AtlasService: Sendable {
     return json(writer.bytes + [0x0A])
   }
 
-  func clusters(_ dataset: Dataset, _ request: Request) throws -> Response {
+  /// The zoom and box of a clusters request, checked (and the answer's size bounded) before it is built.
+  func clusterQuery(_ dataset: Dataset, _ request: Request) throws -> (zoom: Double, box: GeoBox) {
     let parameters = try allow(request, ["zoom", "bbox"])
     guard let zoom = try decimal(parameters, "zoom") else {
       throw Problem.badParameter("Give zoom, the map's zoom level (for example zoom=3).")
@@ -324,7 +330,7 @@ public struct AtlasService: Sendable {
       box = try parameter { () throws(FormatError) in try Coordinates.box(text, name: "bbox") }
     }
     try bounded(dataset.index.clusterCount(in: box, zoom: zoom), "this area at zoom \(Format.number(zoom))")
-    return collection(dataset, dataset.index.clusters(in: box, zoom: zoom), for: request)
+    return (zoom, box)
   }
 
   /// Refuses (422) an answer of more than `maxFeatures` features before it is built: a whole answer is held
@@ -497,10 +503,16 @@ public struct AtlasService: Sendable {
   @discardableResult
   func allow(_ target: String, _ names: [String]) throws(Problem) -> Query {
     let parameters = Query(target: target)
-    for (key, _) in parameters.pairs where !names.contains(where: { key == $0 }) {
-      throw .badParameter(
-        "This endpoint takes no parameter '\(key.prefix(64))'; it takes \(names.sorted().joined(separator: ", "))."
-      )
+    for (i, (key, _)) in parameters.pairs.enumerated() {
+      guard names.contains(where: { key == $0 }) else {
+        throw .badParameter(
+          "This endpoint takes no parameter '\(key.prefix(64))'; it takes \(names.sorted().joined(separator: ", "))."
+        )
+      }
+      // A repeated parameter is refused, not read one way here and another way by a proxy or a cache.
+      if parameters.pairs[..<i].contains(where: { $0.name == key }) {
+        throw .badParameter("The parameter '\(key)' is given more than once; give it once.")
+      }
     }
     return parameters
   }
@@ -676,11 +688,23 @@ struct Answering: Sendable {
     return reply
   }
 
-  /// 405 for a method that `path` does not answer, or nil.
+  /// 405 for a method that `path` does not answer, the answer to `OPTIONS` (with `--cors`, a CORS preflight's:
+  /// the methods, the request headers a page may send, and how long a browser may keep the answer), or nil.
   private func refusal(_ method: HTTPRequest.Method, path: String) -> Reply? {
     let batch = path == "/v1/nearest" || path == "/v1/resolve"
     guard method != .get && method != .head && !(batch && method == .post) else { return nil }
-    let allowed = batch ? "GET, HEAD, POST" : "GET, HEAD"
+    let allowed = batch ? "GET, HEAD, POST, OPTIONS" : "GET, HEAD, OPTIONS"
+    if method == .options {
+      var reply = Reply(json: [], status: .noContent)
+      reply.headers = [.allow: allowed]
+      if corsOrigin != nil {
+        reply.headers[.accessControlAllowMethods] = allowed
+        reply.headers[.accessControlAllowHeaders] = "Content-Type, If-None-Match, Accept-Encoding"
+        reply.headers[.accessControlMaxAge] = "86400"
+        reply.headers[.vary] = "Origin"
+      }
+      return reply
+    }
     var reply = Self.problem(.methodNotAllowed, "\(path.prefix(200)) answers \(allowed), not \(method).")
     reply.headers[.allow] = allowed
     return reply

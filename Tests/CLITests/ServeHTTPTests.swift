@@ -1,0 +1,86 @@
+import Fetch
+import Foundation
+import TestSupport
+import Testing
+
+/// HTTP semantics of `serve` (issue 26): preconditions after the request's own checks, content coding,
+/// repeated parameters and CORS preflights, against the running server.
+@Suite struct ServeHTTPTests {
+  let client = HTTPClient()
+
+  /// One raw request on its own connection, and the whole answer as text (the connection is closed after it).
+  func raw(_ served: Served, _ request: String) throws -> String {
+    let fd = try served.connect()
+    defer { close(fd) }
+    Served.send(fd, Array(request.utf8))
+    return String(decoding: Served.receiveAll(fd), as: UTF8.self)
+  }
+
+  @Test func aBadRequestIsA400BeforeAnyNotModified() async throws {
+    let served = try Served()
+    let anything = [("If-None-Match", "*")]
+    for (path, status) in [
+      ("/v1/datasets/markers/clusters?zoom=abc", 400), ("/v1/datasets/markers/clusters", 400),
+      ("/v1/datasets/markers/clusters?zoom=1&bbox=1,2", 400),
+      ("/v1/datasets/markers/clusters/99999/leaves", 404),
+      ("/v1/datasets/markers/clusters/99999/children", 404),
+      ("/tiles/markers/40/0/0.mvt", 400), ("/v1/datasets/markers/clusters?zoom=1", 304),
+      ("/v1/datasets/markers/clusters/120/leaves", 304),
+    ] {
+      let answer = try await client.get(served.base + path, headers: anything)
+      #expect(answer.status == status, "\(path): \(String(decoding: answer.body, as: UTF8.self))")
+    }
+  }
+
+  @Test func gzipIsSentOnlyWhereItIsAccepted() async throws {
+    let served = try Served()
+    for (accept, gzip) in [
+      ("gzip;q=0", false), ("GZIP", true), ("gzip; q=0.5", true), ("identity", false), ("*;q=0", false),
+      ("br, Gzip;Q=1", true),
+    ] {
+      // libcurl would decode (and so hide) gzip: raw requests show the header as sent.
+      let answer = try raw(
+        served,
+        "GET /tiles/markers/0/0/0.mvt HTTP/1.1\r\nHost: x\r\nAccept-Encoding: \(accept)\r\nConnection: close\r\n\r\n"
+      )
+      #expect(answer.lowercased().contains("content-encoding: gzip") == gzip, "\(accept)")
+    }
+  }
+
+  @Test func aRepeatedParameterIsRefusedNamingIt() async throws {
+    let served = try Served()
+    for path in [
+      "/v1/nearest?lat=48.85&lon=2.35&lat=0", "/v1/resolve?lat=1&lon=2&lon=3",
+      "/v1/datasets/markers/clusters?zoom=1&zoom=2",
+    ] {
+      let answer = try await client.get(served.base + path)
+      let body = String(decoding: answer.body, as: UTF8.self)
+      #expect(answer.status == 400 && body.contains("is given more than once"), "\(path): \(body)")
+    }
+    // The same through the router (HEAD is not answered on the event loop).
+    let head = try raw(
+      served, "HEAD /v1/nearest?lat=1&lon=2&lat=3 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    #expect(head.hasPrefix("HTTP/1.1 400"), "\(head)")
+  }
+
+  @Test func corsPreflightsAreAnswered() throws {
+    let served = try Served(["--cors", "https://maps.example.org"])
+    let preflight = try raw(
+      served,
+      "OPTIONS /v1/resolve HTTP/1.1\r\nHost: x\r\nOrigin: https://maps.example.org\r\n"
+        + "Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: content-type\r\n"
+        + "Connection: close\r\n\r\n")
+    #expect(preflight.hasPrefix("HTTP/1.1 204"), "\(preflight)")
+    for header in [
+      "Access-Control-Allow-Origin: https://maps.example.org",
+      "Access-Control-Allow-Methods: GET, HEAD, POST",
+      "Access-Control-Allow-Headers: Content-Type", "Access-Control-Max-Age: 86400",
+    ] {
+      #expect(preflight.contains(header), "\(header) in \(preflight)")
+    }
+    let plain = try Served()
+    let options = try raw(plain, "OPTIONS /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    #expect(options.hasPrefix("HTTP/1.1 204") && options.contains("Allow: GET, HEAD, OPTIONS"), "\(options)")
+    #expect(!options.contains("Access-Control"))
+  }
+}
