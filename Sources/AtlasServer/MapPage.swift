@@ -111,6 +111,15 @@ enum MapPage {
       document.getElementById("panel-close").setAttribute("aria-label", t.close);
       const dates = new Intl.DateTimeFormat(navigator.language || lang, { dateStyle: "medium", timeStyle: "short" });
 
+      /** The URL if it is an absolute http or https one, else null (it then becomes no link). */
+      function safeHref(url) {
+        try {
+          const parsed = new URL(url);
+          return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.href : null;
+        } catch (error) {
+          return null;
+        }
+      }
       async function getJSON(url) {
         const response = await fetch(url);
         const body = await response.json().catch(() => ({ error: response.statusText }));
@@ -240,11 +249,15 @@ enum MapPage {
           status.textContent = [where, t.via[result.strategy]].filter((x) => x).join(" · ");
           for (const article of result.articles) {
             const item = document.createElement("li");
-            const link = document.createElement("a");
-            link.href = article.url;
+            // Only an http(s) URL becomes a link: a javascript: or data: URL from a feed stays text.
+            const href = safeHref(article.url);
+            const link = document.createElement(href ? "a" : "span");
+            if (href) {
+              link.href = href;
+              link.rel = "noopener noreferrer";
+              link.target = "_blank";
+            }
             link.textContent = article.title;
-            link.rel = "noopener noreferrer";
-            link.target = "_blank";
             const meta = document.createElement("div");
             const source = document.createElement("span");
             source.className = "source";
@@ -298,7 +311,7 @@ enum MapPage {
       }
       map.on("moveend", refresh);
       refresh();
-      window.newsAtlas = { map, openPlace, viewBox };
+      window.newsAtlas = { map, openPlace, viewBox, safeHref };
     })();
 
     """#

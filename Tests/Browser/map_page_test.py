@@ -118,6 +118,14 @@ def main():
         check(title == "France" and len(items) == 10 and any("le-monde" in i for i in items),
               f"a click on France opens its headlines ({title}: {items[:2]})")
         driver.save_screenshot(os.path.join(ARTIFACTS, "france-panel.png"))
+        links = [e.get_attribute("href") for e in driver.find_elements(By.CSS_SELECTOR, "#panel-list li a")]
+        check(len(links) == 10 and all(link.startswith("https://") for link in links), "every headline is a link")
+        # The page's own check, in this browser: only http and https become links.
+        checked = driver.execute_script(
+            "return ['javascript:alert(1)', 'JavaScript:alert(1)', 'data:text/html,x', 'vbscript:x', '/relative',"
+            " 'https://a.example/x', 'http://b.example/'].map(window.newsAtlas.safeHref)")
+        check(checked == [None, None, None, None, None, "https://a.example/x", "http://b.example/"],
+              f"only http and https URLs become links ({checked})")
 
         # French, and a phone's width.
         open_page("/?lang=fr#2/25/10", 2)

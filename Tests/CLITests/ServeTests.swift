@@ -323,7 +323,7 @@ final class Served: @unchecked Sendable {
     #expect(post.hasPrefix("HTTP/1.1 200"))  // the batch endpoint
     let put = try served.raw(
       "PUT /v1/resolve HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-    #expect(put.hasPrefix("HTTP/1.1 405") && put.contains("answers GET, HEAD, POST, not PUT"))
+    #expect(put.hasPrefix("HTTP/1.1 405") && put.contains("answers GET, HEAD, POST, OPTIONS, not PUT"))
     let postTile = try served.raw(
       "POST /tiles/markers.json HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
     )
