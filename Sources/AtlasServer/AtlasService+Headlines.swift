@@ -35,17 +35,14 @@ extension AtlasService {
       guard query.get("zoom") != nil else {
         throw Problem.badParameter("cluster needs the zoom of the map its id came from (zoom=Z).")
       }
-      guard let zoom = try decimal(query, "zoom"), (0...31).contains(zoom) else {
-        throw Problem.badParameter("zoom runs from 0 to 31.")
-      }
-      _ = zoom  // ids encode their own zoom; zoom says which map the id came from, as in the CLI
+      let zoom = try decimal(query, "zoom") ?? 0
+      try parameter { () throws(FormatError) in try Coordinates.zoom(zoom) }
       let text = query.get("cluster") ?? ""
-      guard text.count <= 18, let id = Int(text), id >= 0, let markers = datasets["markers"] else {
+      guard text.count <= 18, let id = Int(text), id >= 0 else {
         throw Problem.badParameter("A cluster id is a whole number, not '\(text.prefix(64))'.")
       }
-      countries = try clusterCall { try markers.index.leaves(ofCluster: id, limit: .max) }.map {
-        Country.all[$0]
-      }
+      // The markers clustered with the default options, as the CLI's headlines --cluster has them.
+      countries = try clusterCall { try Country.members(ofCluster: id, atZoom: zoom) }
     }
     let category = query.get("category")
     if let category, !newsCategories.contains(category) {

@@ -322,9 +322,7 @@ public struct AtlasService: Sendable {
     guard let zoom = try decimal(parameters, "zoom") else {
       throw Problem.badParameter("Give zoom, the map's zoom level (for example zoom=3).")
     }
-    guard (0...31).contains(zoom) else {
-      throw Problem.badParameter("zoom runs from 0 to 31 (above maxZoom, the raw points), not \(zoom).")
-    }
+    try parameter { () throws(FormatError) in try Coordinates.zoom(zoom) }
     var box = GeoBox.world
     if let text = parameters.get("bbox") {
       box = try parameter { () throws(FormatError) in try Coordinates.box(text, name: "bbox") }

@@ -17,6 +17,8 @@ public enum TileExport {
   /// Why an export failed, in one sentence.
   public struct ExportError: Error, CustomStringConvertible {
     public let description: String
+    /// The points cannot be clustered (more than an index holds), rather than the file not written.
+    public var isInput = false
   }
 
   /// Builds the index (keeping only the zooms written), then writes each zoom's tiles: the candidates of
@@ -33,7 +35,7 @@ public enum TileExport {
     do {
       index = try Aggregation.index(of: file, options: options, aggregations: aggregations)
     } catch {
-      throw ExportError(description: error.description)
+      throw ExportError(description: error.description, isInput: true)
     }
     let writer = ClusterWriter(index: index, file: file, aggregations: aggregations)
     let output: MBTilesWriter

@@ -62,6 +62,17 @@ public enum Coordinates {
     return GeoBox(west: values[0], south: values[1], east: values[2], north: values[3])
   }
 
+  /// A zoom to ask clusters about, from 0 to 31 (`ClusterOptions.queryZooms`: one past the highest clustered
+  /// zoom gives the raw points); fractions floor later. `name` is how errors call it.
+  public static func zoom(_ value: Double, name: String = "zoom") throws(FormatError) {
+    let zooms = ClusterOptions.queryZooms
+    guard zooms.contains(value) else {
+      throw .argument(
+        "\(name) runs from \(Int(zooms.lowerBound)) to \(Int(zooms.upperBound)) (above the highest clustered "
+          + "zoom, the raw points), not \(ClusterOptions.text(value)).")
+    }
+  }
+
   /// `z/x/y`, a map tile with a zoom from 0 to 30 and x and y on the map; `name` is how errors call it.
   public static func tile(_ text: String, name: String = "A tile") throws(FormatError)
     -> (zoom: Int, x: Int, y: Int)

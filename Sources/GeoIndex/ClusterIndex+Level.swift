@@ -126,11 +126,15 @@ extension ClusterIndex {
   /// What the item is: supercluster's id, point count, centre and aggregate, in the index's terms.
   func item(_ level: Level, _ i: Int) -> ClusterItem {
     guard let k = level.cluster(i) else { return .point(index: Int(level.items[i])) }
+    return .cluster(cluster(level, k))
+  }
+
+  /// The level's k-th cluster.
+  func cluster(_ level: Level, _ k: Int) -> Cluster {
     let aggregateIndex = level.clusterAggregates.isEmpty ? -1 : Int(level.clusterAggregates[k])
-    return .cluster(
-      Cluster(
-        id: level.clusterIds[k], pointCount: Int(level.clusterCounts[k]), mercatorX: level.clusterXs[k],
-        mercatorY: level.clusterYs[k], aggregateIndex: aggregateIndex >= 0 ? aggregateIndex : nil))
+    return Cluster(
+      id: level.clusterIds[k], pointCount: Int(level.clusterCounts[k]), mercatorX: level.clusterXs[k],
+      mercatorY: level.clusterYs[k], aggregateIndex: aggregateIndex >= 0 ? aggregateIndex : nil)
   }
 
   /// Every field of every item of the level at `offset` (zoom `minZoom + offset`), at full width, for

@@ -75,10 +75,11 @@ extension ClusterIndex {
   ///
   /// - Throws: `ClusterError.noCluster` when no cluster has this id.
   public func children(ofCluster id: Int) throws(ClusterError) -> [ClusterItem] {
+    guard id >= points.count else { throw .noCluster(id: id) }  // a point's index, or no id at all
     let origin = id - points.count
     let originZoom = origin % 32
     let originIndex = origin >> 5
-    guard origin >= 0, originZoom >= options.minZoom, originZoom <= options.maxZoom + 1 else {
+    guard originZoom >= options.minZoom, originZoom <= options.maxZoom + 1 else {
       throw .noCluster(id: id)
     }
     let level = self.level(originZoom)
@@ -131,14 +132,26 @@ extension ClusterIndex {
   /// - Throws: `ClusterError.noCluster` when no cluster has this id.
   public func expansionZoom(ofCluster id: Int) throws(ClusterError) -> Int {
     var id = id
+    var children = try children(ofCluster: id)  // first, so that an id of no cluster is refused
     var zoom = (id - points.count) % 32 - 1
     while zoom <= options.maxZoom {
-      let children = try children(ofCluster: id)
       zoom += 1
-      guard children.count == 1, case .cluster(let only) = children[0] else { break }
+      guard children.count == 1, case .cluster(let only) = children[0], zoom <= options.maxZoom else { break }
       id = only.id
+      children = try self.children(ofCluster: id)
     }
     return zoom
+  }
+
+  /// The cluster with this id on the map of `zoom` (as `clusters(in:zoom:)` lists it there).
+  ///
+  /// - Throws: `ClusterError.notAtZoom` when no cluster of that zoom has the id (none has it at all, or the
+  ///   cluster is split or merged into a bigger one at that zoom).
+  /// - Complexity: O(k) for the k clusters of the zoom.
+  public func cluster(id: Int, atZoom zoom: Double) throws(ClusterError) -> Cluster {
+    let level = level(limitZoom(zoom))
+    guard let k = level.clusterIds.firstIndex(of: id) else { throw .notAtZoom(id: id, zoom: zoom) }
+    return cluster(level, k)
   }
 
   /// The features of map tile `z/x/y` in tile pixels, or nil when it is empty (supercluster's `getTile`).

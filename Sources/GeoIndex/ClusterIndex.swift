@@ -32,11 +32,22 @@ public struct ClusterOptions: Sendable, Equatable {
 /// Why an index cannot be built or a cluster query cannot be answered.
 public enum ClusterError: Error, Equatable, Sendable, CustomStringConvertible {
   case noCluster(id: Int)
+  /// The cluster exists, but not on the map of that zoom (it is split there, or merged into a bigger one).
+  case notAtZoom(id: Int, zoom: Double)
+  /// An option outside its range (`ClusterOptions.check`): the value as given and what is accepted.
+  case outOfRange(option: ClusterOptions.Option, value: String, accepted: String)
   case invalidOptions(String)
 
-  public var description: String {
+  public var description: String { description(naming: \.rawValue) }
+
+  /// The sentence, with an option called by `name` (a CLI says `--max-zoom`, a query `maxZoom`).
+  public func description(naming name: (ClusterOptions.Option) -> String) -> String {
     switch self {
     case .noCluster(let id): return "No cluster has the id \(id) in this index."
+    case .notAtZoom(let id, let zoom):
+      return "No cluster has the id \(id) at zoom \(ClusterOptions.text(zoom))."
+    case .outOfRange(let option, let value, let accepted):
+      return "\(name(option)) is \(accepted), not \(value)."
     case .invalidOptions(let reason): return reason
     }
   }
@@ -180,24 +191,14 @@ public struct ClusterIndex<Aggregate> {
   ///   - reduce: folds a member's aggregate into a cluster's.
   ///   - threads: how many threads the build may use (default: one a processor); the index is the same
   ///     whatever the number. Each zoom's k-d sort and neighbour searches are shared between them.
-  /// - Throws: `ClusterError.invalidOptions` for options supercluster could not use.
+  /// - Throws: `ClusterError.outOfRange` for an option outside its range (`ClusterOptions.check`),
+  ///   `.invalidOptions` for more points than cluster ids can number.
   /// - Complexity: O(n log n) per zoom.
   public init(
     points: [GeoPoint?], options: ClusterOptions = ClusterOptions(),
     map: ((Int) -> Aggregate)?, reduce: ((inout Aggregate, Aggregate) -> Void)?, threads: Int? = nil
   ) throws(ClusterError) {
-    guard options.minZoom >= 0, options.maxZoom >= options.minZoom, options.maxZoom <= 30 else {
-      throw .invalidOptions(
-        "The zooms must satisfy 0 <= minZoom <= maxZoom <= 30, not \(options.minZoom) and \(options.maxZoom)."
-      )
-    }
-    guard options.radiusPixels > 0, options.radiusPixels.isFinite, options.extent > 0, options.extent.isFinite
-    else {
-      throw .invalidOptions("The radius and the extent must be positive numbers of pixels.")
-    }
-    guard options.minPoints >= 1, options.nodeSize >= 1 else {
-      throw .invalidOptions("minPoints and nodeSize must be at least 1.")
-    }
+    try options.check()
     // supercluster's ids keep an item's position in 26 bits (`index << 5` in 32-bit arithmetic).
     guard points.count < 1 << 26 else {
       throw .invalidOptions("An index holds at most 67,108,863 points, as supercluster's cluster ids do.")

@@ -1,6 +1,10 @@
 import CSQLite
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Writes an MBTiles 1.3 file (SQLite: `metadata` and `tiles` tables, TMS row order), built beside its final
 /// path and moved there only when complete, so a failed or interrupted export never leaves a partial file
 /// under the name asked for.
@@ -15,11 +19,24 @@ public final class MBTilesWriter {
     public let description: String
   }
 
+  /// Creates the partial file beside `path` (`PATH.partial-PID`, mode 0644 less the umask, never through a
+  /// symbolic link) and starts the tables.
   public init(path: String) throws(WriteError) {
     self.path = path
     partial = path + ".partial-\(getpid())"
-    unlink(partial)
-    guard sqlite3_open_v2(partial, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else {
+    unlink(partial)  // one of an earlier run of this pid (a link there is removed, not followed)
+    let created = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+    guard created >= 0 else {
+      throw WriteError(
+        description:
+          "Cannot create \(partial) (\(String(cString: strerror(errno)))); check the folder exists and is writable."
+      )
+    }
+    close(created)
+    Self.partialForSignals = strdup(partial)
+    guard
+      sqlite3_open_v2(partial, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, nil) == SQLITE_OK
+    else {
       let reason = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
       sqlite3_close_v2(db)
       db = nil
@@ -46,6 +63,54 @@ public final class MBTilesWriter {
     sqlite3_finalize(insert)
     sqlite3_close_v2(db)
     unlink(partial)  // nothing once finished (it was renamed); the partial file after a failure
+    Self.partialForSignals = nil  // the string is left (one a writer): a handler may be reading it
+  }
+
+  /// The partial file of the writer alive, for the handler of `removePartialFileOnSignals`.
+  nonisolated(unsafe) private static var partialForSignals: UnsafeMutablePointer<CChar>?
+
+  /// Makes SIGINT and SIGTERM remove the partial file of the writer alive and end the process with 128 plus
+  /// the signal (130, 143), as a shell reports it: a run stopped by Ctrl-C or `kill` leaves nothing. For a
+  /// command whose work is writing the file; a library's host keeps its own handlers.
+  /// The two are unblocked too: a parent may have started us with them blocked (threads of Dispatch block
+  /// them, and a child inherits the mask), and the run could then not be stopped at all.
+  public static func removePartialFileOnSignals() {
+    var set = sigset_t()
+    sigemptyset(&set)
+    for signal in [SIGINT, SIGTERM] {
+      sigaddset(&set, signal)
+      _ = Glibc.signal(signal) { received in
+        if let partial = MBTilesWriter.partialForSignals { unlink(partial) }  // unlink and _exit are
+        _exit(128 + received)  // async-signal-safe
+      }
+    }
+    pthread_sigmask(SIG_UNBLOCK, &set, nil)  // this thread's, which the export's threads inherit
+  }
+
+  /// Refuses to write at `path` when it is something other than a regular file (a device such as /dev/null,
+  /// a FIFO, a symbolic link, a folder), which the finished file's rename would replace, or when it is the
+  /// file `input` (also through a link: the same device and inode).
+  public static func checkDestination(_ path: String, input: String?) throws(WriteError) {
+    var target = stat()
+    guard lstat(path, &target) == 0 else { return }  // absent: created
+    guard target.st_mode & S_IFMT == S_IFREG else {
+      let what =
+        switch target.st_mode & S_IFMT {
+        case S_IFLNK: "a symbolic link"
+        case S_IFDIR: "a folder"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR, S_IFBLK: "a device"
+        default: "not a regular file"
+        }
+      throw WriteError(
+        description: "\(path) is \(what), not a regular file; give a new file or an MBTiles file to replace.")
+    }
+    var source = stat()
+    if let input, input != "-", stat(input, &source) == 0, source.st_dev == target.st_dev,
+      source.st_ino == target.st_ino
+    {
+      throw WriteError(description: "\(path) is the input file \(input); give another file to write.")
+    }
   }
 
   /// One metadata row (`name`, `format`, `bounds`, `json`, ...).
@@ -85,6 +150,7 @@ public final class MBTilesWriter {
     insert = nil
     sqlite3_close_v2(db)
     db = nil
+    try Self.checkDestination(path, input: nil)  // again: the path may have changed during the export
     guard rename(partial, path) == 0 else {
       throw WriteError(
         description: "Cannot move the finished file to \(path) (\(String(cString: strerror(errno)))).")

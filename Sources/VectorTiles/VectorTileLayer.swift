@@ -38,7 +38,9 @@ public struct VectorTileLayer {
 
   /// - Parameter expectedValues: how many distinct property values the layer will likely hold, so that its
   ///   value table is sized once instead of rehashed as it grows (a tile's values are mostly distinct).
+  ///   `extent` is a uint32 in the encoding, from 1 (`ClusterOptions.check` keeps a clustering's to 2^24).
   public init(name: String, extent: Int = 4096, expectedValues: Int = 0) {
+    precondition((1...Int(UInt32.max)).contains(extent), "a tile extent is 1...UInt32.max, not \(extent)")
     self.name = name
     self.extent = extent
     values = ValueTable(capacity: expectedValues)

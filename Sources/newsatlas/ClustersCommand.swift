@@ -62,6 +62,7 @@ struct ClustersCommand: ParsableCommand {
   var offset: Int = 0
 
   @Option(
+    parsing: .unconditional,  // "-1/0/0" is read as a value (and refused as one), not as an option
     help: ArgumentHelp(
       "Print map tile Z/X/Y in tile coordinates, as supercluster's getTile.", valueName: "z/x/y"))
   var tile: String?
@@ -77,8 +78,9 @@ struct ClustersCommand: ParsableCommand {
           : "Give one of --zoom, --expansion-zoom, --children, --leaves and --tile, not several.")
     }
     if bbox != nil && zoom == nil { throw CLIError.usage("--bbox goes with --zoom.") }
-    if let zoom, !zoom.isFinite { throw CLIError.usage("--zoom must be a number, not \(zoom).") }
+    if let zoom { try formats { () throws(FormatError) in try Coordinates.zoom(zoom, name: "--zoom") } }
     guard limit >= 0, offset >= 0 else { throw CLIError.usage("--limit and --offset must be 0 or more.") }
+    var options = try clustering.checkedOptions()
     let box =
       try bbox.map { text throws(CLIError) in
         try formats { () throws(FormatError) in try Coordinates.box(text, name: "--bbox") }
@@ -87,8 +89,6 @@ struct ClustersCommand: ParsableCommand {
       try formats { () throws(FormatError) in try Coordinates.tile(text, name: "--tile") }
     }
     let aggregations = try clustering.aggregations()
-
-    var options = clustering.options
     let (minZoom, maxZoom) = (options.minZoom, options.maxZoom)
     // One zoom asked about: keep only its level, and build in a fraction of the memory.
     func level(_ zoom: Double) -> Int {
@@ -171,7 +171,30 @@ struct ClusteringOptions: ParsableArguments {
       "Give each cluster the largest of its points' numeric PROP (repeatable).", valueName: "prop"))
   var max: [String] = []
 
-  /// The options as the index takes them.
+  /// The options as the index takes them, each checked against its range (`ClusterOptions.check`).
+  func checkedOptions() throws(CLIError) -> ClusterOptions {
+    let options = self.options
+    do {
+      try options.check()
+    } catch {
+      throw .usage(error.description(naming: Self.flag))
+    }
+    return options
+  }
+
+  /// The command-line name of an option.
+  static func flag(_ option: ClusterOptions.Option) -> String {
+    switch option {
+    case .minZoom: return "--min-zoom"
+    case .maxZoom: return "--max-zoom"
+    case .minPoints: return "--min-points"
+    case .radius: return "--radius"
+    case .extent: return "--extent"
+    case .nodeSize: return "--node-size"
+    }
+  }
+
+  /// The options as given, unchecked.
   var options: ClusterOptions {
     var options = ClusterOptions()
     options.minZoom = minZoom

@@ -156,8 +156,12 @@ struct HeadlinesCommand: AsyncParsableCommand {
     help: ArgumentHelp("Every country of a cluster of the 54 markers (with --zoom).", valueName: "id"))
   var cluster: Int?
 
-  @Option(parsing: .unconditional, help: ArgumentHelp("The zoom of --cluster.", valueName: "z"))
-  var zoom: Double?
+  @Option(
+    name: .customLong("zoom"), parsing: .unconditional,
+    help: ArgumentHelp("The zoom of the map --cluster is on (0 to 31).", valueName: "z"))
+  var zoomOption: DecimalNumber?
+
+  var zoom: Double? { zoomOption?.value }
 
   @Flag(help: "All 54 countries.")
   var all = false
@@ -299,13 +303,12 @@ struct HeadlinesCommand: AsyncParsableCommand {
     }
     if let cluster {
       guard let zoom else { throw .usage("--cluster needs the --zoom its id came from.") }
+      try formats { () throws(FormatError) in try Coordinates.zoom(zoom, name: "--zoom") }
       do {
-        let index = try ClusterIndex(points: Country.all.map(\.marker))
-        _ = zoom  // ids encode their own zoom; --zoom documents which map the id came from
-        return try index.leaves(ofCluster: cluster, limit: .max).map { Country.all[$0] }
+        return try Country.members(ofCluster: cluster, atZoom: zoom)
       } catch {
         throw .usage(
-          "\(error.description) 'newsatlas clusters --zoom \(Format.fixed(zoom, 0))' lists the clusters.")
+          "\(error.description) 'newsatlas clusters --zoom \(Format.shortest(zoom))' lists the clusters.")
       }
     }
     return Country.all

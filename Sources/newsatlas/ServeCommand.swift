@@ -135,7 +135,7 @@ struct ServeCommand: AsyncParsableCommand {
       throw CLIError.usage("\(name) is 1 to 86400 seconds, not \(seconds).")
     }
     let aggregations = try clustering.aggregations()
-    let options = clustering.options
+    let options = try clustering.checkedOptions()
     returnLargeBlocksWhenFreed()
     var datasets = [try Self.dataset(name: "markers", file: nil, options, aggregations)]
     for given in points {

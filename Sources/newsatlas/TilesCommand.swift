@@ -2,6 +2,7 @@ import ArgumentParser
 import AtlasServer
 import GeoFormats
 import GeoIndex
+import Store
 
 struct TilesCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -18,7 +19,9 @@ struct TilesCommand: ParsableCommand {
   @Option(help: ArgumentHelp("A GeoJSON or CSV file of points (default: the 54 markers).", valueName: "file"))
   var points: String?
 
-  @Option(help: ArgumentHelp("The MBTiles file to write (replaced if it exists).", valueName: "file"))
+  @Option(
+    help: ArgumentHelp(
+      "The MBTiles file to write (an existing regular file is replaced; not the input).", valueName: "file"))
   var out: String
 
   @Option(
@@ -29,9 +32,14 @@ struct TilesCommand: ParsableCommand {
 
   func run() throws {
     let aggregations = try clustering.aggregations()
-    let options = clustering.options
+    let options = try clustering.checkedOptions()
     guard options.maxZoom <= 24 else {
       throw CLIError.usage("tiles writes zooms up to 24; --max-zoom \(options.maxZoom) is past it.")
+    }
+    do {
+      try MBTilesWriter.checkDestination(out, input: points)
+    } catch {
+      throw CLIError(description: error.description, exitCode: 73)  // EX_CANTCREAT
     }
     let file = try ClusteringOptions.points(points, aggregations: aggregations)
     let name =
@@ -46,6 +54,7 @@ struct TilesCommand: ParsableCommand {
         "A layer name is letters, digits, '-' and '_' (64 at most), not '\(name)'; give --layer.")
     }
     let progress = StandardError.isTerminal
+    MBTilesWriter.removePartialFileOnSignals()
     let summary: TileExport.Summary
     do {
       summary = try TileExport.export(
@@ -55,7 +64,7 @@ struct TilesCommand: ParsableCommand {
       }
     } catch {
       if progress { StandardError.write("\n") }
-      throw CLIError(description: error.description, exitCode: 73)  // EX_CANTCREAT
+      throw CLIError(description: error.description, exitCode: error.isInput ? CLIError.data : 73)
     }
     if progress { StandardError.write("\n") }
     let out = OutputBuffer.standardOutput()

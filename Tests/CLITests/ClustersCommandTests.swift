@@ -164,7 +164,7 @@ import Testing
     (["clusters", "--children", "99999"], "No cluster has the id 99999"),
     (["clusters", "--expansion-zoom", "3"], "No cluster has the id 3"),
     (["clusters", "--zoom", "1", "--radius", "0"], "radius"),
-    (["clusters", "--zoom", "1", "--min-zoom", "5", "--max-zoom", "2"], "minZoom <= maxZoom"),
+    (["clusters", "--zoom", "1", "--min-zoom", "5", "--max-zoom", "2"], "lowest zoom (5) to 30, not 2"),
     (["clusters", "--zoom", "1", "--sum", "a", "--max", "a"], "aggregated twice"),
     (["clusters", "--zoom", "1", "--points", "/nonexistent.json"], "Cannot open"),
   ])

@@ -34,4 +34,110 @@ import Testing
     #expect(result.stderr.contains(mentions), "\(result.stderr)")
     #expect(!FileManager.default.fileExists(atPath: "x.mbtiles"))
   }
+
+  /// Options out of their ranges are usage errors (64; they trapped or said "cannot write", 73), and leave
+  /// nothing behind (a trap left the partial file).
+  @Test(arguments: [
+    (["--min-zoom", "5", "--max-zoom", "3"], "--max-zoom is a whole number from the lowest zoom (5)"),
+    (["--extent", "1e-300"], "--extent is a whole number of pixels from 1 to 16777216"),
+    (["--radius", "5e21"], "--radius is a number of pixels above 0 and at most the extent (512)"),
+    (["--extent", "1e19"], "--extent is"), (["--extent", "1e10"], "--extent is"),
+    (["--extent", "0.5"], "--extent is"), (["--radius", "0"], "--radius is"),
+  ])
+  func outOfRangeOptionsLeaveNothing(options: [String], mentions: String) throws {
+    try Scratch.withDirectory { folder in
+      let result = try CLI.run(["tiles", "--out", folder.path + "/x.mbtiles"] + options)
+      #expect(result.status == 64, "\(result.stderr)")
+      #expect(result.stderr.contains(mentions) && result.stderrLines.count == 1, "\(result.stderr)")
+      #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+  }
+
+  /// The layer's extent is the option's, a uint32 (4096 read back from the tile itself).
+  @Test func theLayerExtentIsTheOption() throws {
+    try Scratch.withDirectory { folder in
+      let out = folder.path + "/x.mbtiles"
+      let result = try CLI.run([
+        "tiles", "--out", out, "--max-zoom", "0", "--extent", "4096", "--radius", "60",
+      ])
+      #expect(result.status == 0, "\(result.stderr)")
+      let tile = try CLI.shell(
+        "python3 -c 'import sqlite3,sys,gzip; sys.stdout.buffer.write(gzip.decompress(sqlite3.connect(sys.argv[1])"
+          + ".execute(\"select tile_data from tiles\").fetchone()[0]))' \"$1\" | od -An -tx1 | tr -d ' \\n'",
+        [out])
+      // Layer field 5 (extent), varint 4096: 0x28 0x80 0x20.
+      #expect(tile.stdout.contains("288020"), "\(tile.stdout) \(tile.stderr)")
+    }
+  }
+
+  /// An output that is not a regular file (a FIFO, a symbolic link, a folder: /dev/null was replaced by an
+  /// SQLite file), or that is the input itself (also through a hard or symbolic link), is refused with 73
+  /// before anything is written, and the folder is as it was.
+  @Test func outputsThatAreNotAFileOrAreTheInputAreRefused() throws {
+    try Scratch.withDirectory { folder in
+      let dir = folder.path
+      let input = dir + "/points.csv"
+      let points = "lat,lon\n48.85,2.35\n52.52,13.40\n"
+      try Data(points.utf8).write(to: URL(fileURLWithPath: input))
+      #expect(mkfifo(dir + "/fifo", 0o644) == 0)
+      try FileManager.default.createSymbolicLink(atPath: dir + "/link", withDestinationPath: "points.csv")
+      try FileManager.default.linkItem(atPath: input, toPath: dir + "/hard.csv")
+      try FileManager.default.createDirectory(atPath: dir + "/folder", withIntermediateDirectories: false)
+      let before = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+      for (points, out, mentions) in [
+        (input, "fifo", "is a FIFO, not a regular file"), (input, "link", "is a symbolic link"),
+        (input, "folder", "is a folder"), (input, "points.csv", "is the input file"),
+        (input, "hard.csv", "is the input file"), (dir + "/link", "points.csv", "is the input file"),
+      ] {
+        let result = try CLI.run(["tiles", "--points", points, "--out", dir + "/" + out, "--max-zoom", "1"])
+        #expect(result.status == 73, "\(out): \(result.stderr)")
+        #expect(result.stderr.contains(mentions) && result.stderrLines.count == 1, "\(out): \(result.stderr)")
+      }
+      #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == before)
+      #expect(FileManager.default.contents(atPath: input) == Data(points.utf8))
+      #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dir + "/link") == "points.csv")
+    }
+  }
+
+  /// Stopped by SIGTERM or Ctrl-C (SIGINT) while writing, `tiles` removes its partial file and exits 143 or
+  /// 130: the folder holds nothing new. Readiness is the partial file appearing, polled (never a sleep).
+  @Test(arguments: [(SIGTERM, Int32(143)), (SIGINT, Int32(130))])
+  func aSignalLeavesNothing(signal: Int32, status: Int32) throws {
+    try Scratch.withDirectory { folder in
+      let input = folder.path + "/points.csv"
+      var text = "lat,lon\n"
+      var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+      for _ in 0..<30_000 {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        let latitude = Double((state >> 11) % 1_000_000) / 1_000_000 * 160 - 80
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        let longitude = Double((state >> 11) % 1_000_000) / 1_000_000 * 360 - 180
+        text += "\(latitude),\(longitude)\n"
+      }
+      try Data(text.utf8).write(to: URL(fileURLWithPath: input))
+      let process = Process()
+      process.executableURL = CLI.executable
+      process.arguments = [
+        "tiles", "--points", input, "--out", folder.path + "/out.mbtiles", "--max-zoom", "16",
+      ]
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      var sawPartial = false
+      while process.isRunning && !sawPartial {
+        sawPartial = try FileManager.default.contentsOfDirectory(atPath: folder.path).contains {
+          $0.hasPrefix("out.mbtiles.partial-")
+        }
+        if !sawPartial { usleep(1000) }  // polling the folder for readiness
+      }
+      #expect(sawPartial, "the export ended before its partial file was seen")
+      kill(process.processIdentifier, signal)
+      process.waitUntilExit()
+      #expect(
+        process.terminationReason == .exit && process.terminationStatus == status,
+        "\(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus)")
+      let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+      #expect(left == ["points.csv"], "\(left)")
+    }
+  }
 }

@@ -232,8 +232,9 @@ import Testing
       options.minZoom = 2
       options.maxZoom = 12
     case 3:
-      // A valid option whose search boxes reach far off the grid (it used to trap converting to Int).
-      options.radiusPixels = 1e300
+      // The widest valid radius (the extent): search boxes reach far off the grid (1e300 used to trap
+      // converting to Int; it is out of range now).
+      options.radiusPixels = options.extent
     default: break
     }
     return options

@@ -158,6 +158,55 @@ import Testing
     #expect(throws: ClusterError.self) { try ClusterIndex(points: [], options: options) }
   }
 
+  /// Each option outside its range is refused by the index itself, naming the option, the value and the range.
+  @Test(arguments: [
+    ("minZoom", -1.0, "minZoom is a whole number from 0 to 30, not -1."),
+    ("maxZoom", 31, "maxZoom is a whole number from the lowest zoom (0) to 30, not 31."),
+    ("maxZoom", 9.2e18, "maxZoom is"), ("minPoints", 0, "minPoints is a whole number from 1 to"),
+    ("radius", 5e21, "radius is a number of pixels above 0 and at most the extent (512), not 5e+21."),
+    ("radius", .nan, "radius is"), ("extent", 1e19, "extent is a whole number of pixels from 1 to 16777216"),
+    ("extent", 0.5, "not 0.5."), ("extent", 1e-300, "extent is"), ("nodeSize", 1, "nodeSize is"),
+    ("nodeSize", 65_536, "nodeSize is a whole number from 2 to 65535, not 65536."),
+  ])
+  func optionsOutOfRange(option: String, value: Double, sentence: String) {
+    var options = ClusterOptions()
+    let whole = value.isFinite && abs(value) < 9e18 ? Int(value) : Int.max
+    switch option {
+    case "minZoom": options.minZoom = whole
+    case "maxZoom": options.maxZoom = whole
+    case "minPoints": options.minPoints = whole
+    case "radius": options.radiusPixels = value
+    case "extent": options.extent = value
+    default: options.nodeSize = whole
+    }
+    do {
+      _ = try ClusterIndex(points: [GeoPoint(uncheckedLatitude: 1, longitude: 2)], options: options)
+      Issue.record("\(option) \(value) was accepted")
+    } catch {
+      #expect(error.description.hasPrefix(option) && error.description.contains(sentence), "\(error)")
+    }
+  }
+
+  /// Any Int as a cluster id is answered (an error for no cluster), never an overflow; a cluster exists only
+  /// on the map of its zooms.
+  @Test func anyIdIsAnswered() throws {
+    let index = try ClusterIndex(points: SeededSpherePoints.make(count: 500, seed: 7).map(Optional.some))
+    for id in [Int.min, Int.min + 1, -1, 0, 499, 500, 9999, Int.max - 1, Int.max] {
+      #expect(throws: ClusterError.self) { try index.children(ofCluster: id) }
+      #expect(throws: ClusterError.self) { try index.leaves(ofCluster: id) }
+      #expect(throws: ClusterError.self) { try index.expansionZoom(ofCluster: id) }
+      #expect(throws: ClusterError.notAtZoom(id: id, zoom: 2)) { try index.cluster(id: id, atZoom: 2) }
+    }
+    for case .cluster(let cluster) in index.clusters(in: .world, zoom: 3) {
+      #expect(try index.cluster(id: cluster.id, atZoom: 3) == cluster)
+      // Made at zoom `origin - 1` from the items of zoom `origin`, where it is not yet.
+      let origin = Double((cluster.id - 500) % 32)
+      #expect(throws: ClusterError.notAtZoom(id: cluster.id, zoom: origin)) {
+        try index.cluster(id: cluster.id, atZoom: origin)
+      }
+    }
+  }
+
   @Test func emptyInput() throws {
     let index = try ClusterIndex(points: [nil, nil])
     #expect(index.clusters(in: .world, zoom: 0).isEmpty)
