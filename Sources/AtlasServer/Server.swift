@@ -672,6 +672,18 @@ struct Answering: Sendable {
         response = failure(error, path: path).response
       }
     }
+    if request.method == .post, response.status == .ok {
+      // A batch POST's answer streams after this returns: its log line and duration wait for the last byte
+      // (they said 1.51 ms, the time to the first one, for a 57 ms request).
+      if let corsOrigin { response.headers[.accessControlAllowOrigin] = corsOrigin }
+      let original = response.body
+      let (method, status, route) = (request.method, response.status, route())
+      response.body = ResponseBody(contentLength: original.contentLength) { writer in
+        defer { record(method, path, status, since: start, route: route, logger) }
+        try await original.write(writer)
+      }
+      return response
+    }
     finish(&response.headers, request.method, path, response.status, since: start, route: route(), logger)
     return response
   }
@@ -733,6 +745,14 @@ struct Answering: Sendable {
     since start: ContinuousClock.Instant, route: String?, _ logger: Logger
   ) {
     if let corsOrigin { headers[.accessControlAllowOrigin] = corsOrigin }
+    record(method, path, status, since: start, route: route, logger)
+  }
+
+  /// Counts the request and logs its line, `start` to now.
+  private func record(
+    _ method: HTTPRequest.Method, _ path: String, _ status: HTTPResponse.Status,
+    since start: ContinuousClock.Instant, route: String?, _ logger: Logger
+  ) {
     let elapsed = ContinuousClock.now - start
     let seconds = Double(elapsed.components.attoseconds) * 1e-18 + Double(elapsed.components.seconds)
     metrics.record(

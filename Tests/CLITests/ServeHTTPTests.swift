@@ -84,3 +84,29 @@ import Testing
     #expect(!options.contains("Access-Control"))
   }
 }
+
+extension ServeHTTPTests {
+  /// A streamed batch POST is logged once its answer is all written, with the whole time it took: a client
+  /// that reads the 10 MB answer only after half a second is logged at half a second or more (the log said the
+  /// time to the first byte before).
+  @Test func aStreamedPostIsLoggedWhole() throws {
+    let served = try Served()
+    let body = String(repeating: "48.85,2.35\n", count: 200_000)
+    let fd = try served.connect()
+    Served.send(
+      fd,
+      Array(
+        ("POST /v1/resolve HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n"
+          + body).utf8))
+    var first = [UInt8](repeating: 0, count: 4096)
+    #expect(read(fd, &first, first.count) > 0)
+    usleep(500_000)  // the client's own pace (not a wait for the server): it reads the rest later
+    let rest = Served.receiveAll(fd)
+    close(fd)
+    #expect(rest.count > 9_000_000)
+    let line = try #require(served.log().split(separator: "\n").first { $0.contains("POST /v1/resolve 200") })
+    let words = line.split(separator: " ")
+    let milliseconds = try #require(words.firstIndex(of: "ms").flatMap { Double(words[$0 - 1]) })
+    #expect(milliseconds >= 500, "\(line)")
+  }
+}
