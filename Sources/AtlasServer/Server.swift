@@ -235,6 +235,16 @@ public struct AtlasService: Sendable {
       }
       query = .nearest(target, count: count, maxKilometers: maxKilometers)
     }
+    // The body is latitude,longitude lines; a JSON document (`{"lat":1,"lon":2}`) is not read as rows, where it
+    // would be one failed row under a 200.
+    if let type = request.headers[.contentType]?.lowercased(),
+      let media = type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces),
+      media.hasSuffix("/json") || media.hasSuffix("+json")
+    {
+      throw Problem.unsupportedMediaType(
+        "This endpoint reads latitude,longitude lines (text/csv or text/plain, a header optional), not "
+          + "\(media.prefix(64)); send one latitude,longitude pair a line.")
+    }
     let limit = maxBodyBytes
     if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
       throw Problem.tooLarge(
@@ -619,6 +629,8 @@ enum Problem: Error {
   case tooManyRequests(String, retryAfterSeconds: Int?)
   /// An answer over the server's `--max-features`.
   case tooManyFeatures(String)
+  /// A body in a format the endpoint does not read.
+  case unsupportedMediaType(String)
 
   var status: HTTPResponse.Status {
     switch self {
@@ -628,13 +640,14 @@ enum Problem: Error {
     case .unavailable: return .serviceUnavailable
     case .tooManyRequests: return .tooManyRequests
     case .tooManyFeatures: return .unprocessableContent
+    case .unsupportedMediaType: return .unsupportedMediaType
     }
   }
 
   var message: String {
     switch self {
     case .badParameter(let text), .notFound(let text), .tooLarge(let text), .unavailable(let text),
-      .tooManyRequests(let text, _), .tooManyFeatures(let text):
+      .tooManyRequests(let text, _), .tooManyFeatures(let text), .unsupportedMediaType(let text):
       return text
     case .unknownDataset(let name):
       return "No dataset is named '\(name.prefix(64))'; /v1/datasets lists them."

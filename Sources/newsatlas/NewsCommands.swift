@@ -48,6 +48,9 @@ struct ServiceOptions: ParsableArguments {
     var configuration = HTTPClientConfiguration()
     configuration.maxConcurrentTransfers = concurrency
     configuration.requestTimeout = .milliseconds(Int(timeout * 1000))
+    // --timeout is the whole request's limit, its connection included: a fixed 10 s connect timeout, retried,
+    // gave up on a black-holed port after 20 s while saying 30.
+    configuration.connectTimeout = configuration.requestTimeout
     let http = HTTPClient(configuration: configuration)
     let base: String
     var key: String

@@ -110,3 +110,23 @@ extension ServeHTTPTests {
     #expect(milliseconds >= 500, "\(line)")
   }
 }
+
+extension ServeHTTPTests {
+  /// A JSON body to a batch POST is a 415 naming what the endpoint reads, not a 200 with one failed row.
+  @Test func aJSONBodyToABatchIsRefused() throws {
+    let served = try Served()
+    let body = #"{"lat":1,"lon":2}"#
+    for type in ["application/json", "Application/JSON; charset=utf-8", "application/geo+json"] {
+      let answer = try raw(
+        served,
+        "POST /v1/resolve HTTP/1.1\r\nHost: x\r\nContent-Type: \(type)\r\nContent-Length: \(body.utf8.count)\r\n"
+          + "Connection: close\r\n\r\n\(body)")
+      #expect(answer.hasPrefix("HTTP/1.1 415") && answer.contains("latitude,longitude lines"), "\(answer)")
+    }
+    let csv = try raw(
+      served,
+      "POST /v1/resolve HTTP/1.1\r\nHost: x\r\nContent-Type: text/csv\r\nContent-Length: 11\r\n"
+        + "Connection: close\r\n\r\n48.85,2.35\n")
+    #expect(csv.hasPrefix("HTTP/1.1 200") && csv.contains("fr,France"), "\(csv)")
+  }
+}
