@@ -345,10 +345,16 @@ public final class NewsAPIClient: Sendable {
     let limit = timeout ?? http.configuration.requestTimeout
     let end = ContinuousClock.now.advanced(by: limit)
     var attempt = 0
+    /// The first attempt's failure, when a retry follows: what is said if the retry cannot be sent.
+    var failure: NewsAPIError? = nil
     while true {
       attempt += 1
       let response: HTTPResponse
-      try cache?.reserve()
+      do {
+        try cache?.reserve()
+      } catch {
+        throw failure ?? error  // a retry the budget does not cover is not sent; the first failure stands
+      }
       counters.count(hit: false)
       do {
         response = try await http.get(
@@ -356,6 +362,7 @@ public final class NewsAPIClient: Sendable {
           timeout: max(.milliseconds(1), ContinuousClock.now.duration(to: end)))
       } catch {
         if attempt == 1, Self.retryable(error), ContinuousClock.now.duration(to: end) > .milliseconds(300) {
+          failure = .transport(error)
           try? await Task.sleep(for: .milliseconds(300))
           continue
         }
@@ -380,6 +387,7 @@ public final class NewsAPIClient: Sendable {
       if attempt == 1, let wait = Self.retryDelay(error),
         ContinuousClock.now.advanced(by: .seconds(wait)) < end
       {
+        failure = error
         try? await Task.sleep(for: .seconds(wait))
         continue
       }
