@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 let package = Package(
@@ -13,7 +13,7 @@ let package = Package(
     .library(name: "Store", targets: ["Store"]),
     // `newsatlas serve` as a library: `AtlasService.router()` mounts its routes in a host application.
     .library(name: "AtlasServer", targets: ["AtlasServer"]),
-    .executable(name: "newsatlas", targets: ["newsatlas"]),
+    .executable(name: "newsatlas", targets: ["NewsAtlasCLI"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -63,8 +63,10 @@ let package = Package(
     // The NewsAPI v2 client, with headlines for every country despite the service's limits.
     .target(name: "NewsAPI", dependencies: ["Fetch", "NewsAtlas", "Store"]),
     // The thin command-line front end.
+    // Its folder is not `Sources/newsatlas`: a name differing from `Sources/NewsAtlas` only by case breaks a clone on
+    // a case-insensitive file system. The product, and so the binary, is still `newsatlas`.
     .executableTarget(
-      name: "newsatlas",
+      name: "NewsAtlasCLI",
       dependencies: [
         "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasServer", "Fetch", "NewsAPI", "Store",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -96,7 +98,7 @@ let package = Package(
     .testTarget(
       name: "CLITests",
       dependencies: [
-        "newsatlas", "AtlasServer", "GeoIndex", "NewsAtlas", "GeoFormats", "Fetch", "TestSupport",
+        "NewsAtlasCLI", "AtlasServer", "GeoIndex", "NewsAtlas", "GeoFormats", "Fetch", "TestSupport",
       ]),
   ]
 )
