@@ -54,7 +54,9 @@ let package = Package(
         .product(name: "CompressNIO", package: "compress-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+        .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
       ]),
     // SQLite, reached only through this shim (Debian's libsqlite3-dev), for the cache.
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
 import Synchronization
 
 /// How long `serve` waits on a client before it closes the connection, in seconds.
@@ -68,6 +69,10 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
   func handlerAdded(context: ChannelHandlerContext) {
     let watcher = ByteWatcher { [weak self] in self?.bytesArrived(context: context) }
     try? context.pipeline.syncOperations.addHandler(watcher, position: .first)
+    // HTTP/1's rules on versions, connections and Host need the version, which the HTTP types lose.
+    if let codec = try? context.pipeline.syncOperations.handler(type: HTTP1ToHTTPServerCodec.self) {
+      try? context.pipeline.syncOperations.addHandler(HTTP1Rules(), position: .before(codec))
+    }
     if context.channel.isActive { admit(context: context) }
   }
 

@@ -130,3 +130,120 @@ extension ServeHTTPTests {
     #expect(csv.hasPrefix("HTTP/1.1 200") && csv.contains("fr,France"), "\(csv)")
   }
 }
+
+/// HTTP/1's rules on versions, connections and Host (issue 26, item 9; RFC 9112, sections 3.2, 9.3, 9.6).
+extension ServeHTTPTests {
+  /// Reads until the server closes the connection, or until `guardSeconds` pass with nothing read (then
+  /// `closed` is false): a guard against a server that keeps the connection open, not a measure of time.
+  func receiveUntilClosed(_ fd: Int32, guardSeconds: Int = 20) -> (text: String, closed: Bool) {
+    var limit = timeval(tv_sec: guardSeconds, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+      let got = read(fd, &chunk, chunk.count)
+      if got == 0 { return (String(decoding: bytes, as: UTF8.self), true) }
+      if got < 0 { return (String(decoding: bytes, as: UTF8.self), false) }
+      bytes += chunk[0..<got]
+    }
+  }
+
+  /// Reads one answer with a Content-Length, leaving the connection as it is.
+  func receiveOne(_ fd: Int32) throws -> String {
+    var bytes: [UInt8] = []
+    var byte: UInt8 = 0
+    while bytes.suffix(4) != [13, 10, 13, 10] {
+      guard read(fd, &byte, 1) == 1 else { throw CocoaError(.fileReadUnknown) }
+      bytes.append(byte)
+    }
+    let head = String(decoding: bytes, as: UTF8.self).lowercased()
+    let length = try #require(
+      head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }.flatMap {
+        Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces))
+      })
+    var body = [UInt8](repeating: 0, count: length)
+    var got = 0
+    while got < length {
+      let n = body[got...].withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+      guard n > 0 else { throw CocoaError(.fileReadUnknown) }
+      got += n
+    }
+    return String(decoding: bytes + body, as: UTF8.self)
+  }
+
+  @Test func anHTTP10RequestIsAnsweredInHTTP10AndItsConnectionClosed() throws {
+    let served = try Served()
+    // A streamed answer (no Content-Length): an HTTP/1.0 client cannot read chunks, so its end is the close.
+    let body = String(repeating: "48.85,2.35\n", count: 1_000)
+    let fd = try served.connect()
+    defer { close(fd) }
+    Served.send(
+      fd, Array("POST /v1/resolve HTTP/1.0\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8))
+    let (answer, closed) = receiveUntilClosed(fd)
+    #expect(closed, "the connection stayed open after an HTTP/1.0 answer")
+    #expect(answer.hasPrefix("HTTP/1.0 200"), "\(answer.prefix(300))")
+    #expect(!answer.lowercased().contains("transfer-encoding"), "\(answer.prefix(300))")
+    let rows = answer.split(separator: "\r\n\r\n", maxSplits: 1).last?.split(separator: "\n") ?? []
+    #expect(rows.count == 1_001 && rows.last?.contains("fr,France") == true, "\(rows.suffix(2))")
+  }
+
+  @Test func anHTTP10KeepAliveConnectionIsKeptAndAnsweredAgain() throws {
+    let served = try Served()
+    let fd = try served.connect()
+    defer { close(fd) }
+    let ask = "GET /v1/resolve?lat=48.85&lon=2.35 HTTP/1.0\r\n"
+    Served.send(fd, Array((ask + "Connection: Keep-Alive\r\n\r\n").utf8))
+    let first = try receiveOne(fd)
+    #expect(
+      first.hasPrefix("HTTP/1.0 200") && first.lowercased().contains("connection: keep-alive"), "\(first)")
+    Served.send(fd, Array((ask + "\r\n").utf8))
+    let (second, closed) = receiveUntilClosed(fd)
+    #expect(second.hasPrefix("HTTP/1.0 200") && second.contains("\"fr\"") && closed, "\(second)")
+  }
+
+  @Test func anHTTP11RequestWithoutOneHostIsA400AndClosed() throws {
+    let served = try Served()
+    for (hosts, sentence) in [("", "names its Host"), ("Host: a\r\nHost: b\r\n", "has 2 Host header fields")]
+    {
+      let fd = try served.connect()
+      defer { close(fd) }
+      Served.send(fd, Array("GET /v1/resolve?lat=48.85&lon=2.35 HTTP/1.1\r\n\(hosts)\r\n".utf8))
+      let (answer, closed) = receiveUntilClosed(fd)
+      #expect(answer.hasPrefix("HTTP/1.1 400") && answer.contains(sentence) && closed, "\(answer)")
+    }
+    // Behind an answered request on the same connection, the refusal waits for that answer.
+    let fd = try served.connect()
+    defer { close(fd) }
+    Served.send(
+      fd,
+      Array(
+        ("GET /v1/resolve?lat=48.85&lon=2.35 HTTP/1.1\r\nHost: x\r\n\r\n"
+          + "GET /v1/resolve?lat=1&lon=2 HTTP/1.1\r\n\r\n").utf8))
+    let (answers, closed) = receiveUntilClosed(fd)
+    #expect(answers.hasPrefix("HTTP/1.1 200") && answers.contains("\"fr\"") && closed, "\(answers)")
+    #expect(
+      answers.components(separatedBy: "HTTP/1.1 200 ").count == 2
+        && answers.components(separatedBy: "HTTP/1.1 400 ").count == 2, "\(answers)")
+  }
+
+  @Test func connectionCloseInAnyCaseClosesAfterItsAnswer() throws {
+    let served = try Served()
+    let fd = try served.connect()
+    defer { close(fd) }
+    Served.send(
+      fd,
+      Array(
+        ("GET /v1/resolve?lat=48.85&lon=2.35 HTTP/1.1\r\nHost: x\r\nConnection: TE, Close\r\n\r\n"
+          + "GET /v1/resolve?lat=1&lon=2 HTTP/1.1\r\nHost: x\r\n\r\n").utf8))
+    let (answers, closed) = receiveUntilClosed(fd)
+    #expect(closed && answers.components(separatedBy: "HTTP/1.1 200").count == 2, "\(answers)")
+    #expect(answers.lowercased().contains("connection: close"), "\(answers)")
+  }
+
+  @Test func tileJSONForAnHTTP10RequestWithoutHostNamesTheAddressAndPort() throws {
+    let served = try Served()
+    let answer = try raw(served, "GET /tiles/markers.json HTTP/1.0\r\n\r\n")
+    let port = try #require(served.base.split(separator: ":").last)
+    #expect(answer.contains("\"http://127.0.0.1:\(port)/tiles/markers/{z}/{x}/{y}.mvt\""), "\(answer)")
+  }
+}
