@@ -1,0 +1,81 @@
+import GeoFormats
+import GeoIndex
+import Hummingbird
+
+extension AtlasService {
+  func dataset(_ context: BasicRequestContext) throws(Problem) -> Dataset {
+    let name = context.parameters.get("name") ?? ""
+    guard let dataset = datasets[name] else { throw .unknownDataset(name) }
+    return dataset
+  }
+
+  func clusterID(_ context: BasicRequestContext) throws(Problem) -> Int {
+    let text = context.parameters.get("id") ?? ""
+    guard text.count <= 18, let id = Int(text), id >= 0 else {
+      throw .badParameter(
+        "A cluster id is a whole number, not '\(text)'; clusters carry theirs in cluster_id.")
+    }
+    return id
+  }
+
+  /// Refuses a query parameter the endpoint does not take (a misspelt or unsupported one would otherwise be
+  /// silently ignored); returns the parameters, parsed once (Hummingbird parses the query at every reading).
+  @discardableResult
+  func allow(_ request: Request, _ names: [String]) throws(Problem) -> Query {
+    try allow(request.uri.string, names)
+  }
+
+  /// `allow` for a request target (`/path?query`).
+  @discardableResult
+  func allow(_ target: String, _ names: [String]) throws(Problem) -> Query {
+    let parameters = Query(target: target)
+    for (i, (key, _)) in parameters.pairs.enumerated() {
+      guard names.contains(where: { key == $0 }) else {
+        throw .badParameter(
+          "This endpoint takes no parameter '\(key.prefix(64))'; it takes \(names.sorted().joined(separator: ", "))."
+        )
+      }
+      // A repeated parameter is refused, not read one way here and another way by a proxy or a cache.
+      if parameters.pairs[..<i].contains(where: { $0.name == key }) {
+        throw .badParameter("The parameter '\(key)' is given more than once; give it once.")
+      }
+    }
+    return parameters
+  }
+
+  /// A parameter read by GeoFormats; its refusal is a 400 with the same sentence.
+  func parameter<T>(_ body: () throws(FormatError) -> T) throws(Problem) -> T {
+    do { return try body() } catch { throw .badParameter(error.description) }
+  }
+
+  func clusterCall<T>(_ body: () throws -> T) throws -> T {
+    do { return try body() } catch let error as ClusterError { throw Problem.notFound(error.description) }
+  }
+
+  func place(_ parameters: Query) throws(Problem) -> GeoPoint {
+    guard let latitude = parameters.get("lat"), let longitude = parameters.get("lon") else {
+      throw .badParameter("Give lat and lon in degrees (for example lat=48.85&lon=2.35).")
+    }
+    return try parameter { () throws(FormatError) in
+      try Coordinates.point(latitude: latitude, longitude: longitude)
+    }
+  }
+
+  func integer(_ parameters: Query, _ name: String, default fallback: Int, minimum: Int) throws(Problem)
+    -> Int
+  {
+    guard let text = parameters.get(name) else { return fallback }
+    guard text.count <= 18, let value = Int(text), value >= minimum else {
+      throw .badParameter("\(name) must be a whole number, \(minimum) or more, not '\(text)'.")
+    }
+    return value
+  }
+
+  func decimal(_ parameters: Query, _ name: String) throws(Problem) -> Double? {
+    guard let text = parameters.get(name) else { return nil }
+    guard let value = Coordinates.number(text) else {
+      throw .badParameter("\(name) must be a decimal number, not '\(text)'.")
+    }
+    return value
+  }
+}

@@ -1,0 +1,104 @@
+import GeoFormats
+import GeoIndex
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+extension AtlasService {
+  func tile(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+    let dataset = try dataset(context)
+    let file = context.parameters.get("file") ?? ""
+    let isVector = file.hasSuffix(".mvt")
+    guard isVector || file.hasSuffix(".geojson") else {
+      throw Problem.notFound("A tile is {z}/{x}/{y}.mvt or {z}/{x}/{y}.geojson, not '\(file)'.")
+    }
+    let y = file.prefix { $0 != "." }
+    let address = "\(context.parameters.get("z") ?? "")/\(context.parameters.get("x") ?? "")/\(y)"
+    let (z, x, yValue) = try parameter { () throws(FormatError) in
+      try Coordinates.tile(address, name: "A tile")
+    }
+    if let unchanged = notModified(request, dataset) { return unchanged }
+    metrics.tileServed(dataset: dataset.name)
+    let gzip = request.headers[.acceptEncoding].map(Self.acceptsGzip) ?? false
+    let key = TileCache.Key(dataset: dataset.name, z: z, x: x, y: yValue, vector: isVector, gzip: gzip)
+    let entry: TileCache.Entry
+    if let kept = tileCache.entry(key) {
+      entry = kept
+    } else {
+      let features = dataset.index.tile(zoom: z, x: x, y: yValue)
+      let bytes =
+        isVector
+        ? dataset.writer.vectorTile(features, layerName: dataset.name)
+        : OutputBuffer.collecting { dataset.writer.tile(features, to: $0) }
+      // An empty vector tile is 204 with no body: map clients reject an empty 200.
+      entry =
+        bytes.map { bytes in
+          let (body, gzipped) = Self.body(bytes, gzip: gzip)
+          return TileCache.Entry(
+            body: body, gzipped: gzipped, forEveryClient: !Self.worthGzipping(byteCount: bytes.count))
+        } ?? TileCache.Entry(body: nil, gzipped: false, forEveryClient: true)
+      tileCache.keep(entry, for: key)
+    }
+    guard let body = entry.body else { return validated(Response(status: .noContent), dataset) }
+    var response = Response(
+      status: .ok,
+      headers: [.contentType: isVector ? "application/vnd.mapbox-vector-tile" : "application/json"],
+      body: ResponseBody(byteBuffer: body))
+    if entry.gzipped { response.headers[.contentEncoding] = "gzip" }
+    return validated(response, dataset)
+  }
+
+  /// TileJSON 3.0.0 for `/tiles/{name}.json`, its URL template built from the request's host.
+  func tileJSON(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+    let file = context.parameters.get("name") ?? ""
+    guard file.hasSuffix(".json"), let dataset = datasets[String(file.dropLast(5))] else {
+      throw Problem.notFound("No dataset answers '/tiles/\(file)'; /v1/datasets lists them.")
+    }
+    let options = dataset.index.options
+    let host = Self.safeHost(request.head.authority) ?? "127.0.0.1"
+    // Behind a proxy that terminates TLS, X-Forwarded-Proto says the scheme the client used.
+    let forwarded = request.headers[HTTPField.Name("X-Forwarded-Proto")!]
+    let scheme = forwarded == "https" ? "https" : "http"
+    let base = "\(scheme)://\(host)/tiles/\(dataset.name)"
+    let b = dataset.bounds
+    var writer = JSONWriter()
+    writer.object { tile in
+      tile.string("tilejson", "3.0.0")
+      tile.string("name", dataset.name)
+      tile.string("scheme", "xyz")
+      tile.value("tiles", .array([.string(base + "/{z}/{x}/{y}.mvt")]))
+      tile.number("minzoom", Double(options.minZoom))
+      tile.number("maxzoom", Double(min(options.maxZoom + 1, 30)))
+      tile.value("bounds", .array([b.west, b.south, b.east, b.north].map { .number(Format.number($0)) }))
+      tile.value(
+        "center",
+        .array([
+          .number(Format.number((b.west + b.east) / 2)), .number(Format.number((b.south + b.north) / 2)),
+          .number(String(options.minZoom)),
+        ]))
+      tile.value(
+        "vector_layers",
+        .array([
+          .object([
+            ("id", .string(dataset.name)),
+            ("fields", .object(dataset.fields.map { ($0.name, .string($0.type)) })),
+            ("minzoom", .number(String(options.minZoom))),
+            ("maxzoom", .number(String(min(options.maxZoom + 1, 30)))),
+          ])
+        ]))
+    }
+    return json(writer.bytes + [0x0A])
+  }
+
+  /// A Host header fit to put in a URL, or nil.
+  static func safeHost(_ authority: String?) -> String? {
+    guard let authority, !authority.isEmpty, authority.count <= 255,
+      authority.utf8.allSatisfy({ byte in
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+          || [UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]")]
+            .contains(byte)
+      })
+    else { return nil }
+    return authority
+  }
+}

@@ -1,0 +1,43 @@
+import GeoFormats
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// A JSON response.
+func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
+  Reply(json: bytes, status: status).response
+}
+
+/// Made once: a dictionary literal of fields is built again at every response otherwise.
+private let jsonHeaders: HTTPFields = [.contentType: "application/json"]
+
+/// An answer whole in memory: what the direct routes and every error give. `DirectLaneHandler` writes it as
+/// it is; the router sends it as a `Response` (which adds its `Content-Length`).
+struct Reply: Sendable {
+  var status: HTTPResponse.Status
+  var headers: HTTPFields
+  var body: ByteBuffer
+
+  init(json bytes: [UInt8], status: HTTPResponse.Status = .ok) {
+    self.status = status
+    headers = jsonHeaders
+    body = ByteBuffer(bytes: bytes)
+  }
+
+  var response: Response { Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body)) }
+}
+
+/// Numbers as JSON text.
+enum Format {
+  static func number(_ value: Double) -> String {
+    var writer = JSONWriter()
+    writer.number(value)
+    return String(decoding: writer.bytes, as: UTF8.self)
+  }
+
+  static func number(_ value: Double, decimals: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    return number((value * scale).rounded() / scale)
+  }
+}
