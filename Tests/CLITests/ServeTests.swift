@@ -564,6 +564,42 @@ final class Served: @unchecked Sendable {
     #expect(served.stop() == 0)
   }
 
+  /// With nothing in flight, SIGTERM stops the server at once, not at the end of --grace (issue 26 item 17: it
+  /// took the grace period and 1.5 s more): with no connection, and with an idle keep-alive connection, which
+  /// the server closes. The 60 s wait is a guard against a server that waits out its 600 s grace, not a measure.
+  @Test func sigtermWithNothingInFlightStopsAtOnce() throws {
+    for keepAlive in [false, true] {
+      let served = try Served(["--grace", "600"])
+      var idle: Int32?
+      if keepAlive {
+        let fd = try served.connect()
+        Served.send(fd, Array("GET /v1/resolve?lat=1&lon=2 HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        var answer = [UInt8](repeating: 0, count: 15)
+        #expect(read(fd, &answer, answer.count) == 15)
+        idle = fd
+      }
+      defer { idle.map { _ = close($0) } }
+      let exited = DispatchSemaphore(value: 0)
+      let process = served.process
+      DispatchQueue.global().async {
+        process.waitUntilExit()
+        exited.signal()
+      }
+      served.process.terminate()
+      let stopped = exited.wait(timeout: .now() + 60) == .success
+      #expect(stopped, "still running 60 s after SIGTERM with nothing in flight (keep-alive: \(keepAlive))")
+      guard stopped else {
+        kill(process.processIdentifier, SIGKILL)  // not 600 s more of a failed test
+        continue
+      }
+      #expect(process.terminationStatus == 0)
+      if let idle {
+        var rest = [UInt8](repeating: 0, count: 4096)
+        while read(idle, &rest, rest.count) > 0 {}  // the rest of the answer, then the close
+      }
+    }
+  }
+
   /// A client that stalls mid-body cannot keep a stopping server alive past --grace; one that hangs up
   /// mid-request leaves the server answering others; an oversized query string is refused.
   @Test func stalledAndVanishingClientsAndHugeQueries() async throws {
