@@ -63,7 +63,7 @@ let package = Package(
     // The on-disk cache of answers and the request log for the quota.
     .target(name: "Store", dependencies: ["CSQLite"]),
     // The NewsAPI v2 client, with headlines for every country despite the service's limits.
-    .target(name: "NewsAPI", dependencies: ["Fetch", "NewsAtlas", "Store"]),
+    .target(name: "NewsAPI", dependencies: ["Fetch", "GeoIndex", "NewsAtlas", "GeoFormats", "Store"]),
     // The thin command-line front end.
     // Its folder is not `Sources/newsatlas`: a name differing from `Sources/NewsAtlas` only by case breaks a clone on
     // a case-insensitive file system. The product, and so the binary, is still `newsatlas`.
@@ -100,7 +100,7 @@ let package = Package(
     .testTarget(
       name: "CLITests",
       dependencies: [
-        "NewsAtlasCLI", "AtlasServer", "GeoIndex", "NewsAtlas", "GeoFormats", "Fetch", "TestSupport",
+        "NewsAtlasCLI", "AtlasServer", "GeoIndex", "NewsAtlas", "GeoFormats", "Fetch", "NewsAPI", "TestSupport",
       ]),
   ]
 )

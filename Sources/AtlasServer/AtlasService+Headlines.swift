@@ -1,4 +1,3 @@
-import GeoFormats
 import GeoIndex
 import Hummingbird
 import NewsAPI
@@ -12,49 +11,22 @@ extension AtlasService {
   func headlines(_ request: Request) async throws -> Response {
     let query = try allow(request, ["country", "near", "cluster", "zoom", "category", "pageSize"])
     guard let news else { throw Problem.unavailable(newsUnavailable) }
-    let named = ["country", "near", "cluster"].filter { query.get($0) != nil }
-    guard named.count == 1 else {
-      throw Problem.badParameter("Give one of country, near (LAT,LON) and cluster (with zoom).")
-    }
-    let countries: [Country]
-    if let code = query.get("country") {
-      guard let country = Country.named(code: code) else {
-        throw Problem.badParameter("'\(code.prefix(64))' is not one of NewsAPI's 54 countries.")
-      }
-      countries = [country]
-    } else if let near = query.get("near") {
-      let parts = near.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-      guard parts.count == 2 else {
-        throw Problem.badParameter("near takes LAT,LON, for example 48.85,2.35.")
-      }
-      let point = try parameter { () throws(FormatError) in
-        try Coordinates.point(latitude: parts[0], longitude: parts[1])
-      }
-      countries = [Country.resolve(point).country]  // the country it is in, else the nearest
-    } else {
-      guard query.get("zoom") != nil else {
-        throw Problem.badParameter("cluster needs the zoom of the map its id came from (zoom=Z).")
-      }
-      let zoom = try decimal(query, "zoom") ?? 0
-      try parameter { () throws(FormatError) in try Coordinates.zoom(zoom) }
-      let text = query.get("cluster") ?? ""
-      guard text.count <= 18, let id = Int(text), id >= 0 else {
-        throw Problem.badParameter("A cluster id is a whole number, not '\(text.prefix(64))'.")
-      }
-      // The markers clustered with the default options, as the CLI's headlines --cluster has them.
-      countries = try clusterCall { try Country.members(ofCluster: id, atZoom: zoom) }
-    }
-    let category = query.get("category")
-    if let category, !newsCategories.contains(category) {
-      throw Problem.badParameter(
-        "'\(category.prefix(64))' is not a NewsAPI category; use one of \(newsCategories.joined(separator: ", "))."
-      )
-    }
-    let pageSize = try integer(query, "pageSize", default: 10, minimum: 1)
-    guard pageSize <= 100 else { throw Problem.badParameter("pageSize is 1 to 100, not \(pageSize).") }
-    let jobs = countries.map { HeadlinesJob(country: $0, category: category) }
+    // Checked by the news library, as the CLI's headlines checks its flags: the same sentences. A cluster id is
+    // one of the markers' map this server draws, with its zoom and this server's clustering options.
+    let headlines: HeadlinesRequest
     do {
-      let results = try await news.headlines(jobs, options: HeadlinesOptions(pageSize: pageSize))
+      headlines = try HeadlinesRequest(
+        HeadlinesRequest.Given(
+          country: query.get("country"), near: query.get("near"), cluster: query.get("cluster"),
+          zoom: query.get("zoom"), category: query.get("category"), pageSize: query.get("pageSize")),
+        offered: [.country, .near, .cluster],
+        clusterOptions: datasets["markers"]?.index.options ?? ClusterOptions())
+    } catch {
+      throw error.isNotFound ? Problem.notFound(error.description) : Problem.badParameter(error.description)
+    }
+    let jobs = headlines.jobs
+    do {
+      let results = try await news.headlines(jobs, options: HeadlinesOptions(pageSize: headlines.pageSize))
       return json(HeadlinesJSON.results(results))
     } catch {
       // The library's sentence names no command-line flag: an HTTP client is told when to try again.

@@ -31,13 +31,19 @@ public struct Country: Hashable, Sendable {
   /// A great-circle index over the 54 markers; neighbour indices are offsets in `all`.
   public static let markerIndex = SphericalKDTree(points: all.map(\.marker))
 
-  /// The countries of a cluster of the 54 markers on the map of `zoom`, the markers clustered with
-  /// supercluster's default options (as `clusters --zoom Z` and `serve`'s markers list them by default), so
-  /// that `headlines --cluster` and `GET /v1/headlines?cluster=` agree; in the cluster's leaf order.
+  /// The countries of a cluster of the 54 markers on the map of `zoom`, the markers clustered with `options`
+  /// (supercluster's defaults unless given; `serve` passes its own), so that `headlines --cluster` and
+  /// `GET /v1/headlines?cluster=` name the countries of the cluster the map shows; in the cluster's leaf order.
   ///
-  /// - Throws: `ClusterError.notAtZoom` when no cluster of that zoom has the id.
-  public static func members(ofCluster id: Int, atZoom zoom: Double) throws(ClusterError) -> [Country] {
-    let index = try ClusterIndex(points: all.map(\.marker))  // 54 points: microseconds, so not kept
+  /// - Throws: `ClusterError.notAtZoom` when no cluster of that zoom has the id; an options error.
+  public static func members(
+    ofCluster id: Int, atZoom zoom: Double, options: ClusterOptions = ClusterOptions()
+  )
+    throws(ClusterError) -> [Country]
+  {
+    var options = options
+    options.retainedZooms = nil
+    let index = try ClusterIndex(points: all.map(\.marker), options: options)  // 54 points: microseconds
     _ = try index.cluster(id: id, atZoom: zoom)
     return try index.leaves(ofCluster: id, limit: .max).map { all[$0] }
   }

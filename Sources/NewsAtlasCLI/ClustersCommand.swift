@@ -127,34 +127,7 @@ struct ClustersCommand: ParsableCommand {
 
 /// supercluster's options and aggregates, as `clusters` and `serve` take them.
 struct ClusteringOptions: ParsableArguments {
-  @Option(parsing: .unconditional, help: ArgumentHelp("Cluster radius in pixels.", valueName: "px"))
-  var radius = DecimalNumber(40)
-
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp("Tile extent in pixels (the radius is relative to it).", valueName: "n"))
-  var extent = DecimalNumber(512)
-
-  @Option(
-    name: .customLong("min-zoom"), parsing: .unconditional,
-    help: ArgumentHelp("The lowest zoom clustered.", valueName: "z"))
-  var minZoom: Int = 0
-
-  @Option(
-    name: .customLong("max-zoom"), parsing: .unconditional,
-    help: ArgumentHelp("The highest zoom clustered.", valueName: "z"))
-  var maxZoom: Int = 16
-
-  @Option(
-    name: .customLong("min-points"), parsing: .unconditional,
-    help: ArgumentHelp("The fewest points that make a cluster.", valueName: "n"))
-  var minPoints: Int = 2
-
-  @Option(
-    name: .customLong("node-size"), parsing: .unconditional,
-    help: ArgumentHelp(
-      "Leaf size of the k-d trees (it changes output order, as in supercluster).", valueName: "n"))
-  var nodeSize: Int = 64
+  @OptionGroup var shape: ClusterShapeOptions
 
   @Option(
     help: ArgumentHelp(
@@ -172,39 +145,7 @@ struct ClusteringOptions: ParsableArguments {
   var max: [String] = []
 
   /// The options as the index takes them, each checked against its range (`ClusterOptions.check`).
-  func checkedOptions() throws(CLIError) -> ClusterOptions {
-    let options = self.options
-    do {
-      try options.check()
-    } catch {
-      throw .usage(error.description(naming: Self.flag))
-    }
-    return options
-  }
-
-  /// The command-line name of an option.
-  static func flag(_ option: ClusterOptions.Option) -> String {
-    switch option {
-    case .minZoom: return "--min-zoom"
-    case .maxZoom: return "--max-zoom"
-    case .minPoints: return "--min-points"
-    case .radius: return "--radius"
-    case .extent: return "--extent"
-    case .nodeSize: return "--node-size"
-    }
-  }
-
-  /// The options as given, unchecked.
-  var options: ClusterOptions {
-    var options = ClusterOptions()
-    options.minZoom = minZoom
-    options.maxZoom = maxZoom
-    options.minPoints = minPoints
-    options.radiusPixels = radius.value
-    options.extent = extent.value
-    options.nodeSize = nodeSize
-    return options
-  }
+  func checkedOptions() throws(CLIError) -> ClusterOptions { try shape.checkedOptions() }
 
   /// The aggregates asked for, or a usage error.
   /// The points to cluster: the file's (with the aggregated properties read), else the 54 markers.

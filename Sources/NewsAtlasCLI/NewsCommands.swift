@@ -156,15 +156,18 @@ struct HeadlinesCommand: AsyncParsableCommand {
 
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Every country of a cluster of the 54 markers (with --zoom).", valueName: "id"))
-  var cluster: Int?
+    help: ArgumentHelp(
+      "Every country of a cluster of the 54 markers (with --zoom, and the clustering options of its map).",
+      valueName: "id"))
+  var cluster: String?
 
   @Option(
-    name: .customLong("zoom"), parsing: .unconditional,
+    parsing: .unconditional,
     help: ArgumentHelp("The zoom of the map --cluster is on (0 to 31).", valueName: "z"))
-  var zoomOption: DecimalNumber?
+  var zoom: String?
 
-  var zoom: Double? { zoomOption?.value }
+  @OptionGroup(title: "Clustering (with --cluster: the options of the map its id came from)")
+  var clustering: ClusterShapeOptions
 
   @Flag(help: "All 54 countries.")
   var all = false
@@ -180,8 +183,9 @@ struct HeadlinesCommand: AsyncParsableCommand {
 
   @Option(
     name: .customLong("page-size"), parsing: .unconditional,
-    help: ArgumentHelp("Articles per country, 1 to 100.", valueName: "n"))
-  var pageSize: Int = 10
+    help: ArgumentHelp(
+      "Articles per country, 1 to 100 (default \(HeadlinesRequest.defaultPageSize)).", valueName: "n"))
+  var pageSize: String?
 
   @Flag(
     name: .customLong("search-fallback"),
@@ -198,30 +202,15 @@ struct HeadlinesCommand: AsyncParsableCommand {
 
   func run() async throws {
     let settings = try Settings.load()
-    // With no country named, the favourite from the settings; with no category, the default one.
-    let named = country != nil || countries != nil || near != nil || cluster != nil || all
-    let targets = try Self.countries(
-      country: named ? country : settings[.country], countries: countries, near: near, cluster: cluster,
-      zoom: zoom, all: all)
-    let category = self.category ?? (categories == nil ? settings[.category] : nil)
-    if self.category != nil && categories != nil {
-      throw CLIError.usage("Give --category or --categories all, not both.")
-    }
-    if let categories, categories != "all" {
-      throw CLIError.usage("--categories takes only 'all'; for one, use --category.")
-    }
-    if let category, !newsCategories.contains(category) {
-      throw CLIError.usage(
-        "'\(category)' is not a NewsAPI category; use one of \(newsCategories.joined(separator: ", ")).")
-    }
-    guard (1...100).contains(pageSize) else {
-      throw CLIError.usage("--page-size must be 1 to 100, not \(pageSize).")
-    }
+    let request = try Self.request(
+      HeadlinesRequest.Given(
+        country: country, countries: countries, near: near, cluster: cluster, zoom: zoom, all: all,
+        category: category, categories: categories, pageSize: pageSize),
+      settings: settings, clusterOptions: cluster == nil ? ClusterOptions() : clustering.checkedOptions())
     let (client, http) = try service.client(settings: settings, keyRequired: !dryRun)
     defer { http.shutdown() }
-    let wanted: [String?] = categories == "all" ? newsCategories : [category]
-    let jobs = targets.flatMap { country in wanted.map { HeadlinesJob(country: country, category: $0) } }
-    let options = HeadlinesOptions(pageSize: pageSize, searchFallback: searchFallback, probe: probe)
+    let jobs = request.jobs
+    let options = HeadlinesOptions(pageSize: request.pageSize, searchFallback: searchFallback, probe: probe)
     let format = service.format
     let out = OutputBuffer.standardOutput()
     if dryRun {
@@ -272,49 +261,25 @@ struct HeadlinesCommand: AsyncParsableCommand {
     return count + " (their errors are in the JSON); " + worst
   }
 
-  /// The countries the flags name, in the order given.
-  static func countries(
-    country: String?, countries: String?, near: String?, cluster: Int?, zoom: Double?, all: Bool
-  ) throws(CLIError) -> [Country] {
-    let given = [country != nil, countries != nil, near != nil, cluster != nil, all].filter { $0 }.count
-    guard given == 1 else {
-      throw .usage(
-        "Name the countries with one of --country, --countries, --near, --cluster (with --zoom) and --all.")
+  /// The request the flags make, checked by the news library as the service's `/v1/headlines` checks its
+  /// query (the same sentences, the flags named as flags). With no country named, the settings' favourite;
+  /// with no category, the settings' default one.
+  static func request(
+    _ given: HeadlinesRequest.Given, settings: Settings, clusterOptions: ClusterOptions
+  ) throws(CLIError) -> HeadlinesRequest {
+    var given = given
+    if !given.namesCountries { given.country = settings[.country] }
+    if given.category == nil && given.categories == nil { given.category = settings[.category] }
+    do {
+      return try HeadlinesRequest(given, clusterOptions: clusterOptions)
+    } catch {
+      throw .usage(error.description(naming: flag))
     }
-    func lookUp(_ code: String) throws(CLIError) -> Country {
-      guard let found = Country.named(code: code.trimmingCharacters(in: .whitespaces)) else {
-        throw .usage("'\(code)' is not one of NewsAPI's 54 countries; 'newsatlas countries' lists them.")
-      }
-      return found
-    }
-    if let country { return [try lookUp(country)] }
-    if let countries {
-      var list: [Country] = []
-      for code in countries.split(separator: ",") { list.append(try lookUp(String(code))) }
-      guard !list.isEmpty else {
-        throw .usage("--countries takes codes separated by commas, such as fr,de,it.")
-      }
-      return list
-    }
-    if let near {
-      let parts = near.split(separator: ",").map(String.init)
-      guard parts.count == 2 else { throw .usage("--near takes LAT,LON, for example 48.85,2.35.") }
-      let point = try formats { () throws(FormatError) in
-        try Coordinates.point(latitude: parts[0], longitude: parts[1])
-      }
-      return [Country.resolve(point).country]  // the country it is in, else the nearest
-    }
-    if let cluster {
-      guard let zoom else { throw .usage("--cluster needs the --zoom its id came from.") }
-      try formats { () throws(FormatError) in try Coordinates.zoom(zoom, name: "--zoom") }
-      do {
-        return try Country.members(ofCluster: cluster, atZoom: zoom)
-      } catch {
-        throw .usage(
-          "\(error.description) 'newsatlas clusters --zoom \(Format.shortest(zoom))' lists the clusters.")
-      }
-    }
-    return Country.all
+  }
+
+  /// The command-line name of a request parameter.
+  static func flag(_ parameter: HeadlinesRequest.Parameter) -> String {
+    parameter == .pageSize ? "--page-size" : "--" + parameter.rawValue
   }
 
   static func text(_ result: HeadlinesResult) -> String {

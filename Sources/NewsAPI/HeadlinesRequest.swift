@@ -1,0 +1,213 @@
+import Fetch
+import Foundation
+import GeoFormats
+import GeoIndex
+import NewsAtlas
+
+/// A headlines request as a front end receives it, checked once for every front end: which countries (one
+/// selection), which categories, how many articles. `newsatlas headlines` and `GET /v1/headlines` both build
+/// one from the text they were given, so the same input is the same request or the same refusal.
+public struct HeadlinesRequest: Sendable {
+  /// The ways to name the countries, and the other parameters, as `HeadlinesRequestError` names them.
+  public enum Parameter: String, CaseIterable, Sendable {
+    case country, countries, near, cluster, zoom, all, category, categories, pageSize
+  }
+
+  /// The text of each parameter given (nil when absent); `all` is given when it is not nil.
+  public struct Given: Sendable {
+    public var country: String?
+    public var countries: String?
+    public var near: String?
+    public var cluster: String?
+    public var zoom: String?
+    public var all = false
+    public var category: String?
+    public var categories: String?
+    public var pageSize: String?
+
+    public init(
+      country: String? = nil, countries: String? = nil, near: String? = nil, cluster: String? = nil,
+      zoom: String? = nil, all: Bool = false, category: String? = nil, categories: String? = nil,
+      pageSize: String? = nil
+    ) {
+      self.country = country
+      self.countries = countries
+      self.near = near
+      self.cluster = cluster
+      self.zoom = zoom
+      self.all = all
+      self.category = category
+      self.categories = categories
+      self.pageSize = pageSize
+    }
+
+    /// Whether any selection (country, countries, near, cluster, all) is given.
+    public var namesCountries: Bool {
+      country != nil || countries != nil || near != nil || cluster != nil || all
+    }
+  }
+
+  /// The countries, in the order asked (a cluster's in its leaf order).
+  public let countries: [Country]
+  /// One category, none (`[nil]`), or all seven.
+  public let categories: [String?]
+  /// Articles per result, 1 to 100.
+  public let pageSize: Int
+
+  /// The jobs: every country in every category asked.
+  public var jobs: [HeadlinesJob] {
+    countries.flatMap { country in categories.map { HeadlinesJob(country: country, category: $0) } }
+  }
+
+  /// The default articles per result.
+  public static let defaultPageSize = HeadlinesOptions().pageSize
+
+  /// Checks what was given.
+  ///
+  /// - Parameters:
+  ///   - offered: the selections this front end takes (the service takes no `countries` and no `all`); any
+  ///     other given one is refused, as are none and several.
+  ///   - clusterOptions: the options the markers were clustered with on the map the cluster id came from: a
+  ///     cluster id means something only with its zoom and these options.
+  /// - Throws: `HeadlinesRequestError`, with one sentence.
+  public init(
+    _ given: Given, offered: [Parameter] = [.country, .countries, .near, .cluster, .all],
+    clusterOptions: ClusterOptions = ClusterOptions()
+  ) throws(HeadlinesRequestError) {
+    let named: [Parameter] = [
+      given.country != nil ? .country : nil, given.countries != nil ? .countries : nil,
+      given.near != nil ? .near : nil, given.cluster != nil ? .cluster : nil, given.all ? .all : nil,
+    ].compactMap { $0 }
+    guard named.count == 1, offered.contains(named[0]) else { throw .oneSelection(offered) }
+    countries = try Self.countries(given, clusterOptions: clusterOptions)
+    if given.category != nil && given.categories != nil { throw .categoryAndCategories }
+    if let categories = given.categories, categories != "all" { throw .categoriesAll(categories) }
+    if let category = given.category, !newsCategories.contains(category) { throw .category(category) }
+    categories = given.categories == "all" ? newsCategories : [given.category]
+    if let text = given.pageSize {
+      guard text.utf8.count <= 18, let value = Int(text), (1...100).contains(value) else {
+        throw .pageSize(text)
+      }
+      pageSize = value
+    } else {
+      pageSize = Self.defaultPageSize
+    }
+  }
+
+  static func countries(_ given: Given, clusterOptions: ClusterOptions) throws(HeadlinesRequestError)
+    -> [Country]
+  {
+    func lookUp(_ code: String) throws(HeadlinesRequestError) -> Country {
+      guard let found = Country.named(code: code.trimmingCharacters(in: .whitespaces)) else {
+        throw .unknownCountry(code)
+      }
+      return found
+    }
+    if let country = given.country { return [try lookUp(country)] }
+    if let countries = given.countries {
+      var list: [Country] = []
+      for code in countries.split(separator: ",") { list.append(try lookUp(String(code))) }
+      guard !list.isEmpty else { throw .emptyCountries }
+      return list
+    }
+    if let near = given.near {
+      let parts = near.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+      guard parts.count == 2 else { throw .nearShape }
+      do {
+        let point = try Coordinates.point(latitude: parts[0], longitude: parts[1])
+        return [Country.resolve(point).country]  // the country it is in, else the nearest
+      } catch {
+        throw .place(error.description)
+      }
+    }
+    if let cluster = given.cluster {
+      guard let zoomText = given.zoom else { throw .clusterWithoutZoom }
+      guard let zoom = Coordinates.number(zoomText) else { throw .zoomNotANumber(zoomText) }
+      do {
+        try Coordinates.zoom(zoom, name: "\u{0}")
+      } catch {
+        throw .zoomOutOfRange(error.description)
+      }
+      guard cluster.utf8.count <= 18, let id = Int(cluster), id >= 0 else { throw .clusterId(cluster) }
+      do {
+        return try Country.members(ofCluster: id, atZoom: zoom, options: clusterOptions)
+      } catch {
+        throw .noCluster(error.description)
+      }
+    }
+    return Country.all
+  }
+}
+
+/// Why a headlines request is refused: one sentence, naming parameters as the front end calls them.
+///
+/// Every case but `noCluster` is the request's shape (a usage error, 64; HTTP 400); `noCluster` names a cluster
+/// that the map of that zoom does not have (64; HTTP 404).
+public enum HeadlinesRequestError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// None or several selections given, or one the front end does not take: the ones it takes.
+  case oneSelection([HeadlinesRequest.Parameter])
+  case unknownCountry(String)
+  case emptyCountries
+  case nearShape
+  /// The place's own sentence (`Coordinates.point`).
+  case place(String)
+  case clusterWithoutZoom
+  case zoomNotANumber(String)
+  /// `Coordinates.zoom`'s sentence, its subject a NUL to be replaced by the parameter's name.
+  case zoomOutOfRange(String)
+  case clusterId(String)
+  /// `ClusterError`'s sentence: no cluster of the map of that zoom (with those options) has the id.
+  case noCluster(String)
+  case categoryAndCategories
+  case categoriesAll(String)
+  case category(String)
+  case pageSize(String)
+
+  /// Whether the request names something that does not exist (a cluster), rather than being malformed.
+  public var isNotFound: Bool {
+    if case .noCluster = self { return true }
+    return false
+  }
+
+  /// The sentence with the parameters called as the service's query calls them (`pageSize`).
+  public var description: String { description(naming: \.rawValue) }
+
+  /// The sentence, with a parameter called by `name` (a CLI says `--page-size`, a query `pageSize`).
+  public func description(naming name: (HeadlinesRequest.Parameter) -> String) -> String {
+    func shown(_ text: String) -> String { printable(String(text.prefix(64))) }
+    switch self {
+    case .oneSelection(let offered):
+      let names = offered.map { $0 == .cluster ? "\(name(.cluster)) (with \(name(.zoom)))" : name($0) }
+      let list =
+        names.count > 1 ? names.dropLast().joined(separator: ", ") + " and " + names.last! : names.joined()
+      return "Name the countries with one of \(list)."
+    case .unknownCountry(let code):
+      return "'\(shown(code))' is not one of NewsAPI's 54 countries, such as fr, de or us."
+    case .emptyCountries:
+      return "\(name(.countries)) takes codes separated by commas, such as fr,de,it."
+    case .nearShape:
+      return "\(name(.near)) takes LAT,LON, for example 48.85,2.35."
+    case .place(let sentence):
+      return sentence
+    case .clusterWithoutZoom:
+      return "\(name(.cluster)) needs the \(name(.zoom)) of the map its id came from."
+    case .zoomNotANumber(let text):
+      return "\(name(.zoom)) must be a decimal number, not '\(shown(text))'."
+    case .zoomOutOfRange(let sentence):
+      return sentence.replacingOccurrences(of: "\u{0}", with: name(.zoom))
+    case .clusterId(let text):
+      return "A cluster id is a whole number, 0 or more, not '\(shown(text))'."
+    case .noCluster(let sentence):
+      return sentence
+    case .categoryAndCategories:
+      return "Give \(name(.category)) or \(name(.categories)) all, not both."
+    case .categoriesAll(let text):
+      return "\(name(.categories)) takes only 'all', not '\(shown(text))'; for one, use \(name(.category))."
+    case .category(let text):
+      return
+        "'\(shown(text))' is not a NewsAPI category; use one of \(newsCategories.joined(separator: ", "))."
+    case .pageSize(let text):
+      return "\(name(.pageSize)) must be 1 to 100 (a whole number), not '\(shown(text))'."
+    }
+  }
+}
