@@ -5,6 +5,8 @@ let package = Package(
   name: "NewsAtlas",
   products: [
     .library(name: "GeoIndex", targets: ["GeoIndex"]),
+    // Seeded points uniform on the sphere (the shared fixtures' generator), for tests and the benchmarks.
+    .library(name: "SeededPoints", targets: ["SeededPoints"]),
     .library(name: "NewsAtlas", targets: ["NewsAtlas"]),
     .library(name: "GeoFormats", targets: ["GeoFormats"]),
     .library(name: "VectorTiles", targets: ["VectorTiles"]),
@@ -27,10 +29,12 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
   ],
   targets: [
-    // The pure geo core: stdlib and libm only, no Foundation, no I/O.
+    // The pure geo core: the standard library, libm, pthreads and Synchronization (its parallel builds); no
+    // Foundation, no I/O.
     .target(name: "GeoIndex"),
+    .target(name: "SeededPoints", dependencies: ["GeoIndex"]),
     // libcurl, reached only through this shim, which opens libcurl.so.4 on the first fetch rather than at
-    // every start (builds against Debian's libcurl4-openssl-dev headers; see PLATFORM.md).
+    // every start (builds against Debian's libcurl4-openssl-dev headers).
     .target(name: "CCurl"),
     // An async HTTP client on libcurl's multi interface; curl never appears in its API.
     .target(name: "Fetch", dependencies: ["CCurl"]),
@@ -88,8 +92,8 @@ let package = Package(
           ], .when(platforms: [.linux], configuration: .release))
       ]
     ),
-    .testTarget(name: "GeoIndexTests", dependencies: ["GeoIndex"]),
-    .testTarget(name: "NewsAtlasTests", dependencies: ["NewsAtlas"], exclude: ["Fixtures"]),
+    .testTarget(name: "GeoIndexTests", dependencies: ["GeoIndex", "SeededPoints"]),
+    .testTarget(name: "NewsAtlasTests", dependencies: ["NewsAtlas", "SeededPoints"], exclude: ["Fixtures"]),
     .testTarget(name: "GeoFormatsTests", dependencies: ["GeoFormats", "TestSupport"]),
     .testTarget(
       name: "VectorTilesTests", dependencies: ["VectorTiles", "GeoFormats", "GeoIndex", "TestSupport"]),
@@ -101,6 +105,7 @@ let package = Package(
       name: "CLITests",
       dependencies: [
         "NewsAtlasCLI", "AtlasServer", "GeoIndex", "NewsAtlas", "GeoFormats", "Fetch", "NewsAPI", "TestSupport",
+        "SeededPoints",
       ]),
   ]
 )

@@ -22,7 +22,7 @@ let package = Package(
       name: "GeoIndexBenchmarks",
       dependencies: [
         .product(name: "Benchmark", package: "benchmark"),
-        .product(name: "GeoIndex", package: parent),
+        .product(name: "GeoIndex", package: parent), .product(name: "SeededPoints", package: parent),
       ],
       path: "Benchmarks/GeoIndexBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -39,7 +39,8 @@ let package = Package(
     .executableTarget(
       name: "compare",
       dependencies: [
-        .product(name: "GeoIndex", package: parent), .product(name: "NewsAtlas", package: parent),
+        .product(name: "GeoIndex", package: parent), .product(name: "SeededPoints", package: parent),
+        .product(name: "NewsAtlas", package: parent),
         .product(name: "Store", package: parent), .product(name: "GeoFormats", package: parent),
       ],
       path: "Sources/compare"

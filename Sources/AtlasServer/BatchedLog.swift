@@ -4,8 +4,6 @@ import Synchronization
 
 #if canImport(Glibc)
   import Glibc
-#elseif canImport(Darwin)
-  import Darwin
 #endif
 
 /// Log lines gathered in memory and written to a file descriptor (standard error) in batches: when 16 KiB are

@@ -2,8 +2,6 @@
   import Glibc
 #elseif canImport(Musl)
   import Musl
-#elseif canImport(Darwin)
-  import Darwin
 #endif
 
 /// A longitude–latitude box: `west` to `east` (it may cross the antimeridian), `south` to `north`, in degrees.

@@ -2,8 +2,6 @@
   import Glibc
 #elseif canImport(Musl)
   import Musl
-#elseif canImport(Darwin)
-  import Darwin
 #endif
 
 /// supercluster's options, with its defaults.

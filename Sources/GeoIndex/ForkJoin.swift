@@ -4,8 +4,6 @@ import Synchronization
   import Glibc
 #elseif canImport(Musl)
   import Musl
-#elseif canImport(Darwin)
-  import Darwin
 #endif
 
 /// Runs two independent pieces of one computation at once, the first on a helper thread, and returns when both
@@ -19,11 +17,7 @@ import Synchronization
 enum ForkJoin {
   /// The number of processors online, at least 1.
   static let processors: Int = {
-    #if canImport(Glibc) || canImport(Musl)
-      return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-    #else
-      return 1
-    #endif
+    return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
   }()
 
   /// How many levels of forks put `threads` threads to work (nil: one a processor): 0 for one thread, 1 for
@@ -128,27 +122,23 @@ enum ForkJoin {
 
     /// Starts a helper's thread, which lives as long as the process.
     private static func launch() -> Helper? {
-      #if canImport(Glibc) || canImport(Musl)
-        let helper = Helper()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(helper).toOpaque()
-        let started = pthread_create(
-          &thread, &attributes,
-          { context in
-            Unmanaged<Helper>.fromOpaque(context!).takeRetainedValue().serve()
-          }, context)
-        if started != 0 {
-          Unmanaged<Helper>.fromOpaque(context).release()
-          return nil
-        }
-        return helper
-      #else
+      let helper = Helper()
+      var attributes = pthread_attr_t()
+      pthread_attr_init(&attributes)
+      defer { pthread_attr_destroy(&attributes) }
+      pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+      var thread = pthread_t()
+      let context = Unmanaged.passRetained(helper).toOpaque()
+      let started = pthread_create(
+        &thread, &attributes,
+        { context in
+          Unmanaged<Helper>.fromOpaque(context!).takeRetainedValue().serve()
+        }, context)
+      if started != 0 {
+        Unmanaged<Helper>.fromOpaque(context).release()
         return nil
-      #endif
+      }
+      return helper
     }
 
     /// Waits until `state` is `value`: spinning first, then asleep on `changed`.

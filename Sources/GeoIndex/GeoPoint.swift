@@ -2,8 +2,6 @@
   import Glibc
 #elseif canImport(Musl)
   import Musl
-#elseif canImport(Darwin)
-  import Darwin
 #endif
 
 /// A position on the earth in degrees (WGS 84 latitude and longitude, treated as a sphere).

@@ -2,8 +2,6 @@
   import Glibc
 #elseif canImport(Musl)
   import Musl
-#elseif canImport(Darwin)
-  import Darwin
 #endif
 
 /// Great-circle geometry on a spherical earth.

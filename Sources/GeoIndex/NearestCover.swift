@@ -2,8 +2,6 @@
   import Glibc
 #elseif canImport(Musl)
   import Musl
-#elseif canImport(Darwin)
-  import Darwin
 #endif
 
 /// For a tree of a few points: a grid of 1° × 1° cells over latitude and longitude, each listing every point

@@ -2,8 +2,6 @@
   import Glibc
 #elseif canImport(Musl)
   import Musl
-#elseif canImport(Darwin)
-  import Darwin
 #endif
 
 /// A static two-dimensional k-d tree over single-precision coordinates, answering box and radius queries.

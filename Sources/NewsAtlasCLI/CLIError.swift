@@ -3,8 +3,6 @@ import NewsAPI
 
 #if canImport(Glibc)
   import Glibc
-#elseif canImport(Darwin)
-  import Darwin
 #endif
 
 /// A failure to report to the user in one sentence, with a sysexits(3) status.

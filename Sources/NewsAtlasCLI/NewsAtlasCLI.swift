@@ -5,8 +5,6 @@ import NewsAPI
 
 #if canImport(Glibc)
   import Glibc
-#elseif canImport(Darwin)
-  import Darwin
 #endif
 
 @main

@@ -1,5 +1,6 @@
 import Foundation
 import GeoIndex
+import SeededPoints
 import Testing
 
 @testable import AtlasServer

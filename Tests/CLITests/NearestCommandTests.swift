@@ -1,6 +1,7 @@
 import Foundation
 import GeoIndex
 import NewsAtlas
+import SeededPoints
 import TestSupport
 import Testing
 

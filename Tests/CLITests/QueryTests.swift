@@ -1,5 +1,6 @@
 import GeoIndex
 import HummingbirdCore
+import SeededPoints
 import Testing
 
 @testable import AtlasServer

@@ -2,6 +2,7 @@ import Fetch
 import Foundation
 import GeoFormats
 import GeoIndex
+import SeededPoints
 import TestSupport
 import Testing
 

@@ -1,3 +1,4 @@
+import SeededPoints
 import Testing
 
 @testable import GeoIndex

@@ -1,4 +1,5 @@
 import GeoIndex
+import SeededPoints
 import Testing
 
 /// Properties every clustering must have, on seeded random inputs salted with duplicates, poles and the

@@ -1,4 +1,5 @@
 import GeoIndex
+import SeededPoints
 import Testing
 
 @Suite struct SeededSpherePointsTests {

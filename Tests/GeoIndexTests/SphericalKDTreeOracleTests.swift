@@ -1,4 +1,5 @@
 import GeoIndex
+import SeededPoints
 import Testing
 
 /// The tree against a brute-force scan over the same distance function, on seeded random sets salted with the

@@ -1,8 +1,9 @@
 import CBoundaries
-import NewsAtlas
+import GeoIndex
+import SeededPoints
 import Testing
 
-@testable import GeoIndex
+@testable import NewsAtlas
 
 /// The border data's stored cell index (version 2 of `Data/boundaries.bin`) against the one its borders give,
 /// worked out here as version 1's reader did at every start; and data that lies about it is refused.

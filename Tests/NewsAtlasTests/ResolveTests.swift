@@ -1,6 +1,7 @@
 import Foundation
 import GeoIndex
 import NewsAtlas
+import SeededPoints
 import Testing
 
 /// Resolving places as a person expects: the country they are in (or the territorial sea of), else the nearest

@@ -1,5 +1,6 @@
 import Benchmark
 import GeoIndex
+import SeededPoints
 
 /// ClusterIndex build at 10k and 1M points (the fixtures' generator, seed 1), and world queries at every zoom.
 func clusterBenchmarks() {

@@ -4,6 +4,7 @@
 // in a seeded random order. Setup happens outside the measured region; every result goes through blackHole.
 import Benchmark
 import GeoIndex
+import SeededPoints
 
 let sizes = [54, 10_000, 1_000_000]
 

@@ -1,4 +1,5 @@
 import GeoIndex
+import SeededPoints
 
 /// Times ClusterIndex: build at 10k and 1M points (on every core and on one), and world queries at every zoom
 /// 0...16.

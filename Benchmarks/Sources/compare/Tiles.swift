@@ -1,6 +1,7 @@
 import Dispatch
 import GeoFormats
 import GeoIndex
+import SeededPoints
 import Synchronization
 
 #if canImport(Glibc)

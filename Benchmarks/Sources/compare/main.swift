@@ -3,6 +3,7 @@
 // Points are the seed-1 stream of SeededSpherePoints (the shared fixtures' generator), queries the seed-2
 // stream, visited in a random order. Each figure is the best of several rounds, single-threaded.
 import GeoIndex
+import SeededPoints
 
 #if canImport(Glibc)
   import Glibc

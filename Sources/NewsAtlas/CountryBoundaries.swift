@@ -1,9 +1,9 @@
+import GeoIndex
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
   import Musl
-#elseif canImport(Darwin)
-  import Darwin
 #endif
 
 /// Which country's borders hold a point: every country's polygons with a uniform grid over them.

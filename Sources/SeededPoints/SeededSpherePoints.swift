@@ -1,12 +1,13 @@
+import GeoIndex
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
   import Musl
-#elseif canImport(Darwin)
-  import Darwin
 #endif
 
-/// A reproducible stream of points uniform on the sphere, for tests, benchmarks and demos.
+/// A reproducible stream of points uniform on the sphere, for tests, benchmarks and demos (its own module, so
+/// that GeoIndex's API holds only the index).
 ///
 /// It is the generator of the shared reference fixtures (`points-10k.json`, `queries-1k.json`): mulberry32
 /// (Tommy Ettinger, public domain) gives 32-bit words; two words make a 53-bit double in [0, 1); two doubles make
