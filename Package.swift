@@ -106,6 +106,9 @@ let package = Package(
       dependencies: [
         "NewsAtlasCLI", "AtlasServer", "GeoIndex", "NewsAtlas", "GeoFormats", "Fetch", "NewsAPI", "TestSupport",
         "SeededPoints",
+        // The service's router in process (ServeRoutesTests); a test target's dependency only, as it brings an
+        // HTTP client and TLS (about 150 s more of a first build).
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
       ]),
   ]
 )

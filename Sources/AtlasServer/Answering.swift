@@ -22,14 +22,14 @@ struct Answering: Sendable {
     } else {
       do {
         response = try await next()
-        if request.method == .head {  // GET's headers, no body (RFC 9110, 9.3.2)
-          // The length GET would send, and nothing written (a HEAD client reads no body).
-          response.body = ResponseBody(contentLength: response.body.contentLength) { writer in
-            try await writer.finish(nil)
-          }
-        }
       } catch {
         response = failure(error, path: path).response
+      }
+      if request.method == .head {  // GET's headers, no body (RFC 9110, 9.3.2), a refusal's too
+        // The length GET would send, and nothing written (a HEAD client reads no body).
+        response.body = ResponseBody(contentLength: response.body.contentLength) { writer in
+          try await writer.finish(nil)
+        }
       }
     }
     if request.method == .post, response.status == .ok {

@@ -7,8 +7,9 @@ extension AtlasService {
   /// `POST /v1/nearest` and `/v1/resolve`: the body's `latitude,longitude` lines answered as the CLI's batch
   /// mode answers them, streamed back in input order as they are read, so a body of any length is never held
   /// whole. A failure of the whole run after the answer began (a NUL byte, a body over the limit) ends it with
-  /// one error row (line 0).
-  func batch(_ request: Request, resolving: Bool) throws -> Response {
+  /// one error row (line 0). The answer streams as the body arrives, so this is the one handler given the body
+  /// and returning a `Response`.
+  func batch(_ request: ParsedRequest, body: RequestBody, resolving: Bool) throws -> Response {
     let parameters = try allow(request, resolving ? ["format"] : ["format", "count", "maxKm", "dataset"])
     let format: BatchFormat
     switch parameters.get("format") ?? "csv" {
@@ -41,7 +42,6 @@ extension AtlasService {
       throw Problem.tooLarge(
         "The body is \(length) bytes; this service takes at most \(limit) in one request.")
     }
-    let body = request.body
     let answers = BatchAnswers(query: query, format: format, threads: batchThreads)
     let metrics = self.metrics
     return Response(

@@ -1,9 +1,9 @@
 import GeoFormats
 import GeoIndex
-import Hummingbird
 
 extension AtlasService {
-  func datasetList() -> Response {
+  /// `GET /v1/datasets`: each dataset's name, counts, options, bounds, build time and content hash.
+  func datasetList(_ request: ParsedRequest) -> Reply {
     var writer = JSONWriter()
     writer.object { object in
       object.array("datasets", names.compactMap { datasets[$0] }) { json, dataset in
@@ -31,11 +31,62 @@ extension AtlasService {
         }
       }
     }
-    return json(writer.bytes + [0x0A])
+    return Reply(json: writer.bytes + [0x0A])
+  }
+
+  /// `GET /v1/datasets/{name}/clusters?zoom=Z[&bbox=W,S,E,N]`: the clusters and points of a map at zoom Z.
+  func clusters(_ request: ParsedRequest) throws -> Reply {
+    let dataset = try dataset(request)
+    // A bad query is a 400 before any 304 (RFC 9110, 13.2.1: preconditions come after the request's own
+    // checks): `If-None-Match: *` with zoom=abc must not be "not modified".
+    let (zoom, box) = try clusterQuery(dataset, request)
+    if let unchanged = notModified(request, dataset) { return unchanged }
+    return validated(collection(dataset, dataset.index.clusters(in: box, zoom: zoom), for: request), dataset)
+  }
+
+  /// `GET /v1/datasets/{name}/clusters/{id}/children`: the clusters and points one zoom in.
+  func children(_ request: ParsedRequest) throws -> Reply {
+    let dataset = try dataset(request)
+    try allow(request, [])
+    let items = try clusterCall { try dataset.index.children(ofCluster: try clusterID(request)) }
+    try bounded(items.count, "these children", less: "page through its leaves with limit and offset")
+    if let unchanged = notModified(request, dataset) { return unchanged }
+    return validated(collection(dataset, items, for: request), dataset)
+  }
+
+  /// `GET /v1/datasets/{name}/clusters/{id}/leaves[?limit=N&offset=M]`: the cluster's points, a page at a time.
+  func leaves(_ request: ParsedRequest) throws -> Reply {
+    let dataset = try dataset(request)
+    let query = try allow(request, ["limit", "offset"])
+    let limit = try integer(query, "limit", default: 10, minimum: 0)
+    let offset = try integer(query, "offset", default: 0, minimum: 0)
+    // One more than the limit at most: enough to know the answer is over it.
+    let asked = limit == 0 ? maxFeatures + 1 : min(limit, maxFeatures + 1)
+    let leaves = try clusterCall {
+      try dataset.index.leaves(ofCluster: try clusterID(request), limit: asked, offset: offset)
+    }
+    // An unknown cluster is a 404 before any 304.
+    if let unchanged = notModified(request, dataset) { return unchanged }
+    if leaves.count > maxFeatures {
+      throw Problem.tooManyFeatures(
+        "These leaves are more than \(maxFeatures), this server's limit of features in one answer "
+          + "(serve --max-features); page through them with limit and offset.")
+    }
+    return validated(collection(dataset, leaves.map { ClusterItem.point(index: $0) }, for: request), dataset)
+  }
+
+  /// `GET /v1/datasets/{name}/clusters/{id}/expansion-zoom`: the zoom at which the cluster splits.
+  func expansionZoom(_ request: ParsedRequest) throws -> Reply {
+    let dataset = try dataset(request)
+    try allow(request, [])
+    let id = try clusterID(request)
+    let zoom = try clusterCall { try dataset.index.expansionZoom(ofCluster: id) }
+    if let unchanged = notModified(request, dataset) { return unchanged }
+    return validated(Reply(json: Array("{\"clusterId\":\(id),\"expansionZoom\":\(zoom)}\n".utf8)), dataset)
   }
 
   /// The zoom and box of a clusters request, checked (and the answer's size bounded) before it is built.
-  func clusterQuery(_ dataset: Dataset, _ request: Request) throws -> (zoom: Double, box: GeoBox) {
+  func clusterQuery(_ dataset: Dataset, _ request: ParsedRequest) throws -> (zoom: Double, box: GeoBox) {
     let parameters = try allow(request, ["zoom", "bbox"])
     guard let zoom = try decimal(parameters, "zoom") else {
       throw Problem.badParameter("Give zoom, the map's zoom level (for example zoom=3).")
@@ -60,9 +111,9 @@ extension AtlasService {
         + "(serve --max-features); \(less).")
   }
 
-  func collection(_ dataset: Dataset, _ items: [ClusterItem], for request: Request? = nil) -> Response {
-    let bytes = OutputBuffer.collecting { dataset.writer.featureCollection(items, to: $0) }
-    guard let request else { return json(bytes) }
-    return compressed(json(bytes), bytes, for: request)
+  /// The items as a GeoJSON FeatureCollection, gzipped if the client accepts it.
+  func collection(_ dataset: Dataset, _ items: [ClusterItem], for request: ParsedRequest) -> Reply {
+    compressed(
+      json: OutputBuffer.collecting { dataset.writer.featureCollection(items, to: $0) }, for: request)
   }
 }

@@ -7,7 +7,7 @@ import NIOCore
 extension AtlasService {
   /// 304 with no body when `If-None-Match` names the dataset's tag (or `*`), compared weakly (RFC 9110,
   /// 13.1.2): the tag is the same for the gzipped and the plain bytes, so it is a weak one; nil otherwise.
-  func notModified(_ request: Request, _ dataset: Dataset) -> Response? {
+  func notModified(_ request: ParsedRequest, _ dataset: Dataset) -> Reply? {
     guard let header = request.headers[.ifNoneMatch] else { return nil }
     let opaque = dataset.entityTag
     let matches = header.split(separator: ",").contains { item in
@@ -15,16 +15,16 @@ extension AtlasService {
       return tag == "*" || (tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag) == opaque
     }
     guard matches else { return nil }
-    return validated(Response(status: .notModified), dataset)
+    return validated(Reply(status: .notModified), dataset)
   }
 
   /// The answer with the dataset's validator and the caching policy.
-  func validated(_ response: Response, _ dataset: Dataset) -> Response {
-    var response = response
-    response.headers[.eTag] = "W/" + dataset.entityTag
-    response.headers[.cacheControl] = Self.cacheControl
-    response.headers[.vary] = "Accept-Encoding"
-    return response
+  func validated(_ reply: Reply, _ dataset: Dataset) -> Reply {
+    var reply = reply
+    reply.headers[.eTag] = "W/" + dataset.entityTag
+    reply.headers[.cacheControl] = Self.cacheControl
+    reply.headers[.vary] = "Accept-Encoding"
+    return reply
   }
 
   /// Whether an Accept-Encoding value names gzip (or `*`) with a quality above 0 (RFC 9110, 12.5.3).
@@ -39,16 +39,13 @@ extension AtlasService {
     }
   }
 
-  /// The response gzipped when the client accepts gzip and the body is worth it (over 256 bytes).
-  func compressed(_ response: Response, _ bytes: [UInt8], for request: Request) -> Response {
-    var response = response
-    response.headers[.vary] = "Accept-Encoding"
-    let (body, gzipped) = Self.body(
-      bytes, gzip: request.headers[.acceptEncoding].map(Self.acceptsGzip) ?? false)
-    guard gzipped else { return response }
-    response.headers[.contentEncoding] = "gzip"
-    response.body = ResponseBody(byteBuffer: body)
-    return response
+  /// JSON gzipped when the client accepts gzip and the body is worth it (over 256 bytes).
+  func compressed(json bytes: [UInt8], for request: ParsedRequest) -> Reply {
+    let (body, gzipped) = Self.body(bytes, gzip: request.acceptsGzip)
+    var reply = Reply(json: body)
+    reply.headers[.vary] = "Accept-Encoding"
+    if gzipped { reply.headers[.contentEncoding] = "gzip" }
+    return reply
   }
 
   /// The body for `bytes`: gzipped when the client accepts gzip and the bytes are worth it.

@@ -5,31 +5,23 @@ import Hummingbird
 import NewsAtlas
 
 extension AtlasService {
-  /// The news map's routes: the page, its script and style, Leaflet from its Debian package, the base map.
-  func addMapRoutes(to router: Router<BasicRequestContext>) {
-    router.readable("/") { request, _ in
-      try allow(request, ["lang"])
-      return text(MapPage.html, type: "text/html; charset=utf-8")
+  /// `GET /[?lang=xx]`: the news map's page (its script and style are `MapPage.script` and `MapPage.css`).
+  func mapPage(_ request: ParsedRequest) throws -> Reply {
+    try allow(request, ["lang"])
+    return Reply(text: MapPage.html, type: "text/html; charset=utf-8")
+  }
+
+  /// `GET /v1/basemap?zoom=Z`: the countries' borders as GeoJSON, simplified for zoom Z.
+  func basemap(_ request: ParsedRequest) throws -> Reply {
+    guard let zoom = try decimal(try allow(request, ["zoom"]), "zoom"), zoom >= 0, zoom <= 31 else {
+      throw Problem.badParameter("Give zoom, 0 to 31 (for example zoom=3).")
     }
-    router.readable("/map.js") { _, _ in text(MapPage.script, type: "text/javascript; charset=utf-8") }
-    router.readable("/map.css") { _, _ in text(MapPage.css, type: "text/css; charset=utf-8") }
-    router.readable("/static/leaflet/:file") { _, context in
-      try leafletFile(context.parameters.get("file") ?? "")
-    }
-    router.readable("/static/leaflet/images/:file") { _, context in
-      try leafletFile("images/" + (context.parameters.get("file") ?? ""))
-    }
-    router.readable("/v1/basemap") { request, _ in
-      guard let zoom = try decimal(try allow(request, ["zoom"]), "zoom"), zoom >= 0, zoom <= 31 else {
-        throw Problem.badParameter("Give zoom, 0 to 31 (for example zoom=3).")
-      }
-      let bytes = basemaps.geoJSON(zoom: Swift.min(Int(zoom), BasemapCache.finestZoom))
-      return compressed(json(bytes), bytes, for: request)
-    }
+    return compressed(
+      json: basemaps.geoJSON(zoom: Swift.min(Int(zoom), BasemapCache.finestZoom)), for: request)
   }
 
   /// One of Leaflet's files: the names it ships, read from `leafletDirectory` (nothing else is served).
-  func leafletFile(_ name: String) throws -> Response {
+  func leafletFile(_ name: String) throws -> Reply {
     let types = [
       "leaflet.js": "text/javascript; charset=utf-8", "leaflet.css": "text/css; charset=utf-8",
       "images/layers.png": "image/png", "images/layers-2x.png": "image/png",
@@ -44,17 +36,10 @@ extension AtlasService {
         "Leaflet is not installed at \(leafletDirectory): apt-get install libjs-leaflet, or give --leaflet DIR."
       )
     }
-    var response = Response(
-      status: .ok, headers: [.contentType: type], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
-    response.headers[.cacheControl] = "public, max-age=86400"
-    return response
+    return Reply(
+      status: .ok, headers: [.contentType: type, .cacheControl: "public, max-age=86400"],
+      body: ByteBuffer(bytes: data))
   }
-}
-
-/// A text response.
-func text(_ body: String, type: String) -> Response {
-  Response(
-    status: .ok, headers: [.contentType: type], body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
 }
 
 /// The base map as GeoJSON, one feature per country (`code`, `name`, `news`: one of NewsAPI's 54), its rings

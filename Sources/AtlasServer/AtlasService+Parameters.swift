@@ -3,14 +3,16 @@ import GeoIndex
 import Hummingbird
 
 extension AtlasService {
-  func dataset(_ context: BasicRequestContext) throws(Problem) -> Dataset {
-    let name = context.parameters.get("name") ?? ""
+  /// The dataset the route's `name` names.
+  func dataset(_ request: ParsedRequest) throws(Problem) -> Dataset {
+    let name = request.parameters.get("name") ?? ""
     guard let dataset = datasets[name] else { throw .unknownDataset(name) }
     return dataset
   }
 
-  func clusterID(_ context: BasicRequestContext) throws(Problem) -> Int {
-    let text = context.parameters.get("id") ?? ""
+  /// The route's cluster `id`.
+  func clusterID(_ request: ParsedRequest) throws(Problem) -> Int {
+    let text = request.parameters.get("id") ?? ""
     guard text.count <= 18, let id = Int(text), id >= 0 else {
       throw .badParameter(
         "A cluster id is a whole number, not '\(text)'; clusters carry theirs in cluster_id.")
@@ -20,6 +22,12 @@ extension AtlasService {
 
   /// Refuses a query parameter the endpoint does not take (a misspelt or unsupported one would otherwise be
   /// silently ignored); returns the parameters, parsed once (Hummingbird parses the query at every reading).
+  @discardableResult
+  func allow(_ request: ParsedRequest, _ names: [String]) throws(Problem) -> Query {
+    try allow(request.target, names)
+  }
+
+  /// `allow` for a Hummingbird request (the news route's).
   @discardableResult
   func allow(_ request: Request, _ names: [String]) throws(Problem) -> Query {
     try allow(request.uri.string, names)

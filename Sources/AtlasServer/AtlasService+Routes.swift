@@ -4,76 +4,56 @@ import Hummingbird
 import NIOCore
 
 extension AtlasService {
-  /// The routes (public so that a host application can mount them).
+  /// Every route of the service, in one table, with the `Answering` middleware (errors as one sentence in
+  /// JSON, 405 and OPTIONS, CORS, `/metrics` counts, the log line). `run` serves it; a host application can
+  /// serve it too (`Application(router: service.router())`), without the event-loop lane, whose routes are
+  /// here as well.
+  ///
+  /// Which routes the event-loop lane (`DirectLaneHandler`) answers is said by `directRoutes` alone: their
+  /// GETs are answered on the connection's event loop when small, everything else by this router, each
+  /// request in a task of its own.
   public func router() -> Router<BasicRequestContext> {
     let router = Router()
     router.add(middleware: Errors(answering: answering))
+    // The event-loop lane's routes, for HEAD, for the GETs the lane passes on and for host applications.
     for route in directRoutes {
       router.readable(RouterPath(stringLiteral: route.path)) { request, _ in
         try route.answer(request.uri.string).response
       }
     }
-    router.readable("/metrics") { request, _ in
-      try allow(request, [])
-      let text = metrics.text(
-        news: news.map { ($0.counters.cacheHits, $0.counters.sent) }, tileCache: tileCache.counters)
-      return Response(
-        status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-        body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    router.post("/v1/nearest") { request, context in
+      try batch(ParsedRequest(request, context), body: request.body, resolving: false)
     }
+    router.post("/v1/resolve") { request, context in
+      try batch(ParsedRequest(request, context), body: request.body, resolving: true)
+    }
+    router.readable("/v1/datasets", datasetList)
+    router.readable("/v1/datasets/:name/clusters", clusters)
+    router.readable("/v1/datasets/:name/clusters/:id/children", children)
+    router.readable("/v1/datasets/:name/clusters/:id/leaves", leaves)
+    router.readable("/v1/datasets/:name/clusters/:id/expansion-zoom", expansionZoom)
+    router.readable("/tiles/:name/:z/:x/:file", tile)
+    router.readable("/tiles/:name", tileJSON)  // {name}.json
     router.readable("/v1/headlines") { request, _ in try await headlines(request) }
-    addMapRoutes(to: router)
-    router.post("/v1/nearest") { request, _ in try batch(request, resolving: false) }
-    router.post("/v1/resolve") { request, _ in try batch(request, resolving: true) }
-    router.readable("/v1/datasets") { _, _ in datasetList() }
-    router.readable("/v1/datasets/:name/clusters") { request, context in
-      let dataset = try dataset(context)
-      // A bad query is a 400 before any 304 (RFC 9110, 13.2.1: preconditions come after the request's own
-      // checks): `If-None-Match: *` with zoom=abc must not be "not modified".
-      let (zoom, box) = try clusterQuery(dataset, request)
-      if let unchanged = notModified(request, dataset) { return unchanged }
-      return validated(
-        collection(dataset, dataset.index.clusters(in: box, zoom: zoom), for: request), dataset)
+    router.readable("/metrics", metricsText)
+    // The news map: the page, its script and style, Leaflet from its Debian package, the base map.
+    router.readable("/", mapPage)
+    router.readable("/map.js") { _ in Reply(text: MapPage.script, type: "text/javascript; charset=utf-8") }
+    router.readable("/map.css") { _ in Reply(text: MapPage.css, type: "text/css; charset=utf-8") }
+    router.readable("/static/leaflet/:file") { try leafletFile($0.parameters.get("file") ?? "") }
+    router.readable("/static/leaflet/images/:file") {
+      try leafletFile("images/" + ($0.parameters.get("file") ?? ""))
     }
-    router.readable("/v1/datasets/:name/clusters/:id/children") { request, context in
-      let dataset = try dataset(context)
-      try allow(request, [])
-      let items = try clusterCall { try dataset.index.children(ofCluster: try clusterID(context)) }
-      try bounded(items.count, "these children", less: "page through its leaves with limit and offset")
-      if let unchanged = notModified(request, dataset) { return unchanged }
-      return validated(collection(dataset, items, for: request), dataset)
-    }
-    router.readable("/v1/datasets/:name/clusters/:id/leaves") { request, context in
-      let dataset = try dataset(context)
-      let query = try allow(request, ["limit", "offset"])
-      let limit = try integer(query, "limit", default: 10, minimum: 0)
-      let offset = try integer(query, "offset", default: 0, minimum: 0)
-      // One more than the limit at most: enough to know the answer is over it.
-      let asked = limit == 0 ? maxFeatures + 1 : min(limit, maxFeatures + 1)
-      let leaves = try clusterCall {
-        try dataset.index.leaves(ofCluster: try clusterID(context), limit: asked, offset: offset)
-      }
-      // An unknown cluster is a 404 before any 304.
-      if let unchanged = notModified(request, dataset) { return unchanged }
-      if leaves.count > maxFeatures {
-        throw Problem.tooManyFeatures(
-          "These leaves are more than \(maxFeatures), this server's limit of features in one answer "
-            + "(serve --max-features); page through them with limit and offset.")
-      }
-      return validated(
-        collection(dataset, leaves.map { ClusterItem.point(index: $0) }, for: request), dataset)
-    }
-    router.readable("/v1/datasets/:name/clusters/:id/expansion-zoom") { request, context in
-      let dataset = try dataset(context)
-      try allow(request, [])
-      let id = try clusterID(context)
-      let zoom = try clusterCall { try dataset.index.expansionZoom(ofCluster: id) }
-      if let unchanged = notModified(request, dataset) { return unchanged }
-      return validated(json(Array("{\"clusterId\":\(id),\"expansionZoom\":\(zoom)}\n".utf8)), dataset)
-    }
-    router.readable("/tiles/:name/:z/:x/:file") { request, context in try tile(request, context) }
-    router.readable("/tiles/:name") { request, context in try tileJSON(request, context) }  // {name}.json
+    router.readable("/v1/basemap", basemap)
     return router
+  }
+
+  /// `GET /metrics`: the counters in Prometheus' text format.
+  func metricsText(_ request: ParsedRequest) throws -> Reply {
+    try allow(request, [])
+    let text = metrics.text(
+      news: news.map { ($0.counters.cacheHits, $0.counters.sent) }, tileCache: tileCache.counters)
+    return Reply(text: text, type: "text/plain; version=0.0.4; charset=utf-8")
   }
 
   /// The routes of an exact path (no path parameters) asked most often, each answering a request target
@@ -107,5 +87,11 @@ extension Router {
   ) -> Self {
     get(path, use: handler)
     return head(path, use: handler)
+  }
+
+  /// A GET and HEAD route answered by one of the service's handlers, a function of the parsed request.
+  @discardableResult
+  func readable(_ path: RouterPath, _ handler: @escaping @Sendable (ParsedRequest) throws -> Reply) -> Self {
+    readable(path) { request, context in try handler(ParsedRequest(request, context)).response }
   }
 }

@@ -5,21 +5,23 @@ import Hummingbird
 import NIOCore
 
 extension AtlasService {
-  func tile(_ request: Request, _ context: BasicRequestContext) throws -> Response {
-    let dataset = try dataset(context)
-    let file = context.parameters.get("file") ?? ""
+  /// `GET /tiles/{name}/{z}/{x}/{y}.mvt` (Mapbox Vector Tile 2.1, 204 when empty) or `.geojson`, from the
+  /// tile cache when it holds it.
+  func tile(_ request: ParsedRequest) throws -> Reply {
+    let dataset = try dataset(request)
+    let file = request.parameters.get("file") ?? ""
     let isVector = file.hasSuffix(".mvt")
     guard isVector || file.hasSuffix(".geojson") else {
       throw Problem.notFound("A tile is {z}/{x}/{y}.mvt or {z}/{x}/{y}.geojson, not '\(file)'.")
     }
     let y = file.prefix { $0 != "." }
-    let address = "\(context.parameters.get("z") ?? "")/\(context.parameters.get("x") ?? "")/\(y)"
+    let address = "\(request.parameters.get("z") ?? "")/\(request.parameters.get("x") ?? "")/\(y)"
     let (z, x, yValue) = try parameter { () throws(FormatError) in
       try Coordinates.tile(address, name: "A tile")
     }
     if let unchanged = notModified(request, dataset) { return unchanged }
     metrics.tileServed(dataset: dataset.name)
-    let gzip = request.headers[.acceptEncoding].map(Self.acceptsGzip) ?? false
+    let gzip = request.acceptsGzip
     let key = TileCache.Key(dataset: dataset.name, z: z, x: x, y: yValue, vector: isVector, gzip: gzip)
     let entry: TileCache.Entry
     if let kept = tileCache.entry(key) {
@@ -39,23 +41,23 @@ extension AtlasService {
         } ?? TileCache.Entry(body: nil, gzipped: false, forEveryClient: true)
       tileCache.keep(entry, for: key)
     }
-    guard let body = entry.body else { return validated(Response(status: .noContent), dataset) }
-    var response = Response(
+    guard let body = entry.body else { return validated(Reply(status: .noContent), dataset) }
+    var reply = Reply(
       status: .ok,
       headers: [.contentType: isVector ? "application/vnd.mapbox-vector-tile" : "application/json"],
-      body: ResponseBody(byteBuffer: body))
-    if entry.gzipped { response.headers[.contentEncoding] = "gzip" }
-    return validated(response, dataset)
+      body: body)
+    if entry.gzipped { reply.headers[.contentEncoding] = "gzip" }
+    return validated(reply, dataset)
   }
 
   /// TileJSON 3.0.0 for `/tiles/{name}.json`, its URL template built from the request's host.
-  func tileJSON(_ request: Request, _ context: BasicRequestContext) throws -> Response {
-    let file = context.parameters.get("name") ?? ""
+  func tileJSON(_ request: ParsedRequest) throws -> Reply {
+    let file = request.parameters.get("name") ?? ""
     guard file.hasSuffix(".json"), let dataset = datasets[String(file.dropLast(5))] else {
       throw Problem.notFound("No dataset answers '/tiles/\(file)'; /v1/datasets lists them.")
     }
     let options = dataset.index.options
-    let host = Self.safeHost(request.head.authority) ?? "127.0.0.1"
+    let host = Self.safeHost(request.authority) ?? "127.0.0.1"
     // Behind a proxy that terminates TLS, X-Forwarded-Proto says the scheme the client used.
     let forwarded = request.headers[HTTPField.Name("X-Forwarded-Proto")!]
     let scheme = forwarded == "https" ? "https" : "http"
@@ -87,7 +89,7 @@ extension AtlasService {
           ])
         ]))
     }
-    return json(writer.bytes + [0x0A])
+    return Reply(json: writer.bytes + [0x0A])
   }
 
   /// A Host header fit to put in a URL, or nil.

@@ -11,17 +11,31 @@ func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
 /// Made once: a dictionary literal of fields is built again at every response otherwise.
 private let jsonHeaders: HTTPFields = [.contentType: "application/json"]
 
-/// An answer whole in memory: what the direct routes and every error give. `DirectLaneHandler` writes it as
-/// it is; the router sends it as a `Response` (which adds its `Content-Length`).
+/// An answer whole in memory: what every handler but the streamed and the news ones returns, and every error.
+/// `DirectLaneHandler` writes it as it is; the router sends it as a `Response` (which adds its
+/// `Content-Length`, 0 for an empty body, as for a `Response` made without one).
 struct Reply: Sendable {
   var status: HTTPResponse.Status
   var headers: HTTPFields
   var body: ByteBuffer
 
-  init(json bytes: [UInt8], status: HTTPResponse.Status = .ok) {
+  init(status: HTTPResponse.Status, headers: HTTPFields = [:], body: ByteBuffer = ByteBuffer()) {
     self.status = status
-    headers = jsonHeaders
-    body = ByteBuffer(bytes: bytes)
+    self.headers = headers
+    self.body = body
+  }
+
+  init(json bytes: [UInt8], status: HTTPResponse.Status = .ok) {
+    self.init(status: status, headers: jsonHeaders, body: ByteBuffer(bytes: bytes))
+  }
+
+  init(json body: ByteBuffer, status: HTTPResponse.Status = .ok) {
+    self.init(status: status, headers: jsonHeaders, body: body)
+  }
+
+  /// A text answer of `type` (`text/html; charset=utf-8`).
+  init(text: String, type: String) {
+    self.init(status: .ok, headers: [.contentType: type], body: ByteBuffer(string: text))
   }
 
   var response: Response { Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body)) }

@@ -1,0 +1,206 @@
+import Fetch
+import Foundation
+import GeoFormats
+import GeoIndex
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import TestSupport
+import Testing
+
+@testable import AtlasServer
+
+/// The service's handlers in process: through its router on Hummingbird's test client (as a host application
+/// mounts it), and called as plain functions of a parsed request, each against the answer of the binary's
+/// `serve` to the same request.
+@Suite struct ServeRoutesTests {
+  static let cafes = "name,lat,lon,seats\na,48.85,2.35,10\nb,48.86,2.36,4\nc,48.87,2.37,1\n"
+
+  /// The service as `serve --points cafes=PATH` builds it.
+  static func service(cafes path: String, maxFeatures: Int = 100_000) throws -> AtlasService {
+    let options = ClusterOptions()
+    let markers = try Dataset(name: "markers", file: nil, options: options, aggregations: [])
+    let file = try FeatureFile.load(path: path)
+    let cafes = try Dataset(name: "cafes", file: file, options: options, aggregations: [])
+    return AtlasService(datasets: [markers, cafes], maxFeatures: maxFeatures)
+  }
+
+  /// Every route that answers from memory, its problems too: status, type, validator and body are the
+  /// binary's (the datasets' build times aside), HEAD is GET's head without the body, and a gzipped answer
+  /// inflates to the plain one.
+  @Test func theRouterAnswersAsTheBinaryDoes() async throws {
+    let scratch = try ScratchFile(named: "cafes.csv", contents: Self.cafes)
+    defer { scratch.remove() }
+    let served = try Served(["--points", "cafes=\(scratch.path)"])
+    defer { _ = served.stop() }
+    let client = HTTPClient()
+    let paths = [
+      "/healthz", "/v1/nearest?lat=48.85&lon=2.35&count=3", "/v1/nearest?lat=48.85&lon=2.35&count=100",
+      "/v1/nearest?lat=48.85&lon=2.35&count=2&dataset=cafes", "/v1/resolve?lat=48.85&lon=2.35",
+      "/v1/datasets", "/v1/datasets/markers/clusters?zoom=1&bbox=-10,35,30,60",
+      "/v1/datasets/cafes/clusters?zoom=16", "/v1/datasets/markers/clusters/120/children",
+      "/v1/datasets/markers/clusters/120/leaves?limit=3&offset=2",
+      "/v1/datasets/markers/clusters/120/expansion-zoom", "/tiles/markers/3/4/2.mvt",
+      "/tiles/markers/2/1/1.geojson", "/tiles/markers/9/0/0.mvt", "/tiles/cafes.json", "/", "/map.js",
+      "/v1/basemap?zoom=1",
+      // Problems.
+      "/v1/nearest?lat=91&lon=1", "/v1/nearest?lat=1&lon=1&dataset=nope", "/v1/datasets/nope/clusters?zoom=1",
+      "/v1/datasets/markers/clusters?zoom=1&radius=60", "/v1/datasets/markers/clusters?zoom=abc",
+      "/v1/datasets/markers/clusters/99999/children", "/v1/datasets/markers/clusters/abc/leaves",
+      "/tiles/markers/2/9/1.mvt", "/tiles/markers/2/1/1.png", "/tiles/nope.json", "/elsewhere",
+      "/v1/resolve?lat=48.85&lon=2.35&lat=0", "/static/leaflet/nothing.js",
+    ]
+    let app = Application(router: try Self.service(cafes: scratch.path).router())
+    try await app.test(.router) { inProcess in
+      for path in paths {
+        let binary = try await client.get(served.base + path)
+        let answer = try await inProcess.execute(uri: path, method: .get)
+        var expected = String(decoding: binary.body, as: UTF8.self)
+        var body = String(buffer: answer.body)
+        if path == "/v1/datasets" {  // the build times differ
+          let time = /"buildMilliseconds":[0-9.e-]+/
+          (expected, body) = (expected.replacing(time, with: ""), body.replacing(time, with: ""))
+        }
+        // The in-process client's host is localhost, the router's ParsedRequest has it.
+        if path == "/tiles/cafes.json" {
+          #expect(body.contains(#""tiles":["http://localhost/tiles/cafes/{z}/{x}/{y}.mvt"]"#), "\(body)")
+        }
+        body = body.replacing("http://localhost/", with: served.base + "/")
+        #expect(Int(answer.status.code) == binary.status, "\(path)")
+        #expect(body == expected, "\(path)")
+        for name in ["Content-Type", "ETag", "Cache-Control", "Vary", "Allow"] {
+          #expect(answer.headers[HTTPField.Name(name)!] == binary.header(name), "\(path) \(name)")
+        }
+        let head = try await inProcess.execute(uri: path, method: .head)
+        #expect(head.status == answer.status && head.body.readableBytes == 0, "HEAD \(path)")
+        #expect(head.headers[.contentLength] == answer.headers[.contentLength], "HEAD \(path)")
+        let gzipped = try await inProcess.execute(uri: path, method: .get, headers: [.acceptEncoding: "gzip"])
+        if gzipped.headers[.contentEncoding] == "gzip" {
+          #expect(try ServeTests.gunzip(Array(buffer: gzipped.body)) == Array(buffer: answer.body), "\(path)")
+        }
+      }
+      // The CLI's answers to the same questions (its own code path through GeoFormats).
+      for (path, arguments) in [
+        (
+          "/v1/nearest?lat=48.85&lon=2.35&count=3",
+          ["nearest", "48.85", "2.35", "--count", "3", "--format", "json"]
+        ),
+        ("/v1/resolve?lat=36.75&lon=3.06", ["resolve", "36.75", "3.06", "--format", "json"]),
+        (
+          "/v1/datasets/markers/clusters?zoom=1&bbox=-10,35,30,60",
+          ["clusters", "--zoom", "1", "--bbox", "-10,35,30,60"]
+        ),
+        ("/v1/datasets/markers/clusters/120/expansion-zoom", ["clusters", "--expansion-zoom", "120"]),
+        ("/v1/datasets/markers/clusters/120/children", ["clusters", "--children", "120"]),
+        (
+          "/v1/datasets/markers/clusters/120/leaves?limit=3&offset=2",
+          ["clusters", "--leaves", "120", "--limit", "3", "--offset", "2"]
+        ),
+        ("/tiles/markers/2/1/1.geojson", ["clusters", "--tile", "2/1/1"]),
+      ] {
+        let answer = try await inProcess.execute(uri: path, method: .get)
+        #expect(String(buffer: answer.body) == (try CLI.run(arguments)).stdout, "\(path)")
+      }
+      // What the paths cover: gzip, a 204, each kind of problem.
+      let statuses = try await paths.asyncMap {
+        try await inProcess.execute(uri: $0, method: .get).status.code
+      }
+      #expect(Set(statuses) == [200, 204, 400, 404])
+    }
+  }
+
+  /// Batch POSTs stream through the router in process as through the binary, and its refusals are the same.
+  @Test func batchPostsAnswerInProcessAsTheBinaryDoes() async throws {
+    let served = try Served()
+    defer { _ = served.stop() }
+    let rows =
+      "latitude,longitude\n48.85,2.35\nabc,1\n\n36.75,3.06\r\n"
+      + (0..<3000).map { "\(Double($0 % 170) - 85),\(Double($0 % 350) - 175)" }.joined(separator: "\n")
+    let app = Application(
+      router: AtlasService(datasets: [
+        try Dataset(name: "markers", file: nil, options: .init(), aggregations: [])
+      ]).router())
+    try await app.test(.router) { inProcess in
+      for path in [
+        "/v1/resolve", "/v1/resolve?format=jsonl", "/v1/nearest?format=jsonl&count=3&maxKm=2000",
+        "/v1/resolve?format=xml", "/v1/nearest?count=2",
+      ] {
+        let binary = try served.raw(ServeTests.post(path, rows))
+        let answer = try await inProcess.execute(uri: path, method: .post, body: ByteBuffer(string: rows))
+        #expect(binary.hasPrefix("HTTP/1.1 \(answer.status.code) "), "\(path)")
+        let expected =
+          answer.status == .ok
+          ? ServeTests.dechunked(binary) : String(binary[binary.range(of: "\r\n\r\n")!.upperBound...])
+        #expect(String(buffer: answer.body) == expected, "\(path)")
+      }
+      let json = try await inProcess.execute(
+        uri: "/v1/resolve", method: .post, headers: [.contentType: "application/json"],
+        body: ByteBuffer(string: #"{"lat":1,"lon":2}"#))
+      #expect(json.status == .unsupportedMediaType)
+      let put = try await inProcess.execute(uri: "/v1/resolve", method: .put)
+      #expect(put.status == .methodNotAllowed && put.headers[.allow] == "GET, HEAD, POST, OPTIONS")
+      let options = try await inProcess.execute(uri: "/tiles/markers/0/0/0.mvt", method: .options)
+      #expect(options.status == .noContent && options.headers[.allow] == "GET, HEAD, OPTIONS")
+    }
+  }
+
+  /// The handlers are functions of a parsed request: a query's checks come before `If-None-Match` (400, not
+  /// 304), a matching tag is a 304 with the validator, an answer over `maxFeatures` is refused before it is
+  /// built (422), and a tile is gzipped only for a client that takes gzip.
+  @Test func handlersAreFunctionsOfTheParsedRequest() throws {
+    let scratch = try ScratchFile(named: "cafes.csv", contents: Self.cafes)
+    defer { scratch.remove() }
+    let service = try Self.service(cafes: scratch.path, maxFeatures: 20)
+    let markers: Parameters = ["name": "markers"]
+    let tag = try #require(service.datasets["markers"]).entityTag
+    func problem(_ body: () throws -> Reply) -> Problem? {
+      do {
+        _ = try body()
+        return nil
+      } catch { return error as? Problem }
+    }
+    let badZoom = ParsedRequest(
+      target: "/v1/datasets/markers/clusters?zoom=abc", parameters: markers, headers: [.ifNoneMatch: "*"])
+    #expect(problem { try service.clusters(badZoom) }?.status == .badRequest)
+    let unchanged = try service.clusters(
+      ParsedRequest(
+        target: "/v1/datasets/markers/clusters?zoom=9&bbox=2,48,3,49", parameters: markers,
+        headers: [.ifNoneMatch: "\"x\", W/\(tag)"]))
+    #expect(unchanged.status == .notModified && unchanged.body.readableBytes == 0)
+    #expect(unchanged.headers[.eTag] == "W/" + tag)
+    let world = ParsedRequest(target: "/v1/datasets/markers/clusters?zoom=9", parameters: markers)
+    let refusal = problem { try service.clusters(world) }
+    #expect(refusal?.status == .unprocessableContent)
+    #expect(refusal?.message.contains("would hold 54 features, over this server's limit of 20") == true)
+    let big = try #require(
+      service.datasets["markers"]!.index.clusters(in: .world, zoom: 0).lazy.compactMap { item -> Cluster? in
+        guard case .cluster(let cluster) = item, cluster.pointCount > 20 else { return nil }
+        return cluster
+      }.first)
+    let leaves = ParsedRequest(
+      target: "/v1/datasets/markers/clusters/\(big.id)/leaves?limit=0",
+      parameters: ["name": "markers", "id": Substring(String(big.id))])
+    #expect(problem { try service.leaves(leaves) }?.status == .unprocessableContent)
+    var tile = ParsedRequest(
+      target: "/tiles/markers/0/0/0.mvt",
+      parameters: ["name": "markers", "z": "0", "x": "0", "file": "0.mvt"])
+    let plain = try service.tile(tile)
+    #expect(plain.status == .ok && plain.headers[.contentEncoding] == nil)
+    tile.headers[.acceptEncoding] = "gzip"
+    let gzipped = try service.tile(tile)
+    #expect(gzipped.headers[.contentEncoding] == "gzip")
+    #expect(try ServeTests.gunzip(Array(buffer: gzipped.body)) == Array(buffer: plain.body))
+    let tileJSON = try service.tileJSON(
+      ParsedRequest(
+        target: "/tiles/cafes.json", parameters: ["name": "cafes.json"], authority: "tiles.example.org:8080"))
+    #expect(String(buffer: tileJSON.body).contains(#""tiles":["http://tiles.example.org:8080/tiles/cafes/"#))
+  }
+}
+
+extension Sequence {
+  fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+    var results: [T] = []
+    for element in self { results.append(try await transform(element)) }
+    return results
+  }
+}
