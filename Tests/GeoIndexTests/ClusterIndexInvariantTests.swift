@@ -2,6 +2,12 @@ import GeoIndex
 import SeededPoints
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// Properties every clustering must have, on seeded random inputs salted with duplicates, poles and the
 /// antimeridian, checked against brute force.
 @Suite struct ClusterIndexInvariantTests {
@@ -63,19 +69,42 @@ import Testing
 
   func mercatorX(_ point: GeoPoint) -> Double { point.longitude / 360 + 0.5 }
 
-  /// A cluster at zoom z never holds two points farther apart than (2 · radius · 2^(maxZoom − z + 1)) pixels'
-  /// worth of Mercator distance: a coarse bound, but it catches a cluster that swallowed the world.
-  @Test func clustersAreLocal() throws {
-    let points = Self.points(count: 2000, seed: 9)
-    let index = try ClusterIndex(points: points)
-    for zoom in [3, 6, 10] {
+  /// supercluster's Mercator y of a latitude, clamped to [0, 1] as it clamps it.
+  func mercatorY(_ point: GeoPoint) -> Double {
+    let sine = sin(point.latitude * Double.pi / 180)
+    let y = 0.5 - 0.25 * log((1 + sine) / (1 - sine)) / Double.pi
+    return min(1, max(0, y))
+  }
+
+  /// Every leaf of a cluster at zoom z lies within 4·r of the cluster's centre in Mercator space, where r =
+  /// radius / (extent · 2^z) is the search radius at z. Why: a cluster at z gathers items of z + 1 within r of
+  /// a seed item, and its centre is their weighted mean, so each of them is within 2r of it; an item of z + 1
+  /// is in turn within 2·(r/2) of its own leaves' items, and so on: 2r · (1 + 1/2 + 1/4 + …) < 4r. The bound
+  /// does not grow with the number of leaves, so a cluster that swallowed a continent fails it.
+  @Test(arguments: [(UInt32(9), 40.0), (10, 80), (11, 8)])
+  func leavesAreNearTheirCluster(seed: UInt32, radius: Double) throws {
+    let points = Self.points(count: 3000, seed: seed)
+    var options = ClusterOptions()
+    options.radiusPixels = radius
+    let index = try ClusterIndex(points: points, options: options)
+    var clusters = 0
+    for zoom in 0...options.maxZoom {
+      let r = radius / (options.extent * Double(1 << zoom))
       for case .cluster(let cluster) in index.clusters(in: .world, zoom: Double(zoom)) {
-        let leaves = try index.leaves(ofCluster: cluster.id, limit: .max)
-        let xs = leaves.map { mercatorX(points[$0]!) }
-        let bound = 2 * 40 / (512 * Double(1 << zoom)) * 2 * Double(leaves.count)
-        #expect(xs.max()! - xs.min()! <= bound + 1e-9 || xs.max()! - xs.min()! > 0.5)  // wrap is fine
+        clusters += 1
+        let (cx, cy) = (mercatorX(cluster.center), mercatorY(cluster.center))
+        let far = try index.leaves(ofCluster: cluster.id, limit: .max).map { leaf -> Double in
+          let point = points[leaf]!
+          let (dx, dy) = (mercatorX(point) - cx, mercatorY(point) - cy)
+          return (dx * dx + dy * dy).squareRoot()
+        }.max()!
+        // 1e-6: the tree holds coordinates as Float, as supercluster's does.
+        #expect(
+          far <= 4 * r + 1e-6,
+          "seed \(seed) radius \(radius) zoom \(zoom) cluster \(cluster.id): \(far / r) r")
       }
     }
+    #expect(clusters > 100)  // the bound was checked, many times
   }
 
   @Test(arguments: [
