@@ -484,12 +484,11 @@ public struct BatchRows {
       if end > start && base[end - 1] == 0x0D { end -= 1 }
       let text = UnsafeBufferPointer(start: base + start, count: end - start)
       if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }  // blank lines are not rows
-      let fields = Fields(text)
       if !sawFirstLine {
         sawFirstLine = true
         // A header names both columns (after unquoting, whatever the case); anything else is a row.
-        let names = CSV.rows(String(decoding: text, as: UTF8.self)).first ?? []
-        if let found = CSV.coordinateColumns(names) {
+        var header = CSVRecord(text)
+        if let found = CSV.coordinateColumns(header.strings()) {
           guard found.latitude < 16 && found.longitude < 16 else {
             refusal =
               "\(lineNumber == 1 ? "The header" : "The header on line \(lineNumber)") puts latitude in column "
@@ -502,30 +501,37 @@ public struct BatchRows {
         }
       }
       summary.rows += 1
+      // The fields up to the later coordinate column; the rest of the line is not read.
+      var fields = Fields()
+      var record = CSVRecord(text)
+      while fields.count <= max(columns.latitude, columns.longitude), let field = record.next() {
+        if fields.count == columns.latitude { fields.latitude = field }
+        if fields.count == columns.longitude { fields.longitude = field }
+        fields.count += 1
+      }
       if text.contains(0x0D) {
         fail(fields, "the line holds a carriage return (CR) that does not end it; lines end with LF or CRLF")
         return
       }
-      guard fields.count > max(columns.latitude, columns.longitude) else {
+      guard let latitudeField = fields.latitude, let longitudeField = fields.longitude else {
         fail(
           fields, "expected latitude,longitude but found \(fields.count) field\(fields.count == 1 ? "" : "s")"
         )
         return
       }
-      let latitudeText = Fields.unquoted(fields[columns.latitude])
-      let longitudeText = Fields.unquoted(fields[columns.longitude])
+      let latitudeText = latitudeField.trimmed
+      let longitudeText = longitudeField.trimmed
       guard let latitude = NumberParser.parse(latitudeText) else {
-        fail(fields, "the latitude '\(fields.string(columns.latitude))' is not a number")
+        fail(fields, "the latitude '\(latitudeField.trimmedString)' is not a number")
         return
       }
       guard let longitude = NumberParser.parse(longitudeText) else {
-        fail(fields, "the longitude '\(fields.string(columns.longitude))' is not a number")
+        fail(fields, "the longitude '\(longitudeField.trimmedString)' is not a number")
         return
       }
       if !(-90.0...90.0).contains(latitude) || !(-180.0...180.0).contains(longitude),
         let problem = Coordinates.rangeProblem(
-          latitude: latitude, fields.string(columns.latitude), longitude: longitude,
-          fields.string(columns.longitude))
+          latitude: latitude, latitudeField.trimmedString, longitude: longitude, longitudeField.trimmedString)
       {
         fail(fields, problem)
         return
@@ -627,10 +633,17 @@ public struct BatchRows {
       out.append(json.bytes)
     }
 
+    /// A row's coordinate fields, those it has.
+    struct Fields {
+      var latitude: CSVField? = nil
+      var longitude: CSVField? = nil
+      var count = 0
+    }
+
     mutating func fail(_ fields: Fields, _ reason: String) {
       fail(
-        latitude: fields.count > columns.latitude ? fields.string(columns.latitude) : "",
-        longitude: fields.count > columns.longitude ? fields.string(columns.longitude) : "", reason)
+        latitude: fields.latitude?.trimmedString ?? "", longitude: fields.longitude?.trimmedString ?? "",
+        reason)
     }
 
     mutating func fail(latitude: String, longitude: String, _ reason: String) {

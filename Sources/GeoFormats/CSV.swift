@@ -1,49 +1,16 @@
-/// Just enough RFC 4180 for point files: quoted fields, doubled quotes, CRLF.
+/// CSV text as rows, and the rule that finds a point file's coordinate columns.
 public enum CSV {
-  /// The rows of CSV text, each a list of fields.
+  /// The rows of CSV text, each a list of fields, read by `CSVRecord` (quoted fields may span lines).
   public static func rows(_ text: String) -> [[String]] {
     var rows: [[String]] = []
-    var row: [String] = []
-    var field = ""
-    var quoted = false
-    var iterator = text.unicodeScalars.makeIterator()
-    var pending: Unicode.Scalar? = nil
-    while let c = pending ?? iterator.next() {
-      pending = nil
-      if quoted {
-        if c == "\"" {
-          if let next = iterator.next() {
-            if next == "\"" {
-              field.unicodeScalars.append("\"")
-            } else {
-              quoted = false
-              pending = next
-            }
-          } else {
-            quoted = false
-          }
-        } else {
-          field.unicodeScalars.append(c)
-        }
-        continue
+    var text = text
+    text.withUTF8 { bytes in
+      var start = 0
+      while start < bytes.count {
+        var record = CSVRecord(UnsafeBufferPointer(rebasing: bytes[start...]))
+        rows.append(record.strings())
+        start += record.end
       }
-      switch c {
-      case "\"" where field.isEmpty: quoted = true
-      case ",":
-        row.append(field)
-        field = ""
-      case "\r": continue
-      case "\n":
-        row.append(field)
-        rows.append(row)
-        row = []
-        field = ""
-      default: field.unicodeScalars.append(c)
-      }
-    }
-    if !field.isEmpty || !row.isEmpty {
-      row.append(field)
-      rows.append(row)
     }
     return rows
   }

@@ -5,15 +5,14 @@ import GeoIndex
 /// Numbers are decimals (`48.85`, `-33.87`, `+5`, `1e-3`), with spaces around them ignored; `nan`, `inf`,
 /// hexadecimal (`0x1p3`) and anything that overflows a Double (`1e309`) are refused.
 public enum Coordinates {
-  /// A decimal number, or nil.
+  /// A decimal number, or nil; the text is read as one CSV field (`CSVRecord`: quotes around it allowed).
   public static func number(_ text: String) -> Double? {
     var text = text
     return text.withUTF8 { bytes in
-      var start = 0
-      var end = bytes.count
-      while start < end && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
-      while end > start && (bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
-      return NumberParser.parse(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+      guard !bytes.contains(0x0A) else { return nil }
+      var record = CSVRecord(bytes)
+      guard let field = record.next(), record.next() == nil else { return nil }
+      return NumberParser.parse(field.trimmed)
     }
   }
 

@@ -300,7 +300,10 @@ public final class FeatureFile {
           "Line \(lineNumber) of '\(path)' holds a carriage return (CR) that does not end it; lines end with LF "
             + "or CRLF.")
       }
-      let fields = CSV.rows(text).first ?? []
+      let fields = line.withUnsafeBufferPointer { bytes in
+        var record = CSVRecord(bytes)
+        return record.strings()
+      }
       if !sawFirstLine {
         sawFirstLine = true
         if let found = CSV.coordinateColumns(fields) {

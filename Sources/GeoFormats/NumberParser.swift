@@ -7,9 +7,8 @@ public enum NumberParser {
     1e19, 1e20, 1e21, 1e22,
   ]
 
-  /// The number in a field (quotes around it allowed), or nil.
-  public static func parse(_ raw: UnsafeBufferPointer<UInt8>) -> Double? {
-    let field = Fields.unquoted(raw)
+  /// The number the bytes spell, nothing around it (a CSV field's quotes come off in `CSVRecord`), or nil.
+  public static func parse(_ field: UnsafeBufferPointer<UInt8>) -> Double? {
     guard !field.isEmpty else { return nil }
     var i = 0
     var negative = false

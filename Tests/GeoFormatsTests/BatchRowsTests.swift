@@ -97,6 +97,22 @@ import Testing
     #expect(answered == whole.summary.rows - whole.summary.failedRows)
   }
 
+  /// A quoted comma in a row, before the coordinates or inside one, moves no column: a comma splitter read
+  /// '"Paris, France",48.85,2.35' under `name,lat,lon` as latitude ' France"' and failed the row, and echoed
+  /// '"41' for a quoted '41,9'.
+  @Test func aQuotedCommaInARowMovesNoColumn() {
+    let input = Array("name,lat,lon\n\"Paris, France\",48.85,2.35\n\"Rome\",\"41,9\",12.5\n".utf8)
+    let nearest = Self.run(input)
+    let rows = CSV.rows(nearest.output)
+    #expect(rows.count == 3, "\(nearest.output)")
+    #expect(rows.dropFirst().first?.prefix(5) == ["2", "48.85", "2.35", "fr", "France"], "\(nearest.output)")
+    #expect(
+      rows.last == ["3", "41,9", "12.5", "", "", "", "", "line 3: the latitude '41,9' is not a number."])
+    #expect(nearest.summary == BatchSummary(rows: 2, failedRows: 1, firstFailedLine: 3))
+    let resolve = Self.run(input, query: .resolve, format: .jsonl)
+    #expect(resolve.output.hasPrefix("{\"line\":2,\"query\":{\"latitude\":48.85,\"longitude\":2.35},"))
+  }
+
   /// Several cores give the one-core output byte for byte: numbering, error rows, summary, whatever the
   /// chunking, the query and the format (the shares start mid-chunk, after a header, around a long line).
   @Test(arguments: [4, 5])
