@@ -9,6 +9,7 @@ let package = Package(
     .library(name: "SeededPoints", targets: ["SeededPoints"]),
     .library(name: "NewsAtlas", targets: ["NewsAtlas"]),
     .library(name: "GeoFormats", targets: ["GeoFormats"]),
+    .library(name: "AtlasAnswers", targets: ["AtlasAnswers"]),
     .library(name: "VectorTiles", targets: ["VectorTiles"]),
     .library(name: "Fetch", targets: ["Fetch"]),
     .library(name: "NewsAPI", targets: ["NewsAPI"]),
@@ -42,15 +43,19 @@ let package = Package(
     .target(name: "CBoundaries"),
     // The 54 news countries and the world's borders (both embedded at build time).
     .target(name: "NewsAtlas", dependencies: ["GeoIndex", "CBoundaries"]),
-    // Reading and writing points: streaming GeoJSON/CSV features, JSON, CSV and batch rows (no Foundation).
-    .target(name: "GeoFormats", dependencies: ["GeoIndex", "NewsAtlas", "VectorTiles"]),
+    // General readers and writers, nothing of this application's answers: streaming GeoJSON/CSV features, one
+    // quote-aware CSV record reader, a JSON parser and writer, numbers and coordinates (no Foundation).
+    .target(name: "GeoFormats", dependencies: ["GeoIndex"]),
+    // This application's answers, written once for the CLI, the service and the Python package: countries,
+    // resolutions, nearest results, batch rows, cluster GeoJSON and vector tiles, expansion zooms, the basemap.
+    .target(name: "AtlasAnswers", dependencies: ["GeoIndex", "NewsAtlas", "GeoFormats", "VectorTiles"]),
     // Mapbox Vector Tile 2.1 encoding: protobuf by hand, standard library only.
     .target(name: "VectorTiles"),
-    // `newsatlas serve`: the engine over HTTP (Hummingbird 2), every answer written by GeoFormats.
+    // `newsatlas serve`: the engine over HTTP (Hummingbird 2), every answer written by AtlasAnswers.
     .target(
       name: "AtlasServer",
       dependencies: [
-        "GeoIndex", "NewsAtlas", "GeoFormats", "NewsAPI", "Store",
+        "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "NewsAPI", "Store",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),  // FlatDictionary, the parsed query
         .product(name: "Logging", package: "swift-log"),
@@ -74,7 +79,7 @@ let package = Package(
     .executableTarget(
       name: "NewsAtlasCLI",
       dependencies: [
-        "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasServer", "Fetch", "NewsAPI", "Store",
+        "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "AtlasServer", "Fetch", "NewsAPI", "Store",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -96,7 +101,10 @@ let package = Package(
     .testTarget(name: "NewsAtlasTests", dependencies: ["NewsAtlas", "SeededPoints"], exclude: ["Fixtures"]),
     .testTarget(name: "GeoFormatsTests", dependencies: ["GeoFormats", "TestSupport"]),
     .testTarget(
-      name: "VectorTilesTests", dependencies: ["VectorTiles", "GeoFormats", "GeoIndex", "TestSupport"]),
+      name: "AtlasAnswersTests", dependencies: ["AtlasAnswers", "GeoFormats", "GeoIndex", "NewsAtlas", "TestSupport"]),
+    .testTarget(
+      name: "VectorTilesTests",
+      dependencies: ["VectorTiles", "AtlasAnswers", "GeoFormats", "GeoIndex", "TestSupport"]),
     // The tests' real HTTP server on 127.0.0.1 (server.py) and the code that starts it and waits for it.
     .target(name: "TestSupport", path: "Tests/Support", exclude: ["server.py", "harness.py"]),
     .testTarget(name: "FetchTests", dependencies: ["Fetch", "TestSupport"]),
@@ -104,8 +112,8 @@ let package = Package(
     .testTarget(
       name: "CLITests",
       dependencies: [
-        "NewsAtlasCLI", "AtlasServer", "GeoIndex", "NewsAtlas", "GeoFormats", "Fetch", "NewsAPI", "TestSupport",
-        "SeededPoints",
+        "NewsAtlasCLI", "AtlasServer", "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "Fetch", "NewsAPI",
+        "TestSupport", "SeededPoints",
         // The service's router in process (ServeRoutesTests); a test target's dependency only, as it brings an
         // HTTP client and TLS (about 150 s more of a first build).
         .product(name: "HummingbirdTesting", package: "hummingbird"),

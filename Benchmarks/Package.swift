@@ -42,6 +42,7 @@ let package = Package(
         .product(name: "GeoIndex", package: parent), .product(name: "SeededPoints", package: parent),
         .product(name: "NewsAtlas", package: parent),
         .product(name: "Store", package: parent), .product(name: "GeoFormats", package: parent),
+        .product(name: "AtlasAnswers", package: parent),
       ],
       path: "Sources/compare"
     ),

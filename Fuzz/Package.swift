@@ -31,7 +31,7 @@ let package = Package(
     // GeoJSON FeatureCollections and CSV point files (FeatureFile), read back feature by feature.
     fuzzer("fuzz-features", ["GeoFormats"]),
     // Batch rows (latitude,longitude lines) in chunks of any size, every query and format.
-    fuzzer("fuzz-batch", ["GeoFormats", "NewsAtlas"]),
+    fuzzer("fuzz-batch", ["AtlasAnswers", "GeoFormats", "NewsAtlas"]),
     // Coordinates, --bbox boxes and --tile addresses as typed.
     fuzzer("fuzz-arguments", ["GeoFormats"]),
     // The JSON parser, with a round trip through the writer.

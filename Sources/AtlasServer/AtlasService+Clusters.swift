@@ -1,3 +1,4 @@
+import AtlasAnswers
 import GeoFormats
 import GeoIndex
 
@@ -82,7 +83,7 @@ extension AtlasService {
     let id = try clusterID(request)
     let zoom = try clusterCall { try dataset.index.expansionZoom(ofCluster: id) }
     if let unchanged = notModified(request, dataset) { return unchanged }
-    return validated(Reply(json: Array("{\"clusterId\":\(id),\"expansionZoom\":\(zoom)}\n".utf8)), dataset)
+    return validated(Reply(json: ClusterWriter.expansionZoomAnswer(clusterID: id, zoom: zoom)), dataset)
   }
 
   /// The zoom and box of a clusters request, checked (and the answer's size bounded) before it is built.

@@ -1,3 +1,4 @@
+import AtlasAnswers
 import Foundation
 import GeoFormats
 import GeoIndex
@@ -54,45 +55,8 @@ final class BasemapCache: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     if let bytes = made[zoom] { return bytes }
-    let bytes = Self.make(toleranceDegrees: 360 / (256 * Double(1 << zoom)))
+    let bytes = Basemap.geoJSON(toleranceDegrees: 360 / (256 * Double(1 << zoom)))
     made[zoom] = bytes
     return bytes
-  }
-
-  static func make(toleranceDegrees: Double) -> [UInt8] {
-    let boundaries = Country.boundaries
-    var rings: [Int: [[(longitude: Double, latitude: Double)]]] = [:]
-    for ring in boundaries.rings(toleranceDegrees: toleranceDegrees) {
-      rings[ring.country, default: []].append(ring.points)
-    }
-    var out = Array(#"{"type":"FeatureCollection","features":["#.utf8)
-    var first = true
-    for country in rings.keys.sorted() {
-      if !first { out.append(UInt8(ascii: ",")) }
-      first = false
-      let code = boundaries.codes[country]
-      var writer = JSONWriter()
-      writer.object {
-        $0.string("code", code)
-        $0.string("name", boundaries.names[country])
-        $0.value("news", .bool(Country.named(code: code) != nil))
-      }
-      out += Array(#"{"type":"Feature","properties":"#.utf8) + writer.bytes
-      out += Array(#","geometry":{"type":"Polygon","coordinates":["#.utf8)
-      for (r, ring) in rings[country]!.enumerated() {
-        if r > 0 { out.append(UInt8(ascii: ",")) }
-        out.append(UInt8(ascii: "["))
-        for (p, point) in ring.enumerated() {
-          if p > 0 { out.append(UInt8(ascii: ",")) }
-          out += Array(
-            "[\(Format.number(point.longitude, decimals: 4)),\(Format.number(point.latitude, decimals: 4))]"
-              .utf8)
-        }
-        out.append(UInt8(ascii: "]"))
-      }
-      out += Array("]}}".utf8)
-    }
-    out += Array("]}\n".utf8)
-    return out
   }
 }

@@ -1,3 +1,4 @@
+import AtlasAnswers
 import GeoFormats
 import GeoIndex
 import NewsAtlas

@@ -48,10 +48,4 @@ enum Format {
     writer.number(value)
     return String(decoding: writer.bytes, as: UTF8.self)
   }
-
-  static func number(_ value: Double, decimals: Int) -> String {
-    var scale = 1.0
-    for _ in 0..<decimals { scale *= 10 }
-    return number((value * scale).rounded() / scale)
-  }
 }

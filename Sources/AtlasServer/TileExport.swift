@@ -1,3 +1,4 @@
+import AtlasAnswers
 import CompressNIO
 import Foundation
 import GeoFormats

@@ -1,5 +1,4 @@
 import GeoIndex
-import NewsAtlas
 
 #if canImport(Glibc)
   import Glibc
@@ -46,25 +45,18 @@ public final class FeatureFile {
   /// How many features (with or without a Point).
   public var count: Int { points.count }
 
-  /// The 54 news countries as Point features with `code`, `name` and `nameFr` properties.
-  public static func countries(propertyNames: [String] = []) -> FeatureFile {
+  /// Features made in memory, each its GeoJSON text and its point; `name` names them in errors. Their numeric
+  /// properties are not read: `values` holds NaN for each of `propertyNames`.
+  public static func features(
+    _ features: [(text: [UInt8], point: GeoPoint?)], name: String, propertyNames: [String] = []
+  ) -> FeatureFile {
     var text: [UInt8] = []
-    let file = FeatureFile(path: "the 54 countries", propertyNames: propertyNames, source: .memory([]))
-    for country in Country.all {
-      var json = JSONWriter()
-      json.object { feature in
-        feature.string("type", "Feature")
-        feature.object("properties") {
-          $0.string("code", country.code)
-          $0.string("name", country.name)
-          $0.string("nameFr", country.nameFrench)
-        }
-        feature.pointGeometry(country.marker)
-      }
+    let file = FeatureFile(path: name, propertyNames: propertyNames, source: .memory([]))
+    for feature in features {
       file.starts.append(text.count)
-      text += json.bytes
+      text += feature.text
       file.ends.append(text.count)
-      file.points.append(country.marker)
+      file.points.append(feature.point)
       file.values += propertyNames.map { _ in Double.nan }
     }
     file.source = .memory(text)

@@ -18,7 +18,7 @@ public struct FormatError: Error, CustomStringConvertible, Equatable {
     self.description = description
   }
 
-  static func argument(_ message: String) -> FormatError { FormatError(.argument, message) }
-  static func data(_ message: String) -> FormatError { FormatError(.data, message) }
-  static func input(_ message: String) -> FormatError { FormatError(.input, message) }
+  public static func argument(_ message: String) -> FormatError { FormatError(.argument, message) }
+  public static func data(_ message: String) -> FormatError { FormatError(.data, message) }
+  public static func input(_ message: String) -> FormatError { FormatError(.input, message) }
 }

@@ -5,15 +5,15 @@
 #endif
 
 /// A file opened for reading (or standard input for "-"), with the one-sentence errors every reader gives.
-struct InputFile {
-  let fileDescriptor: Int32
-  let path: String
+package struct InputFile {
+  package let fileDescriptor: Int32
+  package let path: String
   /// The size of a regular file, 0 for anything else (a pipe, a FIFO, a terminal, a device).
-  let size: Int
+  package let size: Int
   /// Whether it is a regular file, so that bytes can be read back by offset.
-  let isRegular: Bool
+  package let isRegular: Bool
 
-  init(path: String) throws(FormatError) {
+  package init(path: String) throws(FormatError) {
     self.path = path
     let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
     if fd < 0 { throw .input("Cannot open '\(path)': \(String(cString: strerror(errno))).") }
@@ -34,7 +34,7 @@ struct InputFile {
   }
 
   /// Reads up to `count` bytes; 0 at the end.
-  func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws(FormatError) -> Int {
+  package func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws(FormatError) -> Int {
     while true {
       let got = Glibc.read(fileDescriptor, buffer, count)
       if got >= 0 { return got }
@@ -46,7 +46,7 @@ struct InputFile {
   /// Reads up to `count` bytes, waiting only for the first: then as much more as is already waiting (a pipe
   /// hands over 64 KiB a read, too little to share among cores, while a writer that pauses, a person typing,
   /// still gets each line answered at once); 0 at the end.
-  func readWaiting(into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws(FormatError) -> Int {
+  package func readWaiting(into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws(FormatError) -> Int {
     var got = try read(into: buffer, count: count)
     guard got > 0, !isRegular else { return got }
     var ready = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
@@ -58,7 +58,7 @@ struct InputFile {
     return got
   }
 
-  func close() {
+  package func close() {
     if fileDescriptor != 0 { Glibc.close(fileDescriptor) }
   }
 }

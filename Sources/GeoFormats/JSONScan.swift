@@ -1,8 +1,9 @@
-/// Quick structural scans of JSON text that is already known to be one balanced value.
-enum JSONScan {
+/// Quick structural scans of JSON text that is already known to be one balanced value (for the package's
+/// modules: the cluster writers read point features through it).
+package enum JSONScan {
   /// Calls `body` with each member's key (without quotes) and value text of an object; false when the text is
   /// not a plain object (or a key has escapes), so that a full parse can take over.
-  static func members(
+  package static func members(
     of text: UnsafeBufferPointer<UInt8>,
     _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool
   ) -> Bool {
@@ -10,7 +11,7 @@ enum JSONScan {
   }
 
   /// What a member visitor asks for next.
-  enum Step {
+  package enum Step {
     /// The next member.
     case next
     /// Nothing more: the members read so far are all that is needed (the rest is not checked).
@@ -20,7 +21,7 @@ enum JSONScan {
   }
 
   /// `members(of:_:)` for a visitor that may stop early.
-  static func members(
+  package static func members(
     of text: UnsafeBufferPointer<UInt8>,
     _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Step
   ) -> Bool {
@@ -213,7 +214,7 @@ enum JSONScan {
     return true
   }
 
-  static func equals(_ text: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
+  package static func equals(_ text: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
     text.count == word.utf8CodeUnitCount && (0..<text.count).allSatisfy { text[$0] == word.utf8Start[$0] }
   }
 

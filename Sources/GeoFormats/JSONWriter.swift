@@ -53,6 +53,25 @@ public struct JSONWriter {
     }
   }
 
+  /// A number rounded to `decimals` places (coordinates that need no more precision than a map shows).
+  public mutating func number(_ value: Double, decimals: Int) {
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    number((value * scale).rounded() / scale)
+  }
+
+  /// A JSON array of `items`, each written by `each`.
+  public mutating func array<T>(_ items: some Sequence<T>, _ each: (inout JSONWriter, T) -> Void) {
+    bytes.append(UInt8(ascii: "["))
+    var first = true
+    for item in items {
+      if !first { bytes.append(UInt8(ascii: ",")) }
+      first = false
+      each(&self, item)
+    }
+    bytes.append(UInt8(ascii: "]"))
+  }
+
   public mutating func value(_ value: JSONValue) {
     switch value {
     case .null: raw("null")
@@ -134,12 +153,7 @@ public struct JSONWriter {
     }
     public mutating func array<T>(_ name: String, _ items: [T], _ each: (inout JSONWriter, T) -> Void) {
       key(name)
-      json.bytes.append(UInt8(ascii: "["))
-      for (i, item) in items.enumerated() {
-        if i > 0 { json.bytes.append(UInt8(ascii: ",")) }
-        each(&json, item)
-      }
-      json.bytes.append(UInt8(ascii: "]"))
+      json.array(items, each)
     }
   }
 }

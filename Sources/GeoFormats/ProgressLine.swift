@@ -5,13 +5,13 @@
 #endif
 
 /// A progress line on a terminal's standard error, refreshed at most four times a second.
-struct ProgressLine {
+package struct ProgressLine {
   let totalBytes: Int
   let enabled: Bool
   private var last = ProgressLine.now()
   private var shown = false
 
-  init(totalBytes: Int, enabled: Bool) {
+  package init(totalBytes: Int, enabled: Bool) {
     self.totalBytes = totalBytes
     self.enabled = enabled
   }
@@ -22,7 +22,7 @@ struct ProgressLine {
     return Double(time.tv_sec) + Double(time.tv_nsec) * 1e-9
   }
 
-  mutating func update(bytes: Int, rows: Int) {
+  package mutating func update(bytes: Int, rows: Int) {
     guard enabled else { return }
     let time = ProgressLine.now()
     guard time - last >= 0.25 else { return }
@@ -32,7 +32,7 @@ struct ProgressLine {
     StandardError.write("\rnewsatlas: \(percent)% (\(rows) rows)")
   }
 
-  func finish() {
+  package func finish() {
     if shown { StandardError.write("\r\u{1B}[K") }
   }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtlasAnswers
 import GeoFormats
 import GeoIndex
 import NewsAtlas
@@ -110,7 +111,8 @@ struct ClustersCommand: ParsableCommand {
       if let zoom {
         printer.featureCollection(index.clusters(in: box, zoom: zoom), to: out)
       } else if let id = expansionZoom {
-        out.append("{\"clusterId\":\(id),\"expansionZoom\":\(try index.expansionZoom(ofCluster: id))}\n")
+        out.append(
+          ClusterWriter.expansionZoomAnswer(clusterID: id, zoom: try index.expansionZoom(ofCluster: id)))
       } else if let id = children {
         printer.featureCollection(try index.children(ofCluster: id), to: out)
       } else if let id = leaves {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtlasAnswers
 import GeoFormats
 import GeoIndex
 import NewsAtlas

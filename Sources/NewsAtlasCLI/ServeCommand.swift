@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtlasAnswers
 import AtlasServer
 import Fetch
 import GeoFormats

@@ -1,3 +1,4 @@
+import AtlasAnswers
 import Fetch
 import Foundation
 import GeoFormats

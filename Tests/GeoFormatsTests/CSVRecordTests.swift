@@ -1,4 +1,5 @@
 import GeoIndex
+import TestSupport
 import Testing
 
 @testable import GeoFormats
@@ -59,7 +60,7 @@ import Testing
   /// Whatever `csvField` writes, the reader reads back, on seeded random fields.
   @Test(arguments: [1, 2, 3] as [UInt64])
   func writtenFieldsReadBack(seed: UInt64) {
-    var random = BatchRowsTests.Generator(state: seed)
+    var random = SplitMix64(state: seed)
     let alphabet = Array("a,\"\n\r 1.-é\t")
     for _ in 0..<500 {
       let row = (0..<Int(random.next() % 5 + 1)).map { _ in

@@ -1,4 +1,5 @@
 import GeoFormats
+import TestSupport
 import Testing
 
 /// The strict JSON parser and the writer: round trips, positions in errors, and the limits.
@@ -85,7 +86,7 @@ import Testing
   /// The writer copies a string's bytes in runs between the characters it escapes: seeded random strings with
   /// escapes at the ends, side by side and nowhere, read back by the parser, must be the strings written.
   @Test(arguments: [1, 2, 3] as [UInt64]) func writtenStringsReadBack(seed: UInt64) throws {
-    var random = BatchRowsTests.Generator(state: seed)
+    var random = SplitMix64(state: seed)
     let pieces: [String] = [
       "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1f}", "a", "Zürich", "東京", "😀", " ", "/",
     ]

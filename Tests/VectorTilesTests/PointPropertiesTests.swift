@@ -1,8 +1,9 @@
+import GeoFormats
 import GeoIndex
 import Testing
 import VectorTiles
 
-@testable import GeoFormats
+@testable import AtlasAnswers
 
 /// The tile writer reads point properties straight from each feature's text; a feature it cannot read that
 /// way (escaped member names) goes through the full parse. Both must write the same bytes as the full parse

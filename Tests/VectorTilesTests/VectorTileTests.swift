@@ -1,3 +1,4 @@
+import AtlasAnswers
 import Foundation
 import GeoFormats
 import GeoIndex

@@ -1,3 +1,4 @@
+import AtlasAnswers
 import Dispatch
 import GeoFormats
 import GeoIndex

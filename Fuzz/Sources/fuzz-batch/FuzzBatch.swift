@@ -1,3 +1,4 @@
+import AtlasAnswers
 import FuzzDriver
 import GeoFormats
 import NewsAtlas

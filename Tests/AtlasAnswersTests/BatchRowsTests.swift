@@ -1,9 +1,11 @@
 import Foundation
+import GeoFormats
 import GeoIndex
 import NewsAtlas
+import TestSupport
 import Testing
 
-@testable import GeoFormats
+@testable import AtlasAnswers
 
 /// Batch rows: answers equal to a brute force, the same bytes whatever the chunking, and every bad row kept.
 @Suite struct BatchRowsTests {
@@ -36,17 +38,7 @@ import Testing
     return (String(decoding: received, as: UTF8.self), summary, failure)
   }
 
-  /// SplitMix64, so that a failure names a seed that reproduces it.
-  struct Generator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
+  typealias Generator = SplitMix64
 
   /// Lines of every kind: good rows, poles, the antimeridian, bad numbers, blank lines, CRLF, quotes, extra fields.
   static func mixedInput(seed: UInt64, lines: Int) -> [UInt8] {

@@ -1,3 +1,4 @@
+import GeoFormats
 import GeoIndex
 import NewsAtlas
 
@@ -61,10 +62,7 @@ public enum NearestTarget {
     let location = location(neighbor)
     switch self {
     case .countries:
-      let country = Country.all[neighbor.index]
-      object.string("code", country.code)
-      object.string("name", country.name)
-      object.string("nameFr", country.nameFrench)
+      Country.all[neighbor.index].writeName(to: &object)
     case .userPoints:
       object.number("index", Double(featureIndex(neighbor)))
       object.value("properties", properties(neighbor))
@@ -86,10 +84,7 @@ public enum NearestTarget {
     object.object("properties") { properties in
       switch self {
       case .countries:
-        let country = Country.all[neighbor.index]
-        properties.string("code", country.code)
-        properties.string("name", country.name)
-        properties.string("nameFr", country.nameFrench)
+        Country.all[neighbor.index].writeName(to: &properties)
       case .userPoints:
         if case .object(let members) = self.properties(neighbor) {
           for member in members where member.key != "distanceKm" && member.key != "bearingDegrees" {

@@ -1,3 +1,4 @@
+import GeoFormats
 import GeoIndex
 
 /// A per-cluster property computed from its points' numeric property (supercluster's map/reduce).
@@ -82,6 +83,18 @@ public struct ClusterWriter {
       out.flushIfFull()
     }
     out.append("]}\n")
+  }
+
+  /// `{"clusterId":…,"expansionZoom":…}` and a line break: the zoom at which a cluster splits, as the CLI and
+  /// the service answer it.
+  public static func expansionZoomAnswer(clusterID: Int, zoom: Int) -> [UInt8] {
+    var json = JSONWriter()
+    json.object {
+      $0.number("clusterId", Double(clusterID))
+      $0.number("expansionZoom", Double(zoom))
+    }
+    json.bytes.append(UInt8(ascii: "\n"))
+    return json.bytes
   }
 
   /// supercluster's cluster properties: the aggregates first, then `cluster`, `cluster_id`, `point_count` and

@@ -1,3 +1,4 @@
+import GeoFormats
 import GeoIndex
 import VectorTiles
 

@@ -1,4 +1,5 @@
 import Dispatch
+import GeoFormats
 import GeoIndex
 import NewsAtlas
 

@@ -1,0 +1,42 @@
+import GeoFormats
+import GeoIndex
+import NewsAtlas
+
+/// The news map's base layer: the world's countries as GeoJSON.
+public enum Basemap {
+  /// A FeatureCollection with one Polygon feature per country (`code`, `name`, and `news`: whether it is one of
+  /// NewsAPI's 54), its rings from Natural Earth simplified to `toleranceDegrees`, coordinates to 4 decimals,
+  /// and a line break.
+  public static func geoJSON(toleranceDegrees: Double) -> [UInt8] {
+    let boundaries = Country.boundaries
+    var rings: [Int: [[(longitude: Double, latitude: Double)]]] = [:]
+    for ring in boundaries.rings(toleranceDegrees: toleranceDegrees) {
+      rings[ring.country, default: []].append(ring.points)
+    }
+    var json = JSONWriter()
+    json.object { collection in
+      collection.string("type", "FeatureCollection")
+      collection.array("features", rings.keys.sorted()) { json, country in
+        json.object { feature in
+          let code = boundaries.codes[country]
+          feature.string("type", "Feature")
+          feature.object("properties") {
+            $0.string("code", code)
+            $0.string("name", boundaries.names[country])
+            $0.value("news", .bool(Country.named(code: code) != nil))
+          }
+          feature.object("geometry") { geometry in
+            geometry.string("type", "Polygon")
+            geometry.array("coordinates", rings[country]!) { json, ring in
+              json.array(ring) { json, point in
+                json.array([point.longitude, point.latitude]) { $0.number($1, decimals: 4) }
+              }
+            }
+          }
+        }
+      }
+    }
+    json.bytes.append(UInt8(ascii: "\n"))
+    return json.bytes
+  }
+}
