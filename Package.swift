@@ -67,6 +67,13 @@ let package = Package(
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
       ]),
+    // `newsatlas tiles`: every tile of a dataset, gzipped, into an MBTiles file (not an HTTP concern).
+    .target(
+      name: "MBTiles",
+      dependencies: [
+        "GeoIndex", "GeoFormats", "AtlasAnswers", "Store",
+        .product(name: "CompressNIO", package: "compress-nio"), .product(name: "NIOCore", package: "swift-nio"),
+      ]),
     // SQLite, reached only through this shim (Debian's libsqlite3-dev), for the cache.
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     // The on-disk cache of answers and the request log for the quota.
@@ -79,7 +86,8 @@ let package = Package(
     .executableTarget(
       name: "NewsAtlasCLI",
       dependencies: [
-        "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "AtlasServer", "Fetch", "NewsAPI", "Store",
+        "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "AtlasServer", "MBTiles", "Fetch", "NewsAPI",
+        "Store",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],

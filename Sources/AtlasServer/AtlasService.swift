@@ -5,8 +5,14 @@ import Logging
 import NewsAPI
 import ServiceLifecycle
 
-/// `newsatlas serve`: the datasets over HTTP on Hummingbird 2. Every answer is written by GeoFormats, so the
-/// service and the CLI give the same bytes for the same question; every error is `{"error":"one sentence"}`.
+/// `newsatlas serve`: the datasets over HTTP on Hummingbird 2. Its answers are written by the same libraries as
+/// the CLI's, so the service and the CLI give the same bytes for the same question; every error is
+/// `{"error":"one sentence"}`.
+///
+/// The library product's surface is deliberate and small: this type's initialiser and settings, `run` (the
+/// whole server: the event-loop lane, connection limits and timeouts, graceful shutdown) and `router()` (the
+/// routes for a host application's own `Application`, without the lane or the connection handlers), with
+/// `Dataset`, `ConnectionLimits` and `BatchedLog` (the log writer `serve` uses). Everything else is internal.
 public struct AtlasService: Sendable {
   public let datasets: [String: Dataset]
   /// Dataset names in the order they were given (`markers` first).
@@ -22,7 +28,7 @@ public struct AtlasService: Sendable {
   /// Why there is no news (no key, or `--no-news`): the 503 sentence of `/v1/headlines`.
   public let newsUnavailable: String
   /// What `/metrics` reports.
-  public let metrics = Metrics()
+  let metrics = Metrics()
   /// Where Debian's libjs-leaflet put Leaflet, which the map page loads from this server.
   public let leafletDirectory: String
   let basemaps = BasemapCache()

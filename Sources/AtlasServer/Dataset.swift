@@ -88,26 +88,6 @@ public final class Dataset: @unchecked Sendable {
     bounds = west <= east ? (west, south, east, north) : (-180, -85.051129, 180, 85.051129)
     contentHash = String(hash, radix: 16)
     self.pointCount = pointCount
-    fields = Self.fields(of: file, aggregations: aggregations)
-  }
-
-  static func fields(of file: FeatureFile, aggregations: [Aggregation]) -> [(name: String, type: String)] {
-    var fields: [(name: String, type: String)] = [
-      ("cluster", "Boolean"), ("cluster_id", "Number"), ("point_count", "Number"),
-      ("point_count_abbreviated", "Number or String"),
-    ]
-    for aggregation in aggregations { fields.append((aggregation.property, "Number")) }
-    var seen = Set(fields.map(\.name))
-    for index in 0..<min(file.count, 1000) {
-      guard case .object(let members)? = file.feature(index)["properties"] else { continue }
-      for member in members where seen.insert(member.key).inserted {
-        switch member.value {
-        case .number: fields.append((member.key, "Number"))
-        case .bool: fields.append((member.key, "Boolean"))
-        default: fields.append((member.key, "String"))
-        }
-      }
-    }
-    return fields
+    fields = VectorLayer.fields(of: file, aggregations: aggregations)
   }
 }

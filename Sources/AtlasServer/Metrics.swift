@@ -3,7 +3,7 @@ import Foundation
 /// The service's counters, written out in the Prometheus text exposition format (version 0.0.4) at
 /// `/metrics`: requests by route, method and status, a latency histogram per route, tiles served per dataset,
 /// answers revalidated with 304, and NewsAPI requests answered from the cache or sent.
-public final class Metrics: @unchecked Sendable {
+final class Metrics: @unchecked Sendable {
   /// Upper bounds of the latency buckets, in seconds.
   static let buckets: [Double] = [
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10,
@@ -35,7 +35,7 @@ public final class Metrics: @unchecked Sendable {
   private var batches = 0
   private var batchRows = 0
 
-  public init() {}
+  init() {}
 
   /// One answered request; `route` is the matched route's pattern (`/tiles/:name/:z/:x/:file`), so the
   /// number of series stays bounded whatever clients ask for.

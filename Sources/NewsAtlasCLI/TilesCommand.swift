@@ -1,7 +1,7 @@
 import ArgumentParser
-import AtlasServer
 import GeoFormats
 import GeoIndex
+import MBTiles
 import Store
 
 struct TilesCommand: ParsableCommand {

@@ -157,7 +157,7 @@ public enum TileExport {
     if west > east { (west, south, east, north) = (-180, -85.051129, 180, 85.051129) }
     var fields = JSONWriter()
     fields.object { object in
-      for field in Dataset.fields(of: file, aggregations: aggregations) {
+      for field in VectorLayer.fields(of: file, aggregations: aggregations) {
         object.string(field.name, field.type)
       }
     }
@@ -168,12 +168,19 @@ public enum TileExport {
       ("name", layer), ("format", "pbf"), ("type", "overlay"), ("version", "1"),
       ("description", "Clusters of \(layer) made by NewsAtlas (supercluster's getTile), gzipped MVT 2.1."),
       ("minzoom", String(options.minZoom)), ("maxzoom", String(options.maxZoom)),
-      ("bounds", [west, south, east, north].map { Format.number($0) }.joined(separator: ",")),
-      (
-        "center",
-        "\(Format.number((west + east) / 2)),\(Format.number((south + north) / 2)),\(options.minZoom)"
-      ),
+      ("bounds", numbers([west, south, east, north])),
+      ("center", numbers([(west + east) / 2, (south + north) / 2]) + ",\(options.minZoom)"),
       ("json", json),
     ]
+  }
+
+  /// Numbers as JSON writes them, joined by commas (the metadata's bounds and center).
+  static func numbers(_ values: [Double]) -> String {
+    var writer = JSONWriter()
+    for (i, value) in values.enumerated() {
+      if i > 0 { writer.bytes.append(UInt8(ascii: ",")) }
+      writer.number(value)
+    }
+    return String(decoding: writer.bytes, as: UTF8.self)
   }
 }

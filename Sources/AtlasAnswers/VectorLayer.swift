@@ -1,0 +1,29 @@
+import GeoFormats
+
+/// The vector tile layer of a dataset's clusters, as TileJSON (`serve`'s `/tiles/{name}.json`) and the
+/// MBTiles metadata (`newsatlas tiles`) both describe it.
+public enum VectorLayer {
+  /// The layer's fields and their TileJSON types: the cluster properties, the aggregates, and the input
+  /// properties seen in the first thousand features.
+  public static func fields(of file: FeatureFile, aggregations: [Aggregation]) -> [(
+    name: String, type: String
+  )] {
+    var fields: [(name: String, type: String)] = [
+      ("cluster", "Boolean"), ("cluster_id", "Number"), ("point_count", "Number"),
+      ("point_count_abbreviated", "Number or String"),
+    ]
+    for aggregation in aggregations { fields.append((aggregation.property, "Number")) }
+    var seen = Set(fields.map(\.name))
+    for index in 0..<min(file.count, 1000) {
+      guard case .object(let members)? = file.feature(index)["properties"] else { continue }
+      for member in members where seen.insert(member.key).inserted {
+        switch member.value {
+        case .number: fields.append((member.key, "Number"))
+        case .bool: fields.append((member.key, "Boolean"))
+        default: fields.append((member.key, "String"))
+        }
+      }
+    }
+    return fields
+  }
+}
