@@ -79,7 +79,9 @@ let package = Package(
     // The on-disk cache of answers and the request log for the quota.
     .target(name: "Store", dependencies: ["CSQLite"]),
     // The NewsAPI v2 client, with headlines for every country despite the service's limits.
-    .target(name: "NewsAPI", dependencies: ["Fetch", "GeoIndex", "NewsAtlas", "GeoFormats", "Store"]),
+    .target(
+      name: "NewsAPI",
+      dependencies: ["Fetch", "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "Store"]),
     // The thin command-line front end.
     // Its folder is not `Sources/newsatlas`: a name differing from `Sources/NewsAtlas` only by case breaks a clone on
     // a case-insensitive file system. The product, and so the binary, is still `newsatlas`.
@@ -109,7 +111,8 @@ let package = Package(
     .testTarget(name: "NewsAtlasTests", dependencies: ["NewsAtlas", "SeededPoints"], exclude: ["Fixtures"]),
     .testTarget(name: "GeoFormatsTests", dependencies: ["GeoFormats", "TestSupport"]),
     .testTarget(
-      name: "AtlasAnswersTests", dependencies: ["AtlasAnswers", "GeoFormats", "GeoIndex", "NewsAtlas", "TestSupport"]),
+      name: "AtlasAnswersTests",
+      dependencies: ["AtlasAnswers", "GeoFormats", "GeoIndex", "NewsAtlas", "TestSupport"]),
     .testTarget(
       name: "VectorTilesTests",
       dependencies: ["VectorTiles", "AtlasAnswers", "GeoFormats", "GeoIndex", "TestSupport"]),
@@ -120,7 +123,8 @@ let package = Package(
     .testTarget(
       name: "CLITests",
       dependencies: [
-        "NewsAtlasCLI", "AtlasServer", "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "Fetch", "NewsAPI",
+        "NewsAtlasCLI", "AtlasServer", "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "Fetch",
+        "NewsAPI",
         "TestSupport", "SeededPoints",
         // The service's router in process (ServeRoutesTests); a test target's dependency only, as it brings an
         // HTTP client and TLS (about 150 s more of a first build).

@@ -1,3 +1,4 @@
+import AtlasAnswers
 import Foundation
 import NewsAtlas
 
@@ -39,9 +40,14 @@ public enum HeadlinesJSON {
     enum Keys: CodingKey { case kind, status, code, message }
   }
 
+  /// A country as every answer names it (`Country.NameKey`, the members `Country.writeName` writes).
   struct Place: Encodable {
-    let code, name, nameFr: String
-    init(_ country: Country) { (code, name, nameFr) = (country.code, country.name, country.nameFrench) }
+    let country: Country
+    init(_ country: Country) { self.country = country }
+    func encode(to encoder: Encoder) throws {
+      var container = encoder.container(keyedBy: Country.NameKey.self)
+      for key in Country.NameKey.allCases { try container.encode(country.value(of: key), forKey: key) }
+    }
   }
 
   /// An article as the contract spells it: `imageUrl` (NewsAPI's `urlToImage`), nulls kept.
