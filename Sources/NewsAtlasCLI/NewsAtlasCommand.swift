@@ -8,7 +8,7 @@ import NewsAPI
 #endif
 
 @main
-struct NewsAtlasCLI: AsyncParsableCommand {
+struct NewsAtlasCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "newsatlas",
     abstract: "Find the news country for a place, exactly and fast.",
