@@ -17,6 +17,8 @@ let package = Package(
     // `newsatlas serve` as a library: `AtlasService.router()` mounts its routes in a host application.
     .library(name: "AtlasServer", targets: ["AtlasServer"]),
     .executable(name: "newsatlas", targets: ["NewsAtlasCLI"]),
+    // The engine behind a C interface, for the Python package (python/): `pip install ./python` builds it.
+    .library(name: "NewsAtlasC", type: .dynamic, targets: ["NewsAtlasC"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -107,6 +109,15 @@ let package = Package(
           ], .when(platforms: [.linux], configuration: .release))
       ]
     ),
+    // `@_cdecl` functions over GeoIndex and NewsAtlas for Python (ctypes). Release builds carry the Swift
+    // runtime inside the shared library (`-static-stdlib`, as the CLI), so a wheel runs where no Swift is
+    // installed; nothing here imports Foundation.
+    .target(
+      name: "NewsAtlasC", dependencies: ["GeoIndex", "NewsAtlas"],
+      linkerSettings: [
+        .unsafeFlags(
+          ["-static-stdlib", "-lswiftSynchronization"], .when(platforms: [.linux], configuration: .release))
+      ]),
     .testTarget(name: "GeoIndexTests", dependencies: ["GeoIndex", "SeededPoints"]),
     .testTarget(name: "NewsAtlasTests", dependencies: ["NewsAtlas", "SeededPoints"], exclude: ["Fixtures"]),
     .testTarget(name: "GeoFormatsTests", dependencies: ["GeoFormats", "TestSupport"]),

@@ -49,19 +49,42 @@ extension Country {
   ///
   /// - Complexity: O(1) away from borders and coasts; O(k) for the k border segments near the point.
   public static func resolve(_ point: GeoPoint) -> Resolution {
+    let found = resolveOffsets(point)
+    return Resolution(
+      query: point, country: all[found.country], method: found.method,
+      containing: found.border.map { (code: boundaries.codes[$0], name: boundaries.names[$0]) },
+      distanceKilometers: found.distanceKilometers)
+  }
+
+  /// `resolve(_:)` as offsets, making no strings: for answering arrays of points on several cores, where
+  /// each string's reference count would be a shared write (the Python package's `resolve`).
+  ///
+  /// - Complexity: as `resolve(_:)`.
+  public static func resolveOffsets(_ point: GeoPoint) -> ResolvedOffsets {
     let location = boundaries.locate(point)
-    let containing = location.countryIndex.map { (code: boundaries.codes[$0], name: boundaries.names[$0]) }
     if let border = location.countryIndex, let news = newsCountryByBorder[border] {
-      let country = all[news]
       let method: Resolution.Method
       if case .territorialSea = location { method = .territorialSea } else { method = .inside }
-      return Resolution(
-        query: point, country: country, method: method, containing: containing,
-        distanceKilometers: GreatCircle.distanceKilometers(from: point, to: country.marker))
+      return ResolvedOffsets(
+        country: news, method: method, border: border,
+        distanceKilometers: GreatCircle.distanceKilometers(from: point, to: markers[news]))
     }
     let nearest = markerIndex.nearest(to: point)!
-    return Resolution(
-      query: point, country: all[nearest.index], method: .nearest, containing: containing,
+    return ResolvedOffsets(
+      country: nearest.index, method: .nearest, border: location.countryIndex,
       distanceKilometers: nearest.distanceKilometers)
   }
+
+  /// The 54 markers, in `all`'s order.
+  public static let markers: [GeoPoint] = all.map(\.marker)
+}
+
+/// A resolution by offsets: the news country's in `Country.all`, the border country's in
+/// `Country.boundaries` (nil at sea or in no country).
+public struct ResolvedOffsets: Sendable, Equatable {
+  public let country: Int
+  public let method: Resolution.Method
+  public let border: Int?
+  /// The great-circle distance from the point to the chosen country's marker, in kilometres.
+  public let distanceKilometers: Double
 }

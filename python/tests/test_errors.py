@@ -1,0 +1,62 @@
+"""Bad input is a ValueError with one sentence (the core's, as the CLI says it), never a crash."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import newsatlas
+
+
+@pytest.mark.parametrize("function", [newsatlas.resolve, newsatlas.nearest, newsatlas.PointIndex])
+def test_coordinates_out_of_range_or_not_numbers(function):
+    cases = [
+        ([91.0], [0.0],
+         "Point 0 (0-based): The latitude 91.0 is outside -90...90; latitudes are degrees north of the equator."),
+        ([0.0, -90.5], [0.0, 0.0], "Point 1 (0-based): The latitude -90.5 is outside -90...90"),
+        ([0.0], [180.5],
+         "Point 0 (0-based): The longitude 180.5 is outside -180...180; longitudes are degrees east of Greenwich."),
+        ([np.nan], [0.0],
+         "Point 0 (0-based): The latitude nan is not a finite number; give degrees as a decimal number."),
+        ([1.0, 2.0], [3.0, np.inf], "Point 1 (0-based): The longitude inf is not a finite number"),
+        ([1.0, 2.0], [3.0],
+         "The latitudes and longitudes differ in length (2 and 1); give one longitude for each latitude."),
+        ([[1.0]], [[2.0]], "Latitudes and longitudes are one-dimensional arrays"),
+    ]
+    for lat, lon, sentence in cases:
+        with pytest.raises(ValueError) as raised:
+            function(lat, lon)
+        assert str(raised.value).startswith(sentence)
+
+
+def test_arguments_out_of_range():
+    with pytest.raises(ValueError, match="k must be 1 to 54"):
+        newsatlas.nearest([0.0], [0.0], k=55)
+    with pytest.raises(ValueError, match="k must be 1 to 54"):
+        newsatlas.nearest([0.0], [0.0], k=0)
+    with pytest.raises(ValueError, match="threads is 1 to 256"):
+        newsatlas.resolve([0.0], [0.0], threads=0)
+    index = newsatlas.PointIndex([0.0], [0.0])
+    with pytest.raises(ValueError, match="k must be a whole number 1 or more"):
+        index.query([0.0], [0.0], k=0)
+    with pytest.raises(ValueError, match="max_km must be a distance of 0 kilometres or more"):
+        index.query([0.0], [0.0], max_km=-1)
+    with pytest.raises(ValueError, match="The radius must be a distance of 0 kilometres or more"):
+        index.query_radius([0.0], [0.0], float("nan"))
+    with pytest.raises(ValueError):
+        newsatlas.resolve(["north"], [0.0])
+
+
+def test_bad_input_in_a_child_process_leaves_it_running():
+    # A trap in the library would kill the interpreter (SIGILL): the child must exit 0 after catching each.
+    code = (
+        "import numpy as np, newsatlas\n"
+        "for lat, lon in [([91.0], [0.0]), ([np.nan], [0.0]), ([0.0], [-1e308])]:\n"
+        "    try: newsatlas.resolve(lat, lon)\n"
+        "    except ValueError: pass\n"
+        "    else: raise SystemExit(3)\n"
+        "print('alive')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout == "alive\n", done.stderr
