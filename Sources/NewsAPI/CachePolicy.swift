@@ -3,24 +3,32 @@ import Store
 
 /// How a `NewsAPIClient` uses the on-disk cache and counts its requests against the plan.
 public struct CachePolicy: Sendable {
-  public let database: CacheDatabase
-  /// Seconds an answer stays fresh, by kind: `headlines`, `search`, `sources`.
-  public var timeToLive: [String: Double] = ["headlines": 3600, "search": 3600, "sources": 7 * 86400]
+  /// Where answers are kept and requests counted: the SQLite cache, or a store in memory.
+  public let database: any ResponseStore
+  /// Seconds an answer stays fresh, by kind.
+  public var timeToLive: NewsConfiguration.TimeToLive
   /// Ask the service even when a fresh answer is cached.
   public var refresh = false
   /// Never ask the service: answer from the cache, whatever its age, or fail.
   public var offline = false
   /// Send even when the plan's budget is spent.
   public var force = false
-  /// The plan's requests per rolling 24 hours and 12 hours (the free plan: 100 and 50).
-  public var dailyBudget = 100
-  public var halfDayBudget = 50
+  /// The plan's requests per rolling 24 hours and 12 hours (`NewsConfiguration`'s defaults: the free plan).
+  public var dailyBudget: Int
+  public var halfDayBudget: Int
   /// Where warnings go (stale answers served, cache trouble): one sentence each.
   public let warn: @Sendable (String) -> Void
 
-  public init(database: CacheDatabase, warn: @escaping @Sendable (String) -> Void) {
+  /// The policy of `configuration` (its times to live and budgets) over `database`.
+  public init(
+    database: any ResponseStore, configuration: NewsConfiguration = .defaults,
+    warn: @escaping @Sendable (String) -> Void
+  ) {
     self.database = database
     self.warn = warn
+    timeToLive = configuration.timeToLive
+    dailyBudget = configuration.dailyBudget
+    halfDayBudget = configuration.halfDayBudget
   }
 
   /// Counts one request about to be sent, if the budget has room for it (whatever the use with `force`);

@@ -51,14 +51,14 @@ public struct SearchQuery: Sendable {
   public init(q: String? = nil) { self.q = q }
 }
 
-/// A client for NewsAPI v2 over `Fetch.HTTPClient`.
+/// A client for NewsAPI v2 over an `HTTPTransport` (libcurl's `HTTPClient`, or a fake in tests).
 ///
 /// The key travels in the `X-Api-Key` header only, never in a URL. Invalid combinations are refused before any
 /// request. The rate limit and server errors get at most one retry, after `Retry-After` when it is short.
 public final class NewsAPIClient: Sendable {
   public let baseURL: String
   private let key: String
-  private let http: HTTPClient
+  private let http: any HTTPTransport
   private let timeout: Duration?
   let cache: CachePolicy?
   /// Requests being answered now, by cache key, so that identical ones share one.
@@ -71,7 +71,8 @@ public final class NewsAPIClient: Sendable {
   /// - Throws: `NewsAPIError.missingKey` for an empty key, `.invalidRequest` for a key or a base the settings
   ///   would refuse (a control character in the key; a base that is not an http(s) URL with a host).
   public init(
-    key: String, baseURL: String = "https://newsapi.org", http: HTTPClient, timeout: Duration? = nil,
+    key: String, baseURL: String = NewsConfiguration.defaults.apiBase, http: any HTTPTransport,
+    timeout: Duration? = nil,
     cache: CachePolicy? = nil
   ) throws(NewsAPIError) {
     guard !key.isEmpty else { throw .missingKey }
@@ -251,7 +252,7 @@ public final class NewsAPIClient: Sendable {
       return false
     }
     return cache.offline
-      || Date().timeIntervalSince(stored.storedAt) <= cache.timeToLive[Self.cacheKind(path)] ?? 0
+      || Date().timeIntervalSince(stored.storedAt) <= cache.timeToLive.seconds(forKind: Self.cacheKind(path))
   }
 
   /// The sources list as the cache holds it, whatever its age, and whether a run would use it without sending.
@@ -290,7 +291,7 @@ public final class NewsAPIClient: Sendable {
       _ in cached?.body
     }
     let age = cached.map { Date().timeIntervalSince($0.storedAt) } ?? .infinity
-    if let decodedCache, !cache.refresh, !cache.offline, age <= cache.timeToLive[kind] ?? 0 {
+    if let decodedCache, !cache.refresh, !cache.offline, age <= cache.timeToLive.seconds(forKind: kind) {
       counters.count(hit: true)
       return decodedCache
     }
@@ -342,7 +343,7 @@ public final class NewsAPIClient: Sendable {
   ) async throws(NewsAPIError) -> (value: T, body: [UInt8]) {
     let query = parameters.map { "\(Self.escape($0.0))=\(Self.escape($0.1))" }.joined(separator: "&")
     let url = baseURL + path + (query.isEmpty ? "" : "?" + query)
-    let limit = timeout ?? http.configuration.requestTimeout
+    let limit = timeout ?? http.defaultTimeout
     let end = ContinuousClock.now.advanced(by: limit)
     var attempt = 0
     /// The first attempt's failure, when a retry follows: what is said if the retry cannot be sent.

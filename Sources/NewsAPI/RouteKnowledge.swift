@@ -20,9 +20,9 @@ public struct RouteKnowledge: Sendable {
   /// The countries whose `country=` route is known to answer, before any observation.
   public static let shippedAnswering: Set<String> = ["us"]
 
-  let database: CacheDatabase?
+  let database: (any ResponseStore)?
 
-  public init(database: CacheDatabase?) { self.database = database }
+  public init(database: (any ResponseStore)?) { self.database = database }
 
   static func key(_ code: String) -> String { "route:top-headlines?country=\(code)" }
 

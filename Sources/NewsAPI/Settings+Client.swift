@@ -34,21 +34,26 @@ extension Settings {
         throw error.found(in: "NEWSATLAS_API_BASE")
       }
     }
-    return self[.apiBase] ?? "https://newsapi.org"
+    return self[.apiBase] ?? NewsConfiguration.defaults.apiBase
+  }
+}
+
+extension NewsConfiguration {
+  /// The defaults, with what the settings set: `ttl-headlines`, `ttl-search`, `ttl-sources` (seconds),
+  /// `quota-day` and `quota-half-day`.
+  public init(settings: Settings) {
+    self.init()
+    timeToLive.headlines = Double(settings.number(.ttlHeadlines, default: Int(timeToLive.headlines)))
+    timeToLive.search = Double(settings.number(.ttlSearch, default: Int(timeToLive.search)))
+    timeToLive.sources = Double(settings.number(.ttlSources, default: Int(timeToLive.sources)))
+    dailyBudget = settings.number(.quotaDay, default: dailyBudget)
+    halfDayBudget = settings.number(.quotaHalfDay, default: halfDayBudget)
   }
 }
 
 extension CachePolicy {
-  /// The policy the settings describe: answers fresh for `ttl-headlines`, `ttl-search`, `ttl-sources`
-  /// seconds, and the plan's `quota-day` and `quota-half-day` budgets.
-  public init(database: CacheDatabase, settings: Settings, warn: @escaping @Sendable (String) -> Void) {
-    self.init(database: database, warn: warn)
-    timeToLive = [
-      "headlines": Double(settings.number(.ttlHeadlines, default: 3600)),
-      "search": Double(settings.number(.ttlSearch, default: 3600)),
-      "sources": Double(settings.number(.ttlSources, default: 7 * 86400)),
-    ]
-    dailyBudget = settings.number(.quotaDay, default: 100)
-    halfDayBudget = settings.number(.quotaHalfDay, default: 50)
+  /// The policy the settings describe (`NewsConfiguration(settings:)`).
+  public init(database: any ResponseStore, settings: Settings, warn: @escaping @Sendable (String) -> Void) {
+    self.init(database: database, configuration: NewsConfiguration(settings: settings), warn: warn)
   }
 }

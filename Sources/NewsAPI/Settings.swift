@@ -56,18 +56,25 @@ public struct Settings {
     }
 
     public var help: String {
+      let defaults = NewsConfiguration.defaults
+      let seconds = { (value: Double) in
+        "default \(Int(value))" + (value >= 86400 ? ", \(spokenDuration(value))" : "")
+      }
       switch self {
       case .country:
         return "the favourite country, used by headlines when no country is named (one of the 54)"
       case .language: return "the search language (one of NewsAPI's 14)"
       case .category: return "the default headlines category"
-      case .apiBase: return "the service's base URL"
+      case .apiBase: return "the service's base URL (default \(defaults.apiBase))"
       case .apiKey: return "the NewsAPI key (the file must then be readable by you alone)"
-      case .ttlHeadlines: return "seconds cached headlines stay fresh (default 3600)"
-      case .ttlSearch: return "seconds cached searches stay fresh (default 3600)"
-      case .ttlSources: return "seconds the cached sources list stays fresh (default 604800, a week)"
-      case .quotaDay: return "the plan's requests per 24 hours (default 100, the free plan)"
-      case .quotaHalfDay: return "the plan's requests per 12 hours (default 50)"
+      case .ttlHeadlines:
+        return "seconds cached headlines stay fresh (\(seconds(defaults.timeToLive.headlines)))"
+      case .ttlSearch: return "seconds cached searches stay fresh (\(seconds(defaults.timeToLive.search)))"
+      case .ttlSources:
+        return "seconds the cached sources list stays fresh (\(seconds(defaults.timeToLive.sources)))"
+      case .quotaDay:
+        return "the plan's requests per 24 hours (default \(defaults.dailyBudget), the free plan)"
+      case .quotaHalfDay: return "the plan's requests per 12 hours (default \(defaults.halfDayBudget))"
       }
     }
 

@@ -12,15 +12,16 @@ struct ServiceOptions: ParsableArguments {
   @Option(
     name: .customLong("api-base"),
     help: ArgumentHelp(
-      "The service's base URL (default $NEWSATLAS_API_BASE, else https://newsapi.org).", valueName: "url"))
+      "The service's base URL (default $NEWSATLAS_API_BASE, else \(NewsConfiguration.defaults.apiBase)).",
+      valueName: "url"))
   var apiBase: String?
 
   @Option(
     parsing: .unconditional, help: ArgumentHelp("Seconds allowed for each request.", valueName: "seconds"))
-  var timeout: Double = 30
+  var timeout = NewsConfiguration.defaults.requestTimeout
 
   @Option(parsing: .unconditional, help: ArgumentHelp("Requests in flight at once.", valueName: "n"))
-  var concurrency: Int = 32
+  var concurrency = NewsConfiguration.defaults.concurrency
 
   @Option(help: "Output format: text or json.")
   var format: OutputFormat = .text

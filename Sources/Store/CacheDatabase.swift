@@ -7,7 +7,7 @@ import Foundation
 /// leaves the last committed state (SQLite's journal). A file that is not a usable database (corrupt, foreign)
 /// is moved aside with a warning and a fresh one is made. A failed write (a full disk, say) is a warning, never
 /// the command's failure: the cache only ever saves work.
-public final class CacheDatabase: @unchecked Sendable {
+public final class CacheDatabase: ResponseStore, @unchecked Sendable {
   private var db: OpaquePointer?
   private let lock = NSLock()
   public let path: String
@@ -157,7 +157,7 @@ public final class CacheDatabase: @unchecked Sendable {
     return found
   }
 
-  public func store(_ key: String, kind: String, body: [UInt8], at date: Date = Date()) {
+  public func store(_ key: String, kind: String, body: [UInt8], at date: Date) {
     if !execute(
       "INSERT OR REPLACE INTO responses (key, kind, body, stored_at) VALUES (?, ?, ?, ?)",
       [.text(key), .text(kind), .blob(body), .real(date.timeIntervalSince1970)])
@@ -167,20 +167,12 @@ public final class CacheDatabase: @unchecked Sendable {
   }
 
   /// What `reserveRequest` decided.
-  public enum Reservation: Sendable, Equatable {
-    /// Counted: the request may be sent.
-    case reserved
-    /// A window's limit is reached: nothing was counted, and nothing may be sent.
-    case overBudget
-    /// The cache could not count it (locked by another process past the busy timeout, a full disk): nothing
-    /// may be sent, since nothing would count it.
-    case failed(String)
-  }
+  public typealias Reservation = RequestReservation
 
   /// Counts one request about to be sent, in one transaction with the check that each rolling window
   /// (`seconds`, `limit`) has room for it, so that concurrent processes sharing the file can never together
   /// go past a limit. No windows: counted whatever the use (`--force`).
-  public func reserveRequest(at date: Date = Date(), windows: [(seconds: Double, limit: Int)])
+  public func reserveRequest(at date: Date, windows: [(seconds: Double, limit: Int)])
     -> Reservation
   {
     lock.lock()

@@ -1,0 +1,43 @@
+/// How the news client behaves, with its defaults written here once: what the settings file, the flags and the
+/// help text start from.
+public struct NewsConfiguration: Sendable, Equatable {
+  /// Seconds an answer stays fresh in the cache, by kind.
+  public struct TimeToLive: Sendable, Equatable {
+    /// `top-headlines` answers: an hour.
+    public var headlines: Double = 3600
+    /// `everything` answers: an hour.
+    public var search: Double = 3600
+    /// The sources list: a week.
+    public var sources: Double = 7 * 86400
+
+    public init() {}
+
+    /// The time to live of answers of this kind (`headlines`, `search`, `sources`); 0 for any other.
+    public func seconds(forKind kind: String) -> Double {
+      switch kind {
+      case "headlines": return headlines
+      case "search": return search
+      case "sources": return sources
+      default: return 0
+      }
+    }
+  }
+
+  /// The service's base URL.
+  public var apiBase = "https://newsapi.org"
+  /// Seconds each answer stays fresh.
+  public var timeToLive = TimeToLive()
+  /// The plan's requests per rolling 24 hours: 100, the free plan.
+  public var dailyBudget = 100
+  /// The plan's requests per rolling 12 hours: 50, the free plan.
+  public var halfDayBudget = 50
+  /// Seconds allowed for each request, its connection, its one retry and any redirect included: 30.
+  public var requestTimeout: Double = 30
+  /// Requests in flight at once: 32.
+  public var concurrency = 32
+
+  public init() {}
+
+  /// The defaults.
+  public static let defaults = NewsConfiguration()
+}
