@@ -53,6 +53,7 @@ static void load(void) {
   CCURL_RESOLVE(multi_poll, "curl_multi_poll");
   CCURL_RESOLVE(multi_wakeup, "curl_multi_wakeup");
   CCURL_RESOLVE(multi_info_read, "curl_multi_info_read");
+  CCURL_RESOLVE(multi_strerror, "curl_multi_strerror");
   CCURL_RESOLVE(slist_append, "curl_slist_append");
   CCURL_RESOLVE(slist_free_all, "curl_slist_free_all");
   if (ccurl_functions.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {

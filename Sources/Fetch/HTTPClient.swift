@@ -54,7 +54,8 @@ public enum HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
   case cancelled(String)
   case transport(String, detail: String)
   case shutDown
-  /// libcurl could not be opened or initialised; the sentence says which and what to install.
+  /// libcurl could not be opened or initialised, or the client could not start its thread, or libcurl's
+  /// transfer loop failed; the sentence says which (and what to install).
   case libraryUnavailable(String)
 
   public var description: String {
@@ -123,9 +124,17 @@ public final class HTTPClient: Sendable {
 
   public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) {
     self.configuration = configuration
-    unavailable = ccurl_load().map { String(cString: $0) }
-    loop = unavailable == nil ? Loop(configuration: configuration) : nil
-    loop?.start()
+    var problem = ccurl_load().map { String(cString: $0) }
+    var loop: Loop? = nil
+    if problem == nil {
+      do throws(HTTPError) {
+        loop = try Loop.started(configuration: configuration)
+      } catch {
+        problem = error.description
+      }
+    }
+    self.loop = loop
+    unavailable = problem
   }
 
   deinit { loop?.stop() }
@@ -185,7 +194,7 @@ public final class HTTPClient: Sendable {
 }
 
 /// One request's state, touched by the loop thread only once submitted (the lock guards the handoff).
-final class Transfer: @unchecked Sendable {
+final class Transfer: LoopItem, @unchecked Sendable {
   /// Never reused (an address can be, once a finished transfer is freed), so a late cancel cannot hit another.
   let id: UInt64
   private static let nextID = Atomic<UInt64>(1)
@@ -244,14 +253,10 @@ final class Transfer: @unchecked Sendable {
 
 /// The thread that owns the multi handle.
 final class Loop: @unchecked Sendable {
-  struct Shared {
-    var waiting: [Transfer] = []
-    var cancelled: [UInt64] = []
-    var stopping = false
-  }
-
   let configuration: HTTPClientConfiguration
-  private let shared = Mutex(Shared())
+  private let shared = Mutex(LoopQueue<Transfer>())
+  /// Why the loop stopped on its own (libcurl's loop failed): what later requests fail with.
+  private let failure = Mutex<HTTPError?>(nil)
   private let multi: UnsafeMutableRawPointer
   private var thread: pthread_t? = nil
   private var active: [UInt64: Transfer] = [:]  // loop thread only
@@ -259,39 +264,75 @@ final class Loop: @unchecked Sendable {
   private var idle: [UnsafeMutableRawPointer] = []
   private let stopped = Mutex(false)
 
-  init(configuration: HTTPClientConfiguration) {
-    self.configuration = configuration
-    multi = ccurl_multi_init()
-    _ = ccurl_multi_setopt_long(
-      multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(1, configuration.maxConcurrentTransfers))
-    _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-  }
-
-  func start() {
-    let context = Unmanaged.passRetained(self).toOpaque()
+  /// A loop with its multi handle set up and its thread running.
+  ///
+  /// - Throws: `HTTPError.libraryUnavailable` when libcurl gives no multi handle, refuses one of its options,
+  ///   or the thread cannot be started; nothing is left behind then.
+  static func started(configuration: HTTPClientConfiguration) throws(HTTPError) -> Loop {
+    guard let multi = ccurl_multi_init() else {
+      throw .libraryUnavailable("libcurl could not make a transfer loop (curl_multi_init failed).")
+    }
+    let loop = Loop(configuration: configuration, multi: multi)
+    for (name, option, value) in [
+      (
+        "CURLMOPT_MAX_TOTAL_CONNECTIONS", CURLMOPT_MAX_TOTAL_CONNECTIONS,
+        max(1, configuration.maxConcurrentTransfers)
+      ),
+      ("CURLMOPT_PIPELINING", CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX)),
+    ] {
+      let code = ccurl_multi_setopt_long(multi, option, value)
+      guard code == CURLM_OK else {
+        throw .libraryUnavailable("libcurl refused \(name) (\(Curl.sentence(code))).")
+      }
+    }
+    let context = Unmanaged.passRetained(loop).toOpaque()
     var thread = pthread_t()
-    pthread_create(
+    let created = pthread_create(
       &thread, nil,
       { context in
         let loop = Unmanaged<Loop>.fromOpaque(context!).takeRetainedValue()
         loop.run()
         return nil
       }, context)
-    self.thread = thread
+    guard created == 0 else {
+      Unmanaged<Loop>.fromOpaque(context).release()
+      throw .libraryUnavailable(
+        "The HTTP client could not start its thread (pthread_create: \(String(cString: strerror(created)))).")
+    }
+    loop.thread = thread
+    return loop
+  }
+
+  private init(configuration: HTTPClientConfiguration, multi: UnsafeMutableRawPointer) {
+    self.configuration = configuration
+    self.multi = multi
+  }
+
+  /// The multi handle goes last, once no thread can use it (the loop's thread has ended, or never started):
+  /// every easy handle is off it and freed by then, so there is nothing a failure here could keep.
+  deinit {
+    let cleaned = ccurl_multi_cleanup(multi)
+    assert(cleaned == CURLM_OK, "curl_multi_cleanup: \(Curl.sentence(cleaned))")
   }
 
   func submit(_ transfer: Transfer) {
-    let refused = shared.withLock { shared -> Bool in
-      if shared.stopping { return true }
-      shared.waiting.append(transfer)
-      return false
+    guard shared.withLock({ $0.submit(transfer) }) else {
+      transfer.finish(.failure(failure.withLock { $0 } ?? .shutDown))
+      return
     }
-    if refused { transfer.finish(.failure(.shutDown)) } else { ccurl_multi_wakeup(multi) }
+    wake()
   }
 
   func cancel(_ transfer: Transfer) {
-    shared.withLock { $0.cancelled.append(transfer.id) }
-    ccurl_multi_wakeup(multi)
+    shared.withLock { $0.cancel(transfer.id) }
+    wake()
+  }
+
+  /// Wakes the loop from its poll. The one call safe from any thread; should it fail, the poll's one-second
+  /// timeout wakes the loop instead, so a turn is late, never lost.
+  private func wake() {
+    let code = ccurl_multi_wakeup(multi)
+    assert(code == CURLM_OK, "curl_multi_wakeup: \(Curl.sentence(code))")
   }
 
   func stop() {
@@ -300,38 +341,45 @@ final class Loop: @unchecked Sendable {
       return !stopped
     }
     guard first else { return }
-    shared.withLock { $0.stopping = true }
-    ccurl_multi_wakeup(multi)
+    shared.withLock { $0.stop() }
+    wake()
     if let thread { pthread_join(thread, nil) }
+  }
+
+  /// libcurl's loop failed (`curl_multi_perform` or `curl_multi_poll`): every transfer fails with the
+  /// sentence, and so does every later request; the loop stops.
+  private func fail(_ call: String, _ code: CURLMcode) {
+    let error = HTTPError.libraryUnavailable(
+      "libcurl's transfer loop failed (\(call): \(Curl.sentence(code))).")
+    failure.withLock { $0 = error }
+    shared.withLock { $0.stop() }
+    for transfer in active.values {
+      remove(transfer)
+      transfer.finish(.failure(error))
+    }
+    active = [:]
+    for transfer in shared.withLock({ $0.drain() }) { transfer.finish(.failure(error)) }
   }
 
   private func run() {
     var running: Int32 = 0
     while true {
-      let (newcomers, cancelled, stopping) = shared.withLock { shared in
-        let room = max(0, configuration.maxConcurrentTransfers - active.count)
-        let taken = Array(shared.waiting.prefix(room))
-        shared.waiting.removeFirst(taken.count)
-        let cancelled = shared.cancelled
-        shared.cancelled = []
-        return (taken, cancelled, shared.stopping)
+      let turn = shared.withLock {
+        $0.turn(active: Set(active.keys), limit: configuration.maxConcurrentTransfers)
       }
-      if stopping { break }
-      for id in cancelled {
-        if let transfer = active.removeValue(forKey: id) {
-          remove(transfer)
-          transfer.finish(.failure(.cancelled(transfer.host)))
-        } else {
-          shared.withLock { shared in
-            if let i = shared.waiting.firstIndex(where: { $0.id == id }) {
-              let transfer = shared.waiting.remove(at: i)
-              transfer.finish(.failure(.cancelled(transfer.host)))
-            }
-          }
-        }
+      if turn.stopping { break }
+      for id in turn.cancelledActive {
+        guard let transfer = active.removeValue(forKey: id) else { continue }
+        remove(transfer)
+        transfer.finish(.failure(.cancelled(transfer.host)))
       }
-      for transfer in newcomers { add(transfer) }
-      _ = ccurl_multi_perform(multi, &running)
+      for transfer in turn.cancelledWaiting { transfer.finish(.failure(.cancelled(transfer.host))) }
+      for transfer in turn.admitted { add(transfer) }
+      let performed = ccurl_multi_perform(multi, &running)
+      guard performed == CURLM_OK else {
+        fail("curl_multi_perform", performed)
+        break
+      }
       var remaining: Int32 = 0
       while let message = ccurl_multi_info_read(multi, &remaining) {
         guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
@@ -358,9 +406,16 @@ final class Loop: @unchecked Sendable {
         }
       }
       // Transfers finished and others are waiting for their places: start them now rather than after a poll.
-      let waiting = shared.withLock { !$0.waiting.isEmpty || !$0.cancelled.isEmpty }
-      if waiting && active.count < configuration.maxConcurrentTransfers { continue }
-      _ = ccurl_multi_poll(multi, nil, 0, 1000, nil)
+      if shared.withLock({
+        $0.hasWork(activeCount: active.count, limit: configuration.maxConcurrentTransfers)
+      }) {
+        continue
+      }
+      let polled = ccurl_multi_poll(multi, nil, 0, 1000, nil)
+      guard polled == CURLM_OK else {
+        fail("curl_multi_poll", polled)
+        break
+      }
     }
     // Shutting down: fail everything still here.
     for transfer in active.values {
@@ -370,12 +425,7 @@ final class Loop: @unchecked Sendable {
     active = [:]
     for easy in idle { ccurl_easy_cleanup(easy) }
     idle = []
-    let waiting = shared.withLock { shared in
-      defer { shared.waiting = [] }
-      return shared.waiting
-    }
-    for transfer in waiting { transfer.finish(.failure(.shutDown)) }
-    ccurl_multi_cleanup(multi)
+    for transfer in shared.withLock({ $0.drain() }) { transfer.finish(.failure(.shutDown)) }
   }
 
   /// The next hop of a redirect, here on the loop thread (no task needs to run between hops): followed
@@ -446,8 +496,10 @@ final class Loop: @unchecked Sendable {
       if let list = transfer.headerList {
         try Curl.check(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), transfer)
       }
-      guard ccurl_multi_add_handle(multi, easy) == CURLM_OK else {
-        throw HTTPError.transport(transfer.host, detail: "libcurl could not start the transfer")
+      let added = ccurl_multi_add_handle(multi, easy)
+      guard added == CURLM_OK else {
+        throw HTTPError.transport(
+          transfer.host, detail: "libcurl could not start the transfer (\(Curl.sentence(added)))")
       }
       active[transfer.id] = transfer
     } catch {
@@ -460,15 +512,16 @@ final class Loop: @unchecked Sendable {
   /// Takes a transfer off the multi handle and frees its curl resources (loop thread only).
   private func remove(_ transfer: Transfer) {
     guard let easy = transfer.easy else { return }
-    ccurl_multi_remove_handle(multi, easy)
+    // A handle the multi handle would not let go is not reused: curl_easy_cleanup takes it off and frees it.
+    let removed = ccurl_multi_remove_handle(multi, easy) == CURLM_OK
     Unmanaged.passUnretained(transfer).release()  // the retain taken in add(_:)
-    cleanUp(transfer)
+    cleanUp(transfer, reusable: removed)
   }
 
-  private func cleanUp(_ transfer: Transfer) {
+  private func cleanUp(_ transfer: Transfer, reusable: Bool = true) {
     if let easy = transfer.easy {
       // Reset (every option back to its default, caches kept) and keep it, up to one per place.
-      if idle.count < configuration.maxConcurrentTransfers {
+      if reusable && idle.count < configuration.maxConcurrentTransfers {
         ccurl_easy_reset(easy)
         idle.append(easy)
       } else {
@@ -491,6 +544,11 @@ final class Loop: @unchecked Sendable {
 
 /// The checked gateway from curl's return codes to `HTTPError`, and the C callbacks.
 enum Curl {
+  /// libcurl's sentence for a multi interface code, and the code.
+  static func sentence(_ code: CURLMcode) -> String {
+    "\(String(cString: ccurl_multi_strerror(code))), CURLMcode \(code.rawValue)"
+  }
+
   static func check(_ code: CURLcode, _ transfer: Transfer) throws(HTTPError) {
     guard code == CURLE_OK else { throw error(code, transfer, timeout: transfer.timeout) }
   }

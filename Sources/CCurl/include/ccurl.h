@@ -30,6 +30,7 @@ struct ccurl_functions {
                           int *ready);
   CURLMcode (*multi_wakeup)(CURLM *handle);
   CURLMsg *(*multi_info_read)(CURLM *handle, int *remaining);
+  const char *(*multi_strerror)(CURLMcode code);
   struct curl_slist *(*slist_append)(struct curl_slist *list, const char *string);
   void (*slist_free_all)(struct curl_slist *list);
 };
@@ -105,6 +106,8 @@ static inline CURLMcode ccurl_multi_poll(CURLM *handle, struct curl_waitfd extra
 }
 
 static inline CURLMcode ccurl_multi_wakeup(CURLM *handle) { return ccurl_functions.multi_wakeup(handle); }
+
+static inline const char *ccurl_multi_strerror(CURLMcode code) { return ccurl_functions.multi_strerror(code); }
 
 static inline CURLMsg *ccurl_multi_info_read(CURLM *handle, int *remaining) {
   return ccurl_functions.multi_info_read(handle, remaining);
