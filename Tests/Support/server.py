@@ -26,6 +26,24 @@ LOG_FILE = ARGUMENTS[0] if ARGUMENTS else None  # every request's path and query
 SECOND_HOST = "--second-host" in sys.argv[1:]
 PORTS = {}
 FLAKY = {"jp": 1}  # countries that fail once with a 500 before answering
+# Barriers: /barrier?group=G&n=N (and a NewsAPI search for "barrier-G-N") holds each answer until N requests of
+# group G have arrived, so that N were in flight at once; a group not complete within 20 s is broken, and its
+# requests (those waiting, and any later one) answer 504 at once, so a client that sends one at a time fails
+# in 20 s rather than hanging. A readiness wait on a condition, never a sleep.
+BARRIERS = {}
+BARRIER = threading.Condition()
+
+
+def barrier(group, n):
+    """Waits for the group's Nth arrival; True when it came, False when the group is broken."""
+    with BARRIER:
+        state = BARRIERS.setdefault(group, {"arrived": 0, "broken": False})
+        state["arrived"] += 1
+        BARRIER.notify_all()
+        if not BARRIER.wait_for(lambda: state["arrived"] >= n or state["broken"], timeout=20):
+            state["broken"] = True
+            BARRIER.notify_all()
+        return not state["broken"]
 
 KEY = "test-key-0123456789abcdef0123456789"
 ARTICLE = {"source": {"id": None, "name": "Example"}, "author": None, "title": "T", "description": None,
@@ -148,6 +166,11 @@ class Handler(BaseHTTPRequestHandler):
             items = by_sources(set(ids))
             return ok(items[(page - 1) * size:page * size], len(items))
         if path == "/v2/everything":
+            if query.get("q", "").startswith("barrier-"):  # barrier-GROUP-N: held until N of GROUP arrived
+                _, group, n = query["q"].rsplit("-", 2)
+                if not barrier(group, int(n)):
+                    return self.send(504, b"<html>barrier broken</html>", "text/html")
+                return ok([article("About " + query["q"])])
             if query.get("q") == "flaky429":  # answers once, then is rate-limited
                 with LOCK:
                     FLAKY["q429"] = FLAKY.get("q429", 0) + 1
@@ -216,6 +239,10 @@ class Handler(BaseHTTPRequestHandler):
             self.send(200, b'{"status":"ok"}')
         elif path == "/headers":
             self.send(200, json.dumps({k.lower(): v for k, v in self.headers.items()}).encode())
+        elif path == "/barrier":
+            group, n = query.get("group", ""), int(query.get("n", "2"))
+            reached = barrier(group, n)
+            self.send(200 if reached else 504, json.dumps({"reached": reached}).encode())
         elif path == "/slow":
             time.sleep(int(query.get("ms", "300")) / 1000)
             self.send(200, json.dumps({"slept": int(query.get("ms", "300"))}).encode())
