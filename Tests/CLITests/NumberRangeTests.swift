@@ -29,7 +29,11 @@ import Testing
     (["clusters", "--expansion-zoom", "-9223372036854775808"], "No cluster has the id"),
     (["clusters", "--zoom", "2", "--max-zoom", "9223372036854775807"], "from the lowest zoom (0) to 30"),
     (["clusters", "--tile", "0/0/0", "--extent", "1e19"], "--extent is a whole number of pixels from 1 to"),
-    (["headlines", "--cluster", "-9223372036854775808", "--zoom", "2", "--dry-run"], "at zoom 2"),
+    // As /v1/headlines says it (one request model): no cluster id is negative.
+    (
+      ["headlines", "--cluster", "-9223372036854775808", "--zoom", "2", "--dry-run"],
+      "A cluster id is a whole number"
+    ),
     (["clusters", "--zoom", "2", "--radius", "5e21"], "--radius is a number of pixels above 0 and at most"),
     (["clusters", "--zoom", "2", "--extent", "0.5"], "not 0.5"),
     (["clusters", "--zoom", "2", "--extent", "1e10"], "from 1 to 16777216, not 10000000000"),
@@ -119,7 +123,7 @@ import Testing
   }
 
   /// `GET /v1/headlines?cluster=ID&zoom=Z` asks the same question as the CLI: the cluster of the markers'
-  /// map of zoom Z, with the markers' default options.
+  /// map of zoom Z, with the server's clustering options (the defaults here).
   @Test func serveHeadlinesTakeAClusterOfItsZoomOnly() async throws {
     let news = try LocalServer()
     let environment = ["NEWSAPI_KEY": LocalServer.newsAPIKey, "NEWSATLAS_API_BASE": news.base]
