@@ -5,8 +5,6 @@ import NewsAtlas
 
 #if canImport(Glibc)
   import Glibc
-#elseif canImport(Darwin)
-  import Darwin
 #endif
 
 /// How batch answers are written: one CSV row or one JSON object per input row.

@@ -1,7 +1,5 @@
 #if canImport(Glibc)
   import Glibc
-#elseif canImport(Darwin)
-  import Darwin
 #endif
 
 /// Buffered reading of a file for the streaming parsers, with absolute positions for error messages.

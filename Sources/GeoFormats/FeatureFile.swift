@@ -2,8 +2,6 @@ import GeoIndex
 
 #if canImport(Glibc)
   import Glibc
-#elseif canImport(Darwin)
-  import Darwin
 #endif
 
 /// The user's points as features: each one's position, its text kept where it can be read back, and the

@@ -1,7 +1,5 @@
 #if canImport(Glibc)
   import Glibc
-#elseif canImport(Darwin)
-  import Darwin
 #endif
 
 /// A file opened for reading (or standard input for "-"), with the one-sentence errors every reader gives.

@@ -1,7 +1,5 @@
 #if canImport(Glibc)
   import Glibc
-#elseif canImport(Darwin)
-  import Darwin
 #endif
 
 /// Output bytes gathered in a large buffer and handed to a sink when it fills, and at `flush()`.

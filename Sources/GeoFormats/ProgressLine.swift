@@ -1,7 +1,5 @@
 #if canImport(Glibc)
   import Glibc
-#elseif canImport(Darwin)
-  import Darwin
 #endif
 
 /// A progress line on a terminal's standard error, refreshed at most four times a second.
