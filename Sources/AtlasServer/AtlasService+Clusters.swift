@@ -4,7 +4,8 @@ import GeoIndex
 
 extension AtlasService {
   /// `GET /v1/datasets`: each dataset's name, counts, options, bounds, build time and content hash.
-  func datasetList(_ request: ParsedRequest) -> Reply {
+  func datasetList(_ request: ParsedRequest) throws -> Reply {
+    try allow(request, [])
     var writer = JSONWriter()
     writer.object { object in
       object.array("datasets", names.compactMap { datasets[$0] }) { json, dataset in

@@ -1,5 +1,4 @@
 import GeoIndex
-import Hummingbird
 import NewsAPI
 import NewsAtlas
 
@@ -8,7 +7,7 @@ extension AtlasService {
   /// headlines JSON (`HeadlinesJSON`), planned by the same planner through the server's one client, so every
   /// request shares one cache and one budget. A failed country is an error object in its result (200); a plan
   /// the budget cannot cover is 429 with `Retry-After` (when the budget frees up); a server without a key is 503. The key never leaves the process.
-  func headlines(_ request: Request) async throws -> Response {
+  func headlines(_ request: ParsedRequest) async throws -> Reply {
     let query = try allow(request, ["country", "near", "cluster", "zoom", "category", "pageSize"])
     guard let news else { throw Problem.unavailable(newsUnavailable) }
     // Checked by the news library, as the CLI's headlines checks its flags: the same sentences. A cluster id is
@@ -27,7 +26,7 @@ extension AtlasService {
     let jobs = headlines.jobs
     do {
       let results = try await news.headlines(jobs, options: HeadlinesOptions(pageSize: headlines.pageSize))
-      return json(HeadlinesJSON.results(results))
+      return Reply(json: HeadlinesJSON.results(results))
     } catch {
       // The library's sentence names no command-line flag: an HTTP client is told when to try again.
       guard error.isQuota else { throw Problem.unavailable(error.description) }

@@ -27,12 +27,6 @@ extension AtlasService {
     try allow(request.target, names)
   }
 
-  /// `allow` for a Hummingbird request (the news route's).
-  @discardableResult
-  func allow(_ request: Request, _ names: [String]) throws(Problem) -> Query {
-    try allow(request.uri.string, names)
-  }
-
   /// `allow` for a request target (`/path?query`).
   @discardableResult
   func allow(_ target: String, _ names: [String]) throws(Problem) -> Query {

@@ -34,7 +34,9 @@ extension AtlasService {
     router.readable("/v1/datasets/:name/clusters/:id/expansion-zoom", expansionZoom)
     router.readable("/tiles/:name/:z/:x/:file", tile)
     router.readable("/tiles/:name", tileJSON)  // {name}.json
-    router.readable("/v1/headlines") { request, _ in try await headlines(request) }
+    router.readable("/v1/headlines") { request, context in
+      try await headlines(ParsedRequest(request, context)).response
+    }
     router.readable("/metrics", metricsText)
     // The news map: the page, its script and style, Leaflet from its Debian package, the base map.
     router.readable("/", mapPage)

@@ -309,6 +309,7 @@ final class Served: @unchecked Sendable {
     ("/tiles/nope.json", 404, "No dataset answers"),
     ("/elsewhere", 404, "Nothing is at /elsewhere"),
     ("/v1/datasets/markers/clusters?zoom=1&radius=60", 400, "takes no parameter 'radius'"),
+    ("/v1/datasets?name=markers", 400, "takes no parameter 'name'"),
   ])
   func errorsAreOneSentenceInJSON(path: String, status: Int, mentions: String) async throws {
     let served = try Served()
