@@ -86,10 +86,12 @@ import Testing
     let statuses = Statuses()
     for _ in 0..<count {
       group.enter()
-      DispatchQueue.global().async {
+      // A thread each, not the global queue: on two busy cores its few threads started the processes a few at
+      // a time, and a barrier that needs all of them in flight at once broke (CI, 2026-11-25).
+      Thread {
         statuses.append((try? run(arguments))?.status ?? -1)
         group.leave()
-      }
+      }.start()
     }
     group.wait()
     return statuses.values.sorted()
