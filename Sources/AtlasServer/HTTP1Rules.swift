@@ -121,16 +121,16 @@ final class HTTP1Rules: ChannelDuplexHandler, RemovableChannelHandler {
   /// Writes the 400 waiting in `refusal` and closes the connection after it.
   private func refuse(context: ChannelHandlerContext) {
     guard let refusal else { return }
-    let body = Array("{\"error\":\"\(refusal.sentence)\"}\n".utf8)
-    var headers = HTTPHeaders()
-    headers.add(name: "Content-Type", value: "application/json")
-    headers.add(name: "Content-Length", value: String(body.count))
+    // The service's error answer, written where every other one is; its fields as HTTP/1 headers.
+    let reply = Answering.problem(.badRequest, refusal.sentence)
+    var headers = HTTPHeaders(reply.headers.map { ($0.name.rawName, $0.value) })
+    headers.add(name: "Content-Length", value: String(reply.body.readableBytes))
     headers.add(name: "Connection", value: "close")
     context.write(
       wrapOutboundOut(
         .head(HTTPResponseHead(version: refusal.version, status: .badRequest, headers: headers))),
       promise: nil)
-    context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+    context.write(wrapOutboundOut(.body(.byteBuffer(reply.body))), promise: nil)
     context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
   }
 
