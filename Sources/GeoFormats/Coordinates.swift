@@ -30,6 +30,26 @@ public enum Coordinates {
     return nil
   }
 
+  /// The latitude and longitude texts of a place typed in either spelling, as one or two arguments:
+  /// `48.85 2.35`, `48.85,2.35`, `"48.85, 2.35"`, `48.85, 2.35`. Commas separate when there is one, else spaces;
+  /// empty fields are dropped, so the caller refuses other shapes by their count.
+  public static func placeFields(_ arguments: [String]) -> [String] {
+    func isSpace(_ character: Character) -> Bool { character == " " || character == "\t" }
+    let joined = arguments.joined(separator: " ")
+    let fields =
+      joined.contains(",")
+      ? joined.split(separator: ",", omittingEmptySubsequences: false).map {
+        String($0.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
+      } : joined.split(whereSeparator: isSpace).map(String.init)
+    return fields.filter { !$0.isEmpty }
+  }
+
+  /// Whether a command-line argument starting with `-` is a place or part of one (`-33.87`, `-33.87,151.21`,
+  /// even `-33.87,x`, to be refused as a place), not an option.
+  public static func isPlaceArgument(_ argument: String) -> Bool {
+    placeFields([argument]).first.flatMap(number) != nil
+  }
+
   /// A place from a latitude and a longitude as typed, or an argument error naming the bad value.
   public static func point(latitude: String, longitude: String) throws(FormatError) -> GeoPoint {
     func value(_ text: String, _ axis: String) throws(FormatError) -> Double {

@@ -97,11 +97,12 @@ public struct HeadlinesRequest: Sendable {
   static func countries(_ given: Given, clusterOptions: ClusterOptions) throws(HeadlinesRequestError)
     -> [Country]
   {
-    func lookUp(_ code: String) throws(HeadlinesRequestError) -> Country {
-      guard let found = Country.named(code: code.trimmingCharacters(in: .whitespaces)) else {
-        throw .unknownCountry(code)
+    func lookUp(_ text: String) throws(HeadlinesRequestError) -> Country {
+      switch Country.identified(by: text) {
+      case .one(let country): return country
+      case .none: throw .unknownCountry(text)
+      case .ambiguous(let candidates): throw .ambiguousCountry(text, candidates)
       }
-      return found
     }
     if let country = given.country { return [try lookUp(country)] }
     if let countries = given.countries {
@@ -111,7 +112,7 @@ public struct HeadlinesRequest: Sendable {
       return list
     }
     if let near = given.near {
-      let parts = near.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+      let parts = Coordinates.placeFields([near])
       guard parts.count == 2 else { throw .nearShape }
       do {
         let point = try Coordinates.point(latitude: parts[0], longitude: parts[1])
@@ -147,6 +148,8 @@ public enum HeadlinesRequestError: Error, Equatable, Sendable, CustomStringConve
   /// None or several selections given, or one the front end does not take: the ones it takes.
   case oneSelection([HeadlinesRequest.Parameter])
   case unknownCountry(String)
+  /// A name that several countries start with or contain: the candidates.
+  case ambiguousCountry(String, [Country])
   case emptyCountries
   case nearShape
   /// The place's own sentence (`Coordinates.point`).
@@ -181,12 +184,14 @@ public enum HeadlinesRequestError: Error, Equatable, Sendable, CustomStringConve
       let list =
         names.count > 1 ? names.dropLast().joined(separator: ", ") + " and " + names.last! : names.joined()
       return "Name the countries with one of \(list)."
-    case .unknownCountry(let code):
-      return "'\(shown(code))' is not one of NewsAPI's 54 countries, such as fr, de or us."
+    case .unknownCountry(let text):
+      return CountryIdentification.none.refusal(shown: shown(text)) ?? ""
+    case .ambiguousCountry(let text, let candidates):
+      return CountryIdentification.ambiguous(candidates).refusal(shown: shown(text)) ?? ""
     case .emptyCountries:
-      return "\(name(.countries)) takes codes separated by commas, such as fr,de,it."
+      return "\(name(.countries)) takes codes or names separated by commas, such as fr,de,it."
     case .nearShape:
-      return "\(name(.near)) takes LAT,LON, for example 48.85,2.35."
+      return "\(name(.near)) takes LAT,LON (or \"LAT LON\"), for example 48.85,2.35."
     case .place(let sentence):
       return sentence
     case .clusterWithoutZoom:

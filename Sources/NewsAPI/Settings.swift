@@ -83,8 +83,9 @@ public struct Settings {
       let shown = printable(String(value.prefix(64)))
       switch self {
       case .country:
-        guard let country = Country.named(code: value) else {
-          throw .usage("'\(shown)' is not one of NewsAPI's 54 countries; 'newsatlas countries' lists them.")
+        let identification = Country.identified(by: value)
+        guard case .one(let country) = identification else {
+          throw .usage(identification.refusal(shown: shown) ?? "")
         }
         return country.code
       case .language:

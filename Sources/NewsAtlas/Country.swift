@@ -76,6 +76,69 @@ extension Country {
   }
 }
 
+/// What a country typed by a person names: one of the 54, several (the text is ambiguous), or none.
+public enum CountryIdentification: Equatable, Sendable {
+  case one(Country)
+  /// The candidates, in NewsAPI's order.
+  case ambiguous([Country])
+  case none
+}
+
+extension Country {
+  /// The country that `text` names, as a person types it wherever a country is taken (`--country`,
+  /// `?country=`, a setting): a code (any case), or an English or French name, case and accents ignored
+  /// ("france", "Allemagne", "cote d'ivoire"), or the start of one name ("switz").
+  ///
+  /// Two letters are a code and only a code, never the start of a name: "ua" is not read as "Uganda". The
+  /// common names that are not NewsAPI's (uk, usa, uae, britain, holland) name their country. A whole name
+  /// wins over longer names it starts; otherwise a start, failing that a part, shared by several names is
+  /// ambiguous.
+  public static func identified(by text: String) -> CountryIdentification {
+    let folded = Folding.fold(text)
+    guard !folded.isEmpty else { return .none }
+    let code = aliases[folded] ?? folded
+    if let country = all.first(where: { $0.code == code }) { return .one(country) }
+    guard folded.unicodeScalars.count > 2 else { return .none }
+    let names = all.map { [Folding.fold($0.name), Folding.fold($0.nameFrench)] }
+    if let whole = names.firstIndex(where: { $0.contains(folded) }) { return .one(all[whole]) }
+    let tests: [(String) -> Bool] = [{ $0.hasPrefix(folded) }, { $0.contains(folded) }]
+    for matches in tests {
+      let found = all.indices.filter { names[$0].contains(where: matches) }.map { all[$0] }
+      if found.count == 1 { return .one(found[0]) }
+      if found.count > 1 { return .ambiguous(found) }
+    }
+    return .none
+  }
+
+  /// Names people use that are neither NewsAPI's code nor the country's English or French name.
+  private static let aliases: [String: String] = [
+    "uk": "gb", "great britain": "gb", "britain": "gb", "grande bretagne": "gb", "usa": "us", "uae": "ae",
+    "eau": "ae", "holland": "nl", "hollande": "nl",
+  ]
+}
+
+extension CountryIdentification {
+  /// The sentence refusing a text that names no single country, or nil when it names one. `shown` is the text
+  /// as typed, made printable and short by the caller.
+  public func refusal(shown: String) -> String? {
+    switch self {
+    case .one:
+      return nil
+    case .none:
+      return "'\(shown)' is not one of NewsAPI's 54 countries by code or name, such as fr or France; "
+        + "'newsatlas countries' lists them."
+    case .ambiguous(let candidates):
+      let named = candidates.prefix(8).map { "\($0.code) (\($0.name))" }
+      let more = candidates.count > 8 ? " and \(candidates.count - 8) more" : ""
+      let list =
+        named.count > 1 && more.isEmpty
+        ? named.dropLast().joined(separator: ", ") + " or " + named.last!
+        : named.joined(separator: ", ") + more
+      return "'\(shown)' could be \(list); give one code."
+    }
+  }
+}
+
 /// Case and accent folding for matching names typed on any keyboard ("égypte", "EGYPTE", "Egypte").
 enum Folding {
   /// Lower case, without diacritics, with hyphens and runs of spaces as one space, trimmed.

@@ -14,12 +14,9 @@ struct CountriesCommand: ParsableCommand {
   var query: String?
 
   @Option(help: "Output format: text or json.")
-  var format: OutputFormat = .text
+  var format: TextOrJSON = .text
 
   func run() throws {
-    guard format == .text || format == .json else {
-      throw CLIError.usage("The countries command prints text or json, not \(format.rawValue).")
-    }
     let countries = Country.search(query ?? "")
     let out = OutputBuffer.standardOutput()
     if format == .json {

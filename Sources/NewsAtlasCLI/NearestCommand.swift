@@ -22,11 +22,14 @@ struct NearestCommand: ParsableCommand {
   @Argument(
     parsing: .allUnrecognized,
     help: ArgumentHelp(
-      "Latitude (degrees north, -90 to 90) and longitude (degrees east, -180 to 180).", valueName: "lat lon"))
+      "Latitude (degrees north, -90 to 90) and longitude (degrees east, -180 to 180): LAT LON or LAT,LON.",
+      valueName: "lat lon"))
   var rawCoordinates: [String] = []
 
-  /// The coordinates typed, without a `--` separator if the user gave one.
-  var coordinates: [String] { rawCoordinates.filter { $0 != "--" } }
+  /// The arguments typed, without a `--` separator if the user gave one.
+  var rawArguments: [String] { rawCoordinates.filter { $0 != "--" } }
+  /// The latitude and longitude texts, typed `LAT LON` or `LAT,LON`.
+  var coordinates: [String] { Coordinates.placeFields(rawArguments) }
 
   @Option(
     parsing: .unconditional, help: ArgumentHelp("How many neighbours to list, nearest first.", valueName: "n")
@@ -62,7 +65,7 @@ struct NearestCommand: ParsableCommand {
     if let maxKilometers, !(maxKilometers >= 0) {
       throw CLIError.usage("--max-km must be a distance of 0 kilometres or more, not \(maxKilometers).")
     }
-    if let option = coordinates.first(where: { $0.hasPrefix("-") && Coordinates.number($0) == nil }) {
+    if let option = rawArguments.first(where: { $0.hasPrefix("-") && !Coordinates.isPlaceArgument($0) }) {
       throw CLIError.usage("Unknown option '\(option)'; 'newsatlas nearest --help' lists the options.")
     }
     guard coordinates.count <= 2 else {

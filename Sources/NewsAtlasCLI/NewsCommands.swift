@@ -24,7 +24,7 @@ struct ServiceOptions: ParsableArguments {
   var concurrency = NewsConfiguration.defaults.concurrency
 
   @Option(help: "Output format: text or json.")
-  var format: OutputFormat = .text
+  var format: TextOrJSON = .text
 
   @Flag(help: "Ask the service even when a fresh answer is cached.")
   var refresh = false
@@ -37,9 +37,6 @@ struct ServiceOptions: ParsableArguments {
 
   /// A client from the flags, else the environment (`NEWSAPI_KEY`, `NEWSATLAS_API_BASE`), else the settings file.
   func client(settings: Settings, keyRequired: Bool = true) throws(CLIError) -> (NewsAPIClient, HTTPClient) {
-    guard format == .text || format == .json else {
-      throw .usage("This command prints text or json, not \(format.rawValue).")
-    }
     guard timeout > 0, timeout <= 86_400 else {
       throw .usage("--timeout must be a number of seconds above 0 and at most a day (86400).")
     }
@@ -143,10 +140,15 @@ struct HeadlinesCommand: AsyncParsableCommand {
       """
   )
 
-  @Option(help: ArgumentHelp("One country code, such as fr.", valueName: "cc"))
+  @Option(
+    help: ArgumentHelp(
+      "One country: a code (fr) or an English or French name, any case, accents optional (France, Allemagne).",
+      valueName: "country"))
   var country: String?
 
-  @Option(help: ArgumentHelp("Several country codes, comma-separated.", valueName: "cc,cc"))
+  @Option(
+    help: ArgumentHelp(
+      "Several countries, comma-separated codes or names (fr,de or France,Germany).", valueName: "list"))
   var countries: String?
 
   @Option(
@@ -405,7 +407,10 @@ struct SourcesCommand: AsyncParsableCommand {
     commandName: "sources",
     abstract: "List NewsAPI's top-headline sources (country codes normalised: zh→cn, is→il).")
 
-  @Option(help: ArgumentHelp("A country code.", valueName: "cc"))
+  @Option(
+    help: ArgumentHelp(
+      "A country: a two-letter code, or the name of one of the 54 in English or French.", valueName: "country"
+    ))
   var country: String?
 
   @Option(help: ArgumentHelp("A language.", valueName: "l"))
@@ -421,7 +426,13 @@ struct SourcesCommand: AsyncParsableCommand {
     defer { http.shutdown() }
     let list: [NewsSource]
     do {
-      list = try await client.sources(country: country?.lowercased(), language: language, category: category)
+      // A name of one of the 54 becomes its code; other text goes as given (NewsAPI's sources list countries
+      // beyond the 54), where the client checks it is two letters.
+      let code = country.map { text in
+        if case .one(let found) = Country.identified(by: text) { return found.code }
+        return text.lowercased()
+      }
+      list = try await client.sources(country: code, language: language, category: category)
     } catch {
       throw CLIError(newsAPI: error)
     }

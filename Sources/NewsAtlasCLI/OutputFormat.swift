@@ -15,6 +15,29 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
   case jsonl
 }
 
+/// `--format` of the commands that print only text or JSON, so that their help lists only those.
+enum TextOrJSON: String, ExpressibleByArgument, CaseIterable {
+  case text
+  case json
+}
+
+/// `resolve`'s `--format`: text or json for one place, csv or jsonl with `--input` (it has no GeoJSON answer).
+enum ResolveFormat: String, ExpressibleByArgument, CaseIterable {
+  case text
+  case json
+  case csv
+  case jsonl
+
+  var output: OutputFormat {
+    switch self {
+    case .text: .text
+    case .json: .json
+    case .csv: .csv
+    case .jsonl: .jsonl
+    }
+  }
+}
+
 /// A decimal number option (`48.85`, `-3`, `1e-3`), refusing what `Double(_:)` would also take: `nan`, `inf`,
 /// hexadecimal (`0x1p3`) and values that overflow (`1e309`).
 struct DecimalNumber: ExpressibleByArgument {

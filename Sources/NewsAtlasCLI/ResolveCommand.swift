@@ -18,11 +18,11 @@ struct ResolveCommand: ParsableCommand {
 
   @Argument(
     parsing: .allUnrecognized,
-    help: ArgumentHelp("Latitude and longitude in degrees.", valueName: "lat lon"))
+    help: ArgumentHelp("Latitude and longitude in degrees: LAT LON or LAT,LON.", valueName: "lat lon"))
   var rawCoordinates: [String] = []
 
   @Option(help: "Output format: text or json for one place; csv or jsonl with --input.")
-  var format: OutputFormat?
+  var format: ResolveFormat?
 
   @Option(
     help: ArgumentHelp(
@@ -32,15 +32,17 @@ struct ResolveCommand: ParsableCommand {
   @OptionGroup var threads: ThreadsOption
 
   func run() throws {
-    let coordinates = rawCoordinates.filter { $0 != "--" }
-    if let option = coordinates.first(where: { $0.hasPrefix("-") && Coordinates.number($0) == nil }) {
+    let arguments = rawCoordinates.filter { $0 != "--" }
+    if let option = arguments.first(where: { $0.hasPrefix("-") && !Coordinates.isPlaceArgument($0) }) {
       throw CLIError.usage("Unknown option '\(option)'; 'newsatlas resolve --help' lists the options.")
     }
+    let coordinates = Coordinates.placeFields(arguments)
     if let input {
       guard coordinates.isEmpty else {
         throw CLIError.usage("Give either LAT LON or --input FILE, not both.")
       }
-      try runBatch(path: input, query: .resolve, format: try batchFormat(format), threads: threads.threads)
+      try runBatch(
+        path: input, query: .resolve, format: try batchFormat(format?.output), threads: threads.threads)
       return
     }
     guard coordinates.count == 2 else {

@@ -73,6 +73,20 @@ import Testing
     #expect(result.stdout.hasPrefix("fr  France"))
   }
 
+  @Test func countriesByName() throws {
+    let result = try CLI.run(
+      ["headlines", "--countries", "Allemagne, united states,FRANCE", "--format", "json"],
+      environment: environment)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(
+      try results(result).compactMap { ($0["country"] as? [String: Any])?["code"] as? String } == [
+        "de", "us", "fr",
+      ])
+    let near = try CLI.run(["headlines", "--near", "48.85 2.35"], environment: environment)
+    #expect(near.status == 0, "\(near.stderr)")
+    #expect(near.stdout.hasPrefix("fr  France"))
+  }
+
   @Test func textPrintsAsTheyArrive() throws {
     let result = try CLI.run(["headlines", "--countries", "au,us"], environment: environment)
     #expect(result.status == 0)
@@ -97,7 +111,12 @@ import Testing
     (["headlines", "--cluster", "999999", "--zoom", "2"], 64, "No cluster"),
     (["search", "x", "--language", "xx"], 64, "not a NewsAPI language"),
     (["headlines", "--country", "fr", "--timeout", "1e300"], 64, "at most a day"),
-    (["headlines", "--countries", ""], 64, "codes separated by commas"),
+    (["headlines", "--countries", ""], 64, "codes or names separated by commas"),
+    (
+      ["headlines", "--country", "united"], 64,
+      "could be ae (United Arab Emirates), gb (United Kingdom) or us"
+    ),
+    (["headlines", "--countries", "fr,atlantis"], 64, "'atlantis' is not one of NewsAPI's 54 countries"),
     (["search", "  "], 64, "needs words to look for"),
     (["headlines", "--near", "-33.87,151.21", "--page-size", "-1"], 64, "--page-size must be 1 to 100"),
   ])

@@ -29,6 +29,49 @@ import Testing
     #expect(abs(bearing - GreatCircle.initialBearingDegrees(from: paris, to: france.marker)) < 1e-9)
   }
 
+  /// `LAT,LON` as --near takes it, in one argument or two, answers as `LAT LON` does; nearest and resolve alike.
+  @Test(arguments: ["nearest", "resolve"]) func bothSpellingsOfAPlace(command: String) throws {
+    let expected = try CLI.run([command, "-33.87", "151.21", "--format", "json"])
+    #expect(expected.status == 0)
+    for spelling in [["-33.87,151.21"], ["-33.87, 151.21"], ["-33.87,", "151.21"], ["--", "-33.87,151.21"]] {
+      let result = try CLI.run([command, "--format", "json"] + spelling)
+      #expect(result.status == 0, "\(spelling): \(result.stderr)")
+      #expect(result.stdout == expected.stdout, "\(spelling)")
+    }
+    for (spelling, mentions) in [
+      (["1,2,3"], "one latitude and one longitude, not 3"),
+      (["-33.87,x"], "The longitude 'x' is not a number"),
+      (["-33.87,"], "longitude after the latitude"), (["--nope"], "Unknown option"),
+    ] {
+      let result = try CLI.run([command] + spelling)
+      #expect(result.status == 64, "\(spelling)")
+      #expect(
+        result.stderrLines.count == 1 && result.stderr.contains(mentions), "\(spelling): \(result.stderr)")
+    }
+  }
+
+  /// Each command's --format help lists only the formats it takes, and a format it does not take is a usage error.
+  @Test func formatHelpListsWhatEachCommandTakes() throws {
+    for (command, taken, refused) in [
+      ("search", "text, json", "geojson"), ("countries", "text, json", "csv"),
+      ("headlines", "text, json", "jsonl"),
+      ("resolve", "text, json, csv, jsonl", "geojson"), ("nearest", "text, json, geojson, csv, jsonl", ""),
+    ] {
+      let help = try CLI.run([command, "--help"])
+      #expect(help.status == 0)
+      // The option's help, its wrapped lines joined, up to the next option.
+      let lines = help.stdout.split(separator: "\n").drop { !$0.hasPrefix("  --format") }
+      let entry = [lines.first ?? ""] + lines.dropFirst().prefix { !$0.hasPrefix("  -") }
+      let line = entry.joined(separator: " ").split(separator: " ").joined(separator: " ")
+      #expect(line.contains("values: \(taken))") || line.contains("values: \(taken);"), "\(command): \(line)")
+      if !refused.isEmpty {
+        #expect(!line.contains(refused), "\(command): \(line)")
+        let result = try CLI.run([command, "x", "--format", refused])
+        #expect(result.status == 64, "\(command) --format \(refused)")
+      }
+    }
+  }
+
   @Test func negativeCoordinatesAndCountNearestFirst() throws {
     let result = try CLI.run(["nearest", "-33.87", "151.21", "--count", "3", "--format", "json"])
     #expect(result.status == 0)
@@ -203,7 +246,7 @@ import Testing
       arguments: ["resolve", "--input", "-", "--threads", "-2"], status: 64, mentions: "--threads is 1 to 256"
     ),
     .init(arguments: ["frobnicate"], status: 64, mentions: "frobnicate"),
-    .init(arguments: ["countries", "--format", "geojson"], status: 64, mentions: "text or json"),
+    .init(arguments: ["countries", "--format", "geojson"], status: 64, mentions: "one of 'text' and 'json'"),
   ]
 
   @Test(arguments: badInputs)

@@ -55,7 +55,7 @@ import Testing
     (["resolve", "91", "0"], "latitude 91 is outside"),
     (["resolve", "1"], "Give the longitude"),
     (["resolve"], "Give a latitude and a longitude"),
-    (["resolve", "1", "2", "--format", "geojson"], "text or json"),
+    (["resolve", "1", "2", "--format", "geojson"], "Please provide one of 'text', 'json', 'csv' or 'jsonl'"),
   ])
   func usageErrors(arguments: [String], mentions: String) throws {
     let result = try CLI.run(arguments)

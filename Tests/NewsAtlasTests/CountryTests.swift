@@ -15,6 +15,40 @@ import Testing
     #expect(Country.named(code: "dz") == nil)
   }
 
+  /// Every country by its code in any case and by each of its names as typed in any case, with or without
+  /// accents; names people use; and what must not be read as a country.
+  @Test func identifiedByCodeOrName() {
+    func code(_ text: String) -> String? {
+      if case .one(let country) = Country.identified(by: text) { return country.code }
+      return nil
+    }
+    for country in Country.all {
+      #expect(code(country.code.uppercased()) == country.code)
+      #expect(code(country.name) == country.code, "\(country.name)")
+      #expect(code(country.nameFrench.lowercased()) == country.code, "\(country.nameFrench)")
+      #expect(code(country.nameFrench.uppercased()) == country.code, "\(country.nameFrench)")
+    }
+    #expect(code("Allemagne") == "de")
+    #expect(code("egypte") == "eg")
+    #expect(code("  Royaume-Uni ") == "gb")
+    #expect(code("uk") == "gb")  // not the start of Ukraine
+    #expect(code("UKR") == "ua")
+    #expect(code("usa") == "us")
+    #expect(code("switz") == "ch")
+    #expect(code("korea") == "kr")  // part of one name only
+    #expect(
+      Country.identified(by: "united") == .ambiguous(["ae", "gb", "us"].compactMap(Country.named(code:))))
+    #expect(Country.identified(by: "es") == .none)  // two letters are a code, not the start of Estonia
+    #expect(Country.identified(by: "xx") == .none)
+    #expect(Country.identified(by: "") == .none)
+    #expect(Country.identified(by: "atlantis") == .none)
+    #expect(
+      Country.identified(by: "united").refusal(shown: "united")
+        == "'united' could be ae (United Arab Emirates), gb (United Kingdom) or us (United States); give one code."
+    )
+    #expect(Country.identified(by: "France").refusal(shown: "France") == nil)
+  }
+
   @Test func namesAndMarkersAreSane() {
     let languages = Set("ar de en es fr he it nl no pt ru sv ud zh".split(separator: " ").map(String.init))
     for country in Country.all {
