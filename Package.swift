@@ -14,6 +14,8 @@ let package = Package(
     .library(name: "Fetch", targets: ["Fetch"]),
     .library(name: "NewsAPI", targets: ["NewsAPI"]),
     .library(name: "Store", targets: ["Store"]),
+    // RSS 2.0, RSS 1.0 (RDF) and Atom 1.0 read with libxml2: no HTTP, no service, no CLI.
+    .library(name: "Feeds", targets: ["Feeds"]),
     // `newsatlas serve` as a library: `AtlasService.router()` mounts its routes in a host application.
     .library(name: "AtlasServer", targets: ["AtlasServer"]),
     .executable(name: "newsatlas", targets: ["NewsAtlasCLI"]),
@@ -80,6 +82,11 @@ let package = Package(
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     // The on-disk cache of answers and the request log for the quota.
     .target(name: "Store", dependencies: ["CSQLite"]),
+    // libxml2, reached only through this shim (Debian's libxml2-dev; its flags from pkg-config's libxml-2.0).
+    .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+    // Feed documents (RSS 2.0, RSS 1.0, Atom 1.0) to items: a real XML parser with entities and external reads
+    // off; no Foundation, no I/O, so any front end (the Python package included) can reuse it.
+    .target(name: "Feeds", dependencies: ["CLibXML2"]),
     // The NewsAPI v2 client, with headlines for every country despite the service's limits.
     .target(
       name: "NewsAPI",
@@ -131,6 +138,7 @@ let package = Package(
     .target(name: "TestSupport", dependencies: ["Fetch"], path: "Tests/Support", exclude: ["server.py", "harness.py"]),
     .testTarget(name: "FetchTests", dependencies: ["Fetch", "TestSupport"]),
     .testTarget(name: "NewsAPITests", dependencies: ["NewsAPI", "Store", "TestSupport"]),
+    .testTarget(name: "FeedsTests", dependencies: ["Feeds"]),
     .testTarget(
       name: "CLITests",
       dependencies: [

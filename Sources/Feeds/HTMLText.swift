@@ -1,0 +1,74 @@
+import CLibXML2
+
+/// HTML reduced to the text a reader sees: libxml2's HTML parser decodes the entities (`&eacute;`, `&#8217;`)
+/// and drops the tags; scripts and styles are left out, block elements and `<br>` separate words, and white
+/// space is collapsed.
+enum HTMLText {
+  /// Elements whose content is not text a reader sees.
+  private static let hidden: Set<String> = ["script", "style", "noscript", "template", "head", "title"]
+  /// Elements that end a run of text (so `a<br>b` is `a b`, not `ab`).
+  private static let breaking: Set<String> = [
+    "br", "p", "div", "li", "ul", "ol", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote",
+    "pre", "hr", "table", "section", "article", "figure", "figcaption", "img", "dd", "dt",
+  ]
+
+  /// The text of an HTML fragment (already unescaped once from the XML it was in).
+  static func text(ofHTML html: String) -> String {
+    // Most titles and many descriptions hold neither a tag nor an entity: no parser needed.
+    guard html.utf8.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") }) else {
+      return html.collapsingWhiteSpace()
+    }
+    let bytes = Array(html.utf8)
+    let document = bytes.withUnsafeBufferPointer { buffer in
+      buffer.withMemoryRebound(to: CChar.self) {
+        htmlReadMemory($0.baseAddress, Int32($0.count), nil, "UTF-8", cxml_html_options())
+      }
+    }
+    guard let document else { return html.collapsingWhiteSpace() }
+    defer { xmlFreeDoc(document) }
+    return text(from: document.pointee.children, under: UnsafeRawPointer(document))
+  }
+
+  /// The text of an Atom `type="xhtml"` element (its `div` and what is in it).
+  static func text(ofXHTML element: xmlNodePtr) -> String {
+    text(from: element.pointee.children, under: UnsafeRawPointer(element))
+  }
+
+  /// The text of `first`, its siblings and everything under them (the children of `container`), in document
+  /// order, walked without recursion (a deeply nested document cannot exhaust a task's stack).
+  private static func text(from first: xmlNodePtr?, under container: UnsafeRawPointer) -> String {
+    var text = String.UnicodeScalarView()
+    var next = first
+    while let node = next {
+      switch node.pointee.type {
+      case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
+        if let content = node.pointee.content {
+          text.append(contentsOf: String(cString: content).unicodeScalars)
+        }
+      case XML_ELEMENT_NODE:
+        let name = String(cString: node.pointee.name).lowercased()
+        if !hidden.contains(name) {
+          if breaking.contains(name) { text.append(" ") }
+          if let first = node.pointee.children {
+            next = first
+            continue
+          }
+        }
+      default: break
+      }
+      // Done with `node`: its next sibling, else the next sibling of the nearest ancestor that has one.
+      var done = node
+      next = nil
+      while true {
+        if let sibling = done.pointee.next {
+          next = sibling
+          break
+        }
+        guard let parent = done.pointee.parent, UnsafeRawPointer(parent) != container else { break }
+        if breaking.contains(String(cString: parent.pointee.name).lowercased()) { text.append(" ") }
+        done = parent
+      }
+    }
+    return String(text).collapsingWhiteSpace()
+  }
+}
