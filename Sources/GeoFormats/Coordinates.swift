@@ -30,17 +30,24 @@ public enum Coordinates {
     return nil
   }
 
-  /// The latitude and longitude texts of a place typed in either spelling, as one or two arguments:
-  /// `48.85 2.35`, `48.85,2.35`, `"48.85, 2.35"`, `48.85, 2.35`. Commas separate when there is one, else spaces;
-  /// empty fields are dropped, so the caller refuses other shapes by their count.
+  /// The latitude and longitude texts of a place typed in either spelling: two arguments (`48.85 2.35`, or
+  /// `48.85, 2.35` whose comma is dropped), or one that holds both (`48.85,2.35`, `"48.85, 2.35"`,
+  /// `"48.85 2.35"`; a comma separates when there is one, else spaces). Other shapes come back as given, or
+  /// split as well as they can, for the caller to refuse by their count or their numbers.
   public static func placeFields(_ arguments: [String]) -> [String] {
     func isSpace(_ character: Character) -> Bool { character == " " || character == "\t" }
-    let joined = arguments.joined(separator: " ")
+    func trimmed(_ text: Substring) -> String {
+      String(text.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
+    }
+    if arguments.count == 2, arguments[0].hasSuffix(",") {
+      return [trimmed(arguments[0].dropLast()), arguments[1]]
+    }
+    guard arguments.count == 1 else { return arguments }
+    let text = arguments[0]
     let fields =
-      joined.contains(",")
-      ? joined.split(separator: ",", omittingEmptySubsequences: false).map {
-        String($0.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
-      } : joined.split(whereSeparator: isSpace).map(String.init)
+      text.contains(",")
+      ? text.split(separator: ",", omittingEmptySubsequences: false).map(trimmed)
+      : text.split(whereSeparator: isSpace).map(String.init)
     return fields.filter { !$0.isEmpty }
   }
 

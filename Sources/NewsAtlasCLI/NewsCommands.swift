@@ -26,6 +26,15 @@ struct ServiceOptions: ParsableArguments {
   @Option(help: "Output format: text or json.")
   var format: TextOrJSON = .text
 
+  @Flag(help: "Dates in text as ISO 8601 in UTC (2026-11-24T10:15:00Z), for scripts that parse text.")
+  var utc = false
+
+  @Option(
+    help: ArgumentHelp(
+      "Language of dates in text: en or fr (default: fr when LC_ALL, LC_MESSAGES or LANG starts with fr).",
+      valueName: "lang"))
+  var lang: InterfaceLanguage?
+
   @Flag(help: "Ask the service even when a fresh answer is cached.")
   var refresh = false
 
@@ -34,6 +43,9 @@ struct ServiceOptions: ParsableArguments {
 
   @Flag(help: "Send even when the plan's daily budget is spent.")
   var force = false
+
+  /// How text output shows an article's date: in the reader's time zone (`TZ`, else the system's) and language.
+  var dates: HumanDate { HumanDate(language: lang ?? .fromLocale(), utc: utc) }
 
   /// A client from the flags, else the environment (`NEWSAPI_KEY`, `NEWSATLAS_API_BASE`), else the settings file.
   func client(settings: Settings, keyRequired: Bool = true) throws(CLIError) -> (NewsAPIClient, HTTPClient) {
@@ -231,7 +243,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
         if let error = result.error {  // as they complete; a lone result's error is the closing sentence
           if jobs.count > 1 { StandardError.write("newsatlas: \(result.job.label): \(error.description)\n") }
         } else {
-          out.append(Self.text(result))
+          out.append(Self.text(result, dates: service.dates))
           out.flush()
         }
       }
@@ -285,7 +297,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
     parameter == .pageSize ? "--page-size" : "--" + parameter.rawValue
   }
 
-  static func text(_ result: HeadlinesResult) -> String {
+  static func text(_ result: HeadlinesResult, dates: HumanDate) -> String {
     var text = result.job.label
     let count = result.articles.count
     switch result.strategy {
@@ -295,7 +307,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
     case .sources: text += " · \(count) article\(count == 1 ? "" : "s") via its sources\n"
     case .search: text += " · \(count) article\(count == 1 ? "" : "s") via a search of its name\n"
     }
-    for article in result.articles { text += article.textLines }
+    for article in result.articles { text += article.textLines(dates) }
     return text
   }
 
@@ -398,7 +410,8 @@ struct SearchCommand: AsyncParsableCommand {
       return
     }
     out.append("\(page.articles.count) of \(page.totalResults) articles\n")
-    for article in page.articles { out.append(article.textLines) }
+    let dates = service.dates
+    for article in page.articles { out.append(article.textLines(dates)) }
   }
 }
 
@@ -450,13 +463,15 @@ struct SourcesCommand: AsyncParsableCommand {
 }
 
 extension Article {
-  /// Two lines for people: date, source and title, then the link; the service's text made safe for a
-  /// terminal (no control character, so no escape sequence and no forged line).
-  var textLines: String {
-    "    \(printable(String(publishedAt.prefix(10))))  \(printable(source.name)): \(printable(title))\n"
+  /// Two lines for people: date (as `dates` shows it), source and title, then the link; the service's text
+  /// made safe for a terminal (no control character, so no escape sequence and no forged line).
+  func textLines(_ dates: HumanDate) -> String {
+    "    \(printable(dates.text(publishedAt)))  \(printable(source.name)): \(printable(title))\n"
       + "                \(printable(url))\n"
   }
 }
+
+extension InterfaceLanguage: ExpressibleByArgument {}
 
 /// One JSON document on a line, keys sorted, slashes as they are.
 func encodedLine(_ value: some Encodable) -> [UInt8] {

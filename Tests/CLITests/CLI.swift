@@ -54,6 +54,8 @@ enum CLI {
     inherited["XDG_CONFIG_HOME"] = scratch.appendingPathComponent("config").path
     // Nor their cache: by default, a fresh one each run.
     inherited["XDG_CACHE_HOME"] = scratch.appendingPathComponent("cache").path
+    // English text in the reader's time zone unless a test says otherwise (a French developer's LANG aside).
+    (inherited["LC_ALL"], inherited["LC_MESSAGES"], inherited["LANG"]) = (nil, nil, "C.UTF-8")
     process.environment = inherited.merging(environment) { $1 }
     let out = Pipe()
     let err = Pipe()

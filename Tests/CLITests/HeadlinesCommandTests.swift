@@ -87,6 +87,27 @@ import Testing
     #expect(near.stdout.hasPrefix("fr  France"))
   }
 
+  /// The us route's article was published 2024-04-20T20:52:20.59Z: text shows it in the reader's time zone and
+  /// language; --utc for scripts; JSON keeps it as sent.
+  @Test func datesForTheReader() throws {
+    func dateShown(_ arguments: [String], _ extra: [String: String]) throws -> String? {
+      let result = try CLI.run(
+        ["headlines", "--country", "us"] + arguments, environment: environment.merging(extra) { $1 })
+      #expect(result.status == 0, "\(result.stderr)")
+      return result.stdoutLines.dropFirst().first.map { String($0.drop { $0 == " " }.prefix { $0 != "E" }) }
+    }
+    let paris = ["TZ": "Europe/Paris"]
+    #expect(try dateShown([], paris) == "20 Apr 2024, 22:52  ")
+    #expect(try dateShown([], ["TZ": "America/New_York"]) == "20 Apr 2024, 16:52  ")
+    #expect(try dateShown([], paris.merging(["LANG": "fr_FR.UTF-8"]) { $1 }) == "Le 20/04/2024 à 22:52  ")
+    #expect(
+      try dateShown(["--lang", "en"], paris.merging(["LANG": "fr_FR.UTF-8"]) { $1 }) == "20 Apr 2024, 22:52  "
+    )
+    #expect(try dateShown(["--utc", "--lang", "fr"], paris) == "2024-04-20T20:52:20Z  ")
+    let json = try CLI.run(["headlines", "--country", "us", "--format", "json"], environment: environment)
+    #expect(json.stdout.contains("\"publishedAt\":\"2024-04-20T20:52:20.5931133Z\""))
+  }
+
   @Test func textPrintsAsTheyArrive() throws {
     let result = try CLI.run(["headlines", "--countries", "au,us"], environment: environment)
     #expect(result.status == 0)
