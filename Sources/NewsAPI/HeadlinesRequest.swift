@@ -81,9 +81,22 @@ public struct HeadlinesRequest: Sendable {
     guard named.count == 1, offered.contains(named[0]) else { throw .oneSelection(offered) }
     countries = try Self.countries(given, clusterOptions: clusterOptions)
     if given.category != nil && given.categories != nil { throw .categoryAndCategories }
-    if let categories = given.categories, categories != "all" { throw .categoriesAll(categories) }
     if let category = given.category, !newsCategories.contains(category) { throw .category(category) }
-    categories = given.categories == "all" ? newsCategories : [given.category]
+    if let list = given.categories {
+      // `all`, or categories separated by commas, each asked once, in the order given.
+      var chosen: [String] = []
+      for item in list.split(separator: ",", omittingEmptySubsequences: false) {
+        let name = item.trimmingCharacters(in: .whitespaces).lowercased()
+        let names = name == "all" ? newsCategories : [name]
+        guard names.allSatisfy(newsCategories.contains) else {
+          throw name.isEmpty ? .categoriesAll(list) : .category(String(item))
+        }
+        for name in names where !chosen.contains(name) { chosen.append(name) }
+      }
+      categories = chosen
+    } else {
+      categories = [given.category]
+    }
     if let text = given.pageSize {
       guard text.utf8.count <= 18, let value = Int(text), (1...100).contains(value) else {
         throw .pageSize(text)
@@ -207,7 +220,8 @@ public enum HeadlinesRequestError: Error, Equatable, Sendable, CustomStringConve
     case .categoryAndCategories:
       return "Give \(name(.category)) or \(name(.categories)) all, not both."
     case .categoriesAll(let text):
-      return "\(name(.categories)) takes only 'all', not '\(shown(text))'; for one, use \(name(.category))."
+      return
+        "\(name(.categories)) takes 'all' or categories separated by commas (business,sports), not '\(shown(text))'."
     case .category(let text):
       return
         "'\(shown(text))' is not a NewsAPI category; use one of \(newsCategories.joined(separator: ", "))."

@@ -35,6 +35,45 @@ public struct HeadlinesQuery: Sendable {
   }
 }
 
+/// Whether `text` is a date or time `everything` takes for `from` and `to`: `2026-11-01`, or
+/// `2026-11-01T10:00`, with seconds, a fraction, `Z` or an offset (`+01:00`) optional.
+func isSearchDate(_ text: String) -> Bool {
+  let bytes = Array(text.utf8)
+  func digits(_ at: Int, _ count: Int, in range: ClosedRange<Int>) -> Bool {
+    guard at + count <= bytes.count, bytes[at..<(at + count)].allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+      return false
+    }
+    return range.contains(bytes[at..<(at + count)].reduce(0) { $0 * 10 + Int($1 - 48) })
+  }
+  func byte(_ at: Int, _ character: Character) -> Bool {
+    at < bytes.count && bytes[at] == character.asciiValue
+  }
+  guard digits(0, 4, in: 1970...9999), byte(4, "-"), digits(5, 2, in: 1...12), byte(7, "-"),
+    digits(8, 2, in: 1...31)
+  else { return false }
+  if bytes.count == 10 { return true }
+  guard byte(10, "T"), digits(11, 2, in: 0...23), byte(13, ":"), digits(14, 2, in: 0...59) else {
+    return false
+  }
+  var index = 16
+  if byte(index, ":") {
+    guard digits(index + 1, 2, in: 0...60) else { return false }
+    index += 3
+    if byte(index, ".") {
+      index += 1
+      let start = index
+      while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 { index += 1 }
+      guard index > start else { return false }
+    }
+  }
+  if index == bytes.count { return true }
+  if byte(index, "Z") { return index + 1 == bytes.count }
+  guard byte(index, "+") || byte(index, "-"), digits(index + 1, 2, in: 0...14), byte(index + 3, ":"),
+    digits(index + 4, 2, in: 0...59)
+  else { return false }
+  return index + 6 == bytes.count
+}
+
 /// `everything` parameters.
 public struct SearchQuery: Sendable {
   public var q: String?
@@ -144,6 +183,15 @@ public final class NewsAPIClient: Sendable {
     }
     if let sortBy = query.sortBy, !["relevancy", "popularity", "publishedAt"].contains(sortBy) {
       throw .invalidRequest("Sort by relevancy, popularity or publishedAt, not '\(sortBy)'.")
+    }
+    for (name, value) in [("from", query.from), ("to", query.to)] {
+      guard let value, !isSearchDate(value) else { continue }
+      throw .invalidRequest(
+        "'\(printable(String(value.prefix(40))))' is not a date NewsAPI takes for \(name); give 2026-11-01 or "
+          + "2026-11-01T10:00:00 (UTC unless it ends with an offset).")
+    }
+    if let from = query.from, let to = query.to, from.prefix(19) > to.prefix(19) {
+      throw .invalidRequest("The from date \(printable(from)) is after the to date \(printable(to)).")
     }
     for field in query.searchIn where !["title", "description", "content"].contains(field) {
       throw .invalidRequest("searchIn takes title, description and content, not '\(field)'.")

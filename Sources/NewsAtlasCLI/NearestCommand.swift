@@ -12,6 +12,10 @@ struct NearestCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "nearest",
     abstract: "Find the news countries (or your own points) nearest to a place by great-circle distance.",
+    usage: """
+      newsatlas nearest LAT LON [--count <n>] [--max-km <km>] [--format <format>] [--points <file>]
+      newsatlas nearest --input <file> [--format csv|jsonl] [--count <n>] [--points <file>] [--threads <n>]
+      """,
     discussion: """
       Give LAT LON for one place, or --input FILE (or - for standard input) with one latitude,longitude per \
       line to answer millions of places in one run; bad rows get an error row and the exit status 65.
@@ -140,10 +144,13 @@ func batchFormat(_ format: OutputFormat?) throws(CLIError) -> BatchFormat {
 /// `--threads N` for `--input`: cores for the rows, all of them by default.
 struct ThreadsOption: ParsableArguments {
   @Option(
-    parsing: .unconditional,
+    name: .customLong("threads"), parsing: .unconditional,
     help: ArgumentHelp(
       "Cores that answer --input rows (default: all); the output is the same.", valueName: "n"))
-  var threads: Int = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+  var requested: Int?
+
+  /// The cores asked for, else all of this machine's (not a default in the help, which would show this one's).
+  var threads: Int { requested ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 
   func validate() throws {
     guard (1...256).contains(threads) else { throw CLIError.usage("--threads is 1 to 256, not \(threads).") }

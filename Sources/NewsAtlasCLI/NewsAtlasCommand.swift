@@ -12,6 +12,12 @@ struct NewsAtlasCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "newsatlas",
     abstract: "Find the news country for a place, exactly and fast.",
+    discussion: """
+      EXIT STATUS (sysexits): 0 success; 64 a bad command line; 65 bad data (a malformed file, failed batch \
+      rows, the good ones still written); 69 the network or the service failed; 73 an output file that cannot \
+      be created; 74 a read or write failed; 75 try later (quota, request budget, a locked cache); 77 the \
+      service rejected the key; 78 a configuration problem (no key, a bad setting); 130 and 143 interrupted.
+      """,
     version: "0.1.0",
     subcommands: [
       NearestCommand.self, ResolveCommand.self, ClustersCommand.self, ServeCommand.self, TilesCommand.self,

@@ -193,7 +193,10 @@ struct HeadlinesCommand: AsyncParsableCommand {
   )
   var category: String?
 
-  @Option(help: ArgumentHelp("all: every category of each country.", valueName: "all"))
+  @Option(
+    help: ArgumentHelp(
+      "Several categories of each country, comma-separated (business,sports), or all seven.",
+      valueName: "list"))
   var categories: String?
 
   @Option(
@@ -288,7 +291,10 @@ struct HeadlinesCommand: AsyncParsableCommand {
     do {
       return try HeadlinesRequest(given, clusterOptions: clusterOptions)
     } catch {
-      throw .usage(error.description(naming: flag))
+      let sentence = error.description(naming: flag)
+      guard case .oneSelection = error, !given.namesCountries else { throw .usage(sentence) }
+      // Nothing named and no favourite: say how to keep one.
+      throw .usage(sentence.dropLast() + ", or keep a favourite with 'newsatlas config set country fr'.")
     }
   }
 
@@ -375,11 +381,33 @@ struct SearchCommand: AsyncParsableCommand {
     help: ArgumentHelp("relevancy, popularity or publishedAt.", valueName: "order"))
   var sortBy: String?
 
-  @Option(help: ArgumentHelp("Oldest date, ISO 8601 (2026-11-01).", valueName: "date"))
+  @Option(
+    help: ArgumentHelp(
+      "Oldest date or time, ISO 8601 (2026-11-01 or 2026-11-01T10:00:00), UTC unless it has an offset.",
+      valueName: "date"))
   var from: String?
 
-  @Option(help: ArgumentHelp("Newest date, ISO 8601.", valueName: "date"))
+  @Option(help: ArgumentHelp("Newest date or time, ISO 8601.", valueName: "date"))
   var to: String?
+
+  @Option(
+    help: ArgumentHelp("Only these sources, comma-separated ids (up to 20; see sources).", valueName: "ids"))
+  var sources: String?
+
+  @Option(
+    help: ArgumentHelp("Only these domains, comma-separated (bbc.co.uk,lemonde.fr).", valueName: "domains"))
+  var domains: String?
+
+  @Option(
+    name: .customLong("exclude-domains"),
+    help: ArgumentHelp("Never these domains, comma-separated.", valueName: "domains"))
+  var excludeDomains: String?
+
+  @Option(
+    name: .customLong("search-in"),
+    help: ArgumentHelp(
+      "Where the words must be: title, description, content, comma-separated.", valueName: "fields"))
+  var searchIn: String?
 
   @Option(
     name: .customLong("page-size"), parsing: .unconditional,
@@ -395,6 +423,13 @@ struct SearchCommand: AsyncParsableCommand {
     search.sortBy = sortBy
     search.from = from
     search.to = to
+    func list(_ text: String?) -> [String] {
+      (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+        !$0.isEmpty
+      }
+    }
+    (search.sources, search.domains) = (list(sources), list(domains))
+    (search.excludeDomains, search.searchIn) = (list(excludeDomains), list(searchIn))
     search.pageSize = pageSize
     let (client, http) = try service.client(settings: settings)
     defer { http.shutdown() }
@@ -419,6 +454,9 @@ struct SourcesCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "sources",
     abstract: "List NewsAPI's top-headline sources (country codes normalised: zh→cn, is→il).")
+
+  @Argument(help: "Only sources whose id or name contains this text (any case).")
+  var name: String?
 
   @Option(
     help: ArgumentHelp(
@@ -445,9 +483,25 @@ struct SourcesCommand: AsyncParsableCommand {
         if case .one(let found) = Country.identified(by: text) { return found.code }
         return text.lowercased()
       }
-      list = try await client.sources(country: code, language: language, category: category)
+      list = try await client.sources(country: code, language: language, category: category).filter {
+        source in
+        guard let name, !name.isEmpty else { return true }
+        return source.id.localizedCaseInsensitiveContains(name)
+          || source.name.localizedCaseInsensitiveContains(name)
+      }
     } catch {
       throw CLIError(newsAPI: error)
+    }
+    if list.isEmpty {  // a filter that names nothing is not an empty success
+      let filters = [
+        name.map { "'\(printable($0))'" }, country.map { "--country \(printable($0))" },
+        language.map { "--language \(printable($0))" }, category.map { "--category \(printable($0))" },
+      ].compactMap { $0 }
+      throw CLIError.usage(
+        filters.isEmpty
+          ? "NewsAPI listed no sources."
+          : "No NewsAPI source matches \(filters.joined(separator: " and ")); 'newsatlas sources' lists them all."
+      )
     }
     let out = OutputBuffer.standardOutput()
     if service.format == .json {

@@ -8,6 +8,10 @@ struct ResolveCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "resolve",
     abstract: "Resolve a place to a news country: the one it is in, else the nearest.",
+    usage: """
+      newsatlas resolve LAT LON [--format text|json]
+      newsatlas resolve --input <file> [--format csv|jsonl] [--threads <n>]
+      """,
     discussion: """
       A place inside one of the 54 countries' borders, or within 12 nautical miles of their coasts, resolves to \
       that country, even when another country's marker is nearer; anywhere else resolves to the nearest marker \

@@ -108,6 +108,73 @@ import Testing
     #expect(json.stdout.contains("\"publishedAt\":\"2024-04-20T20:52:20.5931133Z\""))
   }
 
+  /// search's filters reach the service; dates are checked before anything is sent (a request of the day's 100).
+  @Test func searchFiltersAndDates() throws {
+    let search = try CLI.run(
+      [
+        "search", "climate", "--sources", "bbc-news, cnn", "--domains", "lemonde.fr", "--exclude-domains",
+        "x.com",
+        "--search-in", "title,description", "--from", "2026-11-01T10:00:00Z", "--to", "2026-11-02",
+      ], environment: environment)
+    #expect(search.status == 0, "\(search.stderr)")
+    let sent = try #require(try server.log().first { $0.contains("/v2/everything") })
+    for part in [
+      "searchIn=title%2Cdescription", "sources=bbc-news%2Ccnn", "domains=lemonde.fr", "excludeDomains=x.com",
+      "from=2026-11-01T10%3A00%3A00Z", "to=2026-11-02",
+    ] {
+      #expect(sent.contains(part), "\(part) in \(sent)")
+    }
+    for (arguments, mentions) in [
+      (["--from", "yesterday"], "'yesterday' is not a date NewsAPI takes for from"),
+      (["--to", "2026-13-01"], "not a date NewsAPI takes for to"),
+      (["--from", "2026-11-02", "--to", "2026-11-01"], "is after the to date"),
+      (["--search-in", "body"], "searchIn takes title, description and content"),
+    ] {
+      let result = try CLI.run(["search", "refused"] + arguments, environment: environment)
+      #expect(result.status == 64 && result.stderr.contains(mentions), "\(arguments): \(result.stderr)")
+    }
+    #expect(try server.log().filter { $0.contains("refused") }.isEmpty)
+  }
+
+  @Test func sourcesFindByNameAndSayWhenNothingMatches() throws {
+    let named = try CLI.run(["sources", "YNET"], environment: environment)
+    #expect(
+      named.status == 0 && named.stdoutLines.count == 1 && named.stdout.hasPrefix("ynet"), "\(named.stdout)")
+    let israel = try CLI.run(["sources", "--country", "Israël"], environment: environment)
+    #expect(israel.stdoutLines.count == 2, "\(israel.stderr)")
+    for (arguments, mentions) in [
+      (["--country", "xx"], "No NewsAPI source matches --country xx;"),
+      (["nothing-like-this", "--category", "sports"], "matches 'nothing-like-this' and --category sports"),
+    ] {
+      let result = try CLI.run(["sources"] + arguments, environment: environment)
+      #expect(result.status == 64 && result.stdout.isEmpty, "\(arguments)")
+      #expect(result.stderrLines.count == 1 && result.stderr.contains(mentions), "\(result.stderr)")
+    }
+  }
+
+  @Test func categoriesByName() throws {
+    let result = try CLI.run(
+      ["headlines", "--country", "gb", "--categories", "sports, Business,sports", "--format", "json"],
+      environment: environment)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(try results(result).compactMap { $0["category"] as? String } == ["sports", "business"])
+    for (list, mentions) in [
+      ("sports,weather", "'weather' is not a NewsAPI category"), (",", "takes 'all' or"),
+    ] {
+      let refused = try CLI.run(
+        ["headlines", "--country", "gb", "--categories", list], environment: environment)
+      #expect(refused.status == 64 && refused.stderr.contains(mentions), "\(refused.stderr)")
+    }
+  }
+
+  @Test func aBareHeadlinesSaysHowToKeepAFavourite() throws {
+    let result = try CLI.run(["headlines"], environment: environment)
+    #expect(result.status == 64)
+    #expect(
+      result.stderr.contains("or keep a favourite with 'newsatlas config set country fr'."),
+      "\(result.stderr)")
+  }
+
   @Test func textPrintsAsTheyArrive() throws {
     let result = try CLI.run(["headlines", "--countries", "au,us"], environment: environment)
     #expect(result.status == 0)

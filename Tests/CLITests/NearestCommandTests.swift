@@ -72,6 +72,22 @@ import Testing
     }
   }
 
+  /// Help that reads right: usage lines as people type them, one default for --threads (not this machine's
+  /// core count), the exit statuses in the overview.
+  @Test func helpTexts() throws {
+    let nearest = try CLI.run(["nearest", "--help"]).stdout
+    #expect(nearest.contains("newsatlas nearest LAT LON [--count <n>]"))
+    #expect(!nearest.contains("[<lat lon> ...]"))
+    let resolve = try CLI.run(["resolve", "--help"]).stdout
+    #expect(resolve.contains("newsatlas resolve --input <file> [--format csv|jsonl] [--threads <n>]"))
+    let threads = resolve.split(separator: "\n").drop { !$0.contains("--threads <n>  ") }.prefix(2)
+      .joined(separator: " ")
+    #expect(threads.components(separatedBy: "default").count == 2, "\(threads)")
+    let root = try CLI.run(["--help"]).stdout
+    #expect(root.contains("EXIT STATUS (sysexits): 0 success; 64 a bad command line;"))
+    #expect(!(try CLI.run(["headlines", "--help"]).stdout.contains("<all>")))
+  }
+
   @Test func negativeCoordinatesAndCountNearestFirst() throws {
     let result = try CLI.run(["nearest", "-33.87", "151.21", "--count", "3", "--format", "json"])
     #expect(result.status == 0)
