@@ -46,6 +46,12 @@ let package = Package(
       ],
       path: "Sources/compare"
     ),
+    // The feeds parser against Python's feedparser (feeds_bench.py): parses the same files, timed in process.
+    .executableTarget(
+      name: "feedsbench",
+      dependencies: [.product(name: "Feeds", package: parent)],
+      path: "Sources/feedsbench"
+    ),
     // Bare Hummingbird answering a fixed resolve body: the framework's floor beside the service
     // (serve_bench.py). Linked as the service's release binary is, the Swift runtime and Foundation statically.
     .executableTarget(

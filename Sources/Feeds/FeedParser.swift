@@ -102,10 +102,15 @@ struct Element {
   }
 
   /// Every text and CDATA inside, in order (no entity references exist: a declared entity stops the parse).
-  var text: String {
-    guard let content = xmlNodeGetContent(node) else { return "" }
+  var text: String { withText { String(decoding: UnsafeBufferPointer(start: $0, count: $1), as: UTF8.self) } }
+
+  /// Calls `body` with the text inside as UTF-8 bytes (a start and a count), valid only within it.
+  func withText<T>(_ body: (UnsafePointer<UInt8>, Int) -> T) -> T {
+    guard let content = xmlNodeGetContent(node) else {
+      return [UInt8(0)].withUnsafeBufferPointer { body($0.baseAddress!, 0) }
+    }
     defer { cxml_free(content) }
-    return String(cString: content)
+    return body(content, Int(xmlStrlen(content)))
   }
 
   /// An attribute without a namespace, or in `namespace`.
@@ -142,15 +147,21 @@ struct Reader {
   /// An element's text; HTML (RSS titles and descriptions, Atom `type="html"`) reduced to text.
   func plainText(_ element: Element?, html: Bool) -> String? {
     guard let element else { return nil }
-    let text: String
+    var html = html
     if element.namespace == ns.atom {
       switch element.attribute("type") ?? "text" {
-      case "xhtml": text = HTMLText.text(ofXHTML: element.node)
-      case "html", "text/html": text = HTMLText.text(ofHTML: element.text)
-      default: text = element.text.collapsingWhiteSpace()
+      case "xhtml":
+        let text = HTMLText.text(ofXHTML: element.node)
+        return text.isEmpty ? nil : text
+      case "html", "text/html": html = true
+      default: html = false
       }
-    } else {
-      text = html ? HTMLText.text(ofHTML: element.text) : element.text.collapsingWhiteSpace()
+    }
+    let text = element.withText { start, count in
+      if html { return HTMLText.text(ofHTML: start, count: count) }
+      var text = CollapsedText()
+      text.append(start, count: count)
+      return text.string
     }
     return text.isEmpty ? nil : text
   }

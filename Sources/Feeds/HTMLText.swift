@@ -12,43 +12,60 @@ enum HTMLText {
     "pre", "hr", "table", "section", "article", "figure", "figcaption", "img", "dd", "dt",
   ]
 
-  /// The text of an HTML fragment (already unescaped once from the XML it was in).
-  static func text(ofHTML html: String) -> String {
+  /// The text of an HTML fragment given as `count` bytes of UTF-8 (already unescaped once from the XML it was
+  /// in).
+  static func text(ofHTML start: UnsafePointer<UInt8>, count: Int) -> String {
+    var text = CollapsedText()
     // Most titles and many descriptions hold neither a tag nor an entity: no parser needed.
-    guard html.utf8.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") }) else {
-      return html.collapsingWhiteSpace()
+    let buffer = UnsafeBufferPointer(start: start, count: count)
+    guard buffer.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") }),
+      count <= Int(Int32.max)
+    else {
+      text.append(start, count: count)
+      return text.string
     }
-    let bytes = Array(html.utf8)
-    let document = bytes.withUnsafeBufferPointer { buffer in
-      buffer.withMemoryRebound(to: CChar.self) {
-        htmlReadMemory($0.baseAddress, Int32($0.count), nil, "UTF-8", cxml_html_options())
-      }
+    let document = start.withMemoryRebound(to: CChar.self, capacity: count) {
+      htmlReadMemory($0, Int32(count), nil, "UTF-8", cxml_html_options())
     }
-    guard let document else { return html.collapsingWhiteSpace() }
+    guard let document else {
+      text.append(start, count: count)
+      return text.string
+    }
     defer { xmlFreeDoc(document) }
-    return text(from: document.pointee.children, under: UnsafeRawPointer(document))
+    append(from: document.pointee.children, under: UnsafeRawPointer(document), to: &text)
+    return text.string
+  }
+
+  /// The text of an HTML fragment.
+  static func text(ofHTML html: String) -> String {
+    var html = html
+    return html.withUTF8 { buffer in
+      guard let base = buffer.baseAddress else { return "" }
+      return text(ofHTML: base, count: buffer.count)
+    }
   }
 
   /// The text of an Atom `type="xhtml"` element (its `div` and what is in it).
   static func text(ofXHTML element: xmlNodePtr) -> String {
-    text(from: element.pointee.children, under: UnsafeRawPointer(element))
+    var text = CollapsedText()
+    append(from: element.pointee.children, under: UnsafeRawPointer(element), to: &text)
+    return text.string
   }
 
-  /// The text of `first`, its siblings and everything under them (the children of `container`), in document
-  /// order, walked without recursion (a deeply nested document cannot exhaust a task's stack).
-  private static func text(from first: xmlNodePtr?, under container: UnsafeRawPointer) -> String {
-    var text = String.UnicodeScalarView()
+  /// Appends the text of `first`, its siblings and everything under them (the children of `container`), in
+  /// document order, walked without recursion (a deeply nested document cannot exhaust a task's stack).
+  private static func append(
+    from first: xmlNodePtr?, under container: UnsafeRawPointer, to text: inout CollapsedText
+  ) {
     var next = first
     while let node = next {
       switch node.pointee.type {
       case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
-        if let content = node.pointee.content {
-          text.append(contentsOf: String(cString: content).unicodeScalars)
-        }
+        if let content = node.pointee.content { text.append(cString: content) }
       case XML_ELEMENT_NODE:
-        let name = String(cString: node.pointee.name).lowercased()
+        let name = String(cString: node.pointee.name)
         if !hidden.contains(name) {
-          if breaking.contains(name) { text.append(" ") }
+          if breaking.contains(name) { text.separate() }
           if let first = node.pointee.children {
             next = first
             continue
@@ -65,10 +82,9 @@ enum HTMLText {
           break
         }
         guard let parent = done.pointee.parent, UnsafeRawPointer(parent) != container else { break }
-        if breaking.contains(String(cString: parent.pointee.name).lowercased()) { text.append(" ") }
+        if breaking.contains(String(cString: parent.pointee.name)) { text.separate() }
         done = parent
       }
     }
-    return String(text).collapsingWhiteSpace()
   }
 }
