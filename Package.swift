@@ -90,7 +90,7 @@ let package = Package(
     // The NewsAPI v2 client, with headlines for every country despite the service's limits.
     .target(
       name: "NewsAPI",
-      dependencies: ["Fetch", "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "Store"]),
+      dependencies: ["Fetch", "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "Store", "Feeds"]),
     // The thin command-line front end.
     // Its folder is not `Sources/newsatlas`: a name differing from `Sources/NewsAtlas` only by case breaks a clone on
     // a case-insensitive file system. The product, and so the binary, is still `newsatlas`.
@@ -135,9 +135,9 @@ let package = Package(
       name: "VectorTilesTests",
       dependencies: ["VectorTiles", "AtlasAnswers", "GeoFormats", "GeoIndex", "TestSupport"]),
     // The tests' real HTTP server on 127.0.0.1 (server.py) and the code that starts it and waits for it.
-    .target(name: "TestSupport", dependencies: ["Fetch"], path: "Tests/Support", exclude: ["server.py", "harness.py"]),
+    .target(name: "TestSupport", dependencies: ["Fetch"], path: "Tests/Support", exclude: ["server.py", "feed_server.py", "harness.py"]),
     .testTarget(name: "FetchTests", dependencies: ["Fetch", "TestSupport"]),
-    .testTarget(name: "NewsAPITests", dependencies: ["NewsAPI", "Store", "TestSupport"]),
+    .testTarget(name: "NewsAPITests", dependencies: ["NewsAPI", "Store", "TestSupport", "Feeds"]),
     .testTarget(name: "FeedsTests", dependencies: ["Feeds"]),
     .testTarget(
       name: "CLITests",

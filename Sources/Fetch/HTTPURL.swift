@@ -102,7 +102,7 @@ public struct HTTPURL: Sendable, Equatable {
   }
 
   /// `host[:port]` of `text` (no scheme, no user information, no path), for messages.
-  static func hostAndPort(of text: String) -> String {
+  public static func hostAndPort(of text: String) -> String {
     let redacted = redacted(text)
     guard let start = authorityStart(redacted) else { return redacted }
     return String(redacted[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" })

@@ -22,6 +22,9 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The cache, which counts every request against the budget, could not count this one (another process
   /// holds it locked, a full disk): nothing was sent.
   case cacheUnavailable(String, reason: String)
+  /// A feed's server answered with a status other than 2xx (`reason` nil), or a 2xx whose body is not a feed
+  /// NewsAtlas reads (`reason`: the parser's sentence). `url` has no user information.
+  case feed(url: String, status: Int, reason: String?)
 
   /// The service refused the key itself (`apiKeyInvalid`, `apiKeyDisabled`, `apiKeyMissing`): a new key
   /// helps, waiting does not.
@@ -45,13 +48,15 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
     case .unexpectedResponse(let status, _): return status == 200 ? "decoding" : "http"
     case .notCached: return "offline"
     case .budgetSpent, .planOverBudget, .cacheUnavailable: return "quota"
+    case .feed(_, let status, _): return (200..<300).contains(status) ? "decoding" : "http"
     }
   }
 
   /// The HTTP status the service answered with, where there was an answer.
   public var httpStatus: Int? {
     switch self {
-    case .service(let status, _, _, _), .unexpectedResponse(let status, _): return status
+    case .service(let status, _, _, _), .unexpectedResponse(let status, _), .feed(_, let status, _):
+      return status
     default: return nil
     }
   }
@@ -143,6 +148,9 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
       return
         "The cache at \(path), which counts every request against the budget, could not count this one "
         + "(\(reason)), so nothing was sent; try again in a moment."
+    case .feed(let url, let status, let reason):
+      guard let reason else { return "The feed \(url) answered HTTP \(status)." }
+      return "The feed \(url) could not be read: " + reason.prefix(1).lowercased() + reason.dropFirst()
     }
   }
 

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The test server (`server.py`) on 127.0.0.1: started by each suite, ready once it prints its port, stopped
-/// when its standard input closes.
+/// A test server on 127.0.0.1 (`server.py`, or `feed_server.py`, the feeds of `Tests/Fixtures/feeds`):
+/// started by each suite, ready once it prints its port, stopped when its standard input closes.
 public final class LocalServer: @unchecked Sendable {
   public let port: Int
   /// With `secondHost`, the same server's port on 127.0.0.2 (a second host for redirect tests).
@@ -16,9 +16,9 @@ public final class LocalServer: @unchecked Sendable {
 
   /// - Parameter secondHost: also listen on 127.0.0.2, log where each request arrived (`arrivals()`), and
   ///   redirect `/hop/REST` to `http://127.0.0.2:secondPort/REST`.
-  public init(secondHost: Bool = false) throws {
-    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-      "server.py")
+  /// - Parameter script: the server, a Python script beside this file.
+  public init(script: String = "server.py", secondHost: Bool = false) throws {
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(script)
     process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     logFile = FileManager.default.temporaryDirectory.appendingPathComponent("newsatlas-server-\(UUID()).log")

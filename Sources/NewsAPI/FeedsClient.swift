@@ -1,0 +1,171 @@
+import Feeds
+import Fetch
+import Foundation
+import Store
+
+/// Headlines from RSS 2.0, RSS 1.0 and Atom 1.0 feeds, over an `HTTPTransport` (libcurl's `HTTPClient`, or a
+/// fake in tests) and, optionally, the cache.
+///
+/// Each feed is cached as the articles read from it with its `ETag` and `Last-Modified`; a fresh entry answers
+/// without a request, a stale one is asked again conditionally, and a `304` keeps the articles and makes them
+/// fresh again. A country's feeds are fetched at once, merged, de-duplicated by link and sorted newest first.
+/// Feeds count against no budget (they are no one's quota), but `--offline` and `--refresh` apply.
+public final class FeedsClient: Sendable {
+  private let http: any HTTPTransport
+  let cache: CachePolicy?
+  private let timeout: Duration?
+  /// Feeds answered from the cache and sent, since the client was made.
+  public let counters = RequestCounters()
+
+  public init(http: any HTTPTransport, timeout: Duration? = nil, cache: CachePolicy? = nil) {
+    self.http = http
+    self.timeout = timeout
+    self.cache = cache
+  }
+
+  /// A feed as the cache keeps it: the articles read from it and the validators its server sent.
+  struct Entry: Codable {
+    var etag: String?
+    var lastModified: String?
+    var articles: [Article]
+  }
+
+  /// The cache kind of feed entries (their time to live is the headlines').
+  static let cacheKind = "feed"
+
+  /// The cache key of a feed: its URL without user information (which is never stored).
+  static func cacheKey(_ url: String) -> String { "feed " + HTTPURL.redacted(url) }
+
+  /// Whether a run would answer this feed from the cache without sending.
+  public func answersFromCache(_ url: String) -> Bool {
+    guard let cache, !cache.refresh, let stored = cache.database.lookup(Self.cacheKey(url)) else {
+      return false
+    }
+    return cache.offline || Date().timeIntervalSince(stored.storedAt) <= cache.timeToLive.headlines
+  }
+
+  /// One feed's articles, in the feed's order: from the cache when fresh (or offline), else fetched,
+  /// conditionally when the cache has the feed. A failed fetch falls back to the cached articles, with a
+  /// warning, when there are any.
+  public func articles(of url: String) async throws(NewsAPIError) -> [Article] {
+    let key = Self.cacheKey(url)
+    let stored = cache?.database.lookup(key)
+    let entry = stored.flatMap { try? JSONDecoder().decode(Entry.self, from: Data($0.body)) }
+    let age = stored.map { Date().timeIntervalSince($0.storedAt) } ?? .infinity
+    let shown = printable(HTTPURL.redacted(url))
+    if let cache, let entry {
+      if cache.offline || (!cache.refresh && age <= cache.timeToLive.headlines) {
+        if cache.offline { cache.warn("Offline: the feed \(shown) is from \(spokenDuration(age)) ago.") }
+        counters.count(hit: true)
+        return entry.articles
+      }
+    } else if let cache, cache.offline {
+      throw .notCached("the feed \(shown)")
+    }
+    var headers: [(String, String)] = [
+      ("Accept", "application/rss+xml, application/atom+xml, application/xml;q=0.9")
+    ]
+    if let etag = entry?.etag { headers.append(("If-None-Match", etag)) }
+    if let lastModified = entry?.lastModified { headers.append(("If-Modified-Since", lastModified)) }
+    counters.count(hit: false)
+    do throws(NewsAPIError) {
+      let response: HTTPResponse
+      do {
+        response = try await http.get(url, headers: headers, timeout: timeout)
+      } catch {
+        throw .transport(error)
+      }
+      if response.status == 304, var entry {
+        entry.etag = response.header("ETag") ?? entry.etag
+        entry.lastModified = response.header("Last-Modified") ?? entry.lastModified
+        keep(entry, key: key)
+        return entry.articles
+      }
+      guard (200..<300).contains(response.status) else {
+        throw .feed(url: HTTPURL.redacted(url), status: response.status, reason: nil)
+      }
+      let feed: Feed
+      do {
+        feed = try FeedParser.parse(response.body, url: url)
+      } catch {
+        throw .feed(url: HTTPURL.redacted(url), status: response.status, reason: error.description)
+      }
+      let fresh = Entry(
+        etag: response.header("ETag"), lastModified: response.header("Last-Modified"),
+        articles: Self.articles(of: feed, url: url))
+      keep(fresh, key: key)
+      return fresh.articles
+    } catch {
+      guard let cache, let entry else { throw error }
+      cache.warn(
+        "Serving the feed \(shown) from \(spokenDuration(age)) ago: "
+          + error.description.prefix(1).lowercased() + error.description.dropFirst())
+      return entry.articles
+    }
+  }
+
+  private func keep(_ entry: Entry, key: String) {
+    guard let cache, let body = try? JSONEncoder().encode(entry) else { return }
+    cache.database.store(key, kind: Self.cacheKind, body: Array(body))
+  }
+
+  /// Several feeds fetched at once, merged: newest first, one article per link (the newest), at most `limit`;
+  /// with the feeds that failed and why, in the order given.
+  public func merged(_ urls: [String], limit: Int) async -> (
+    articles: [Article], failures: [(url: String, error: NewsAPIError)]
+  ) {
+    let answers = await withTaskGroup(of: (Int, Result<[Article], NewsAPIError>).self) { group in
+      for (index, url) in urls.enumerated() {
+        group.addTask {
+          do throws(NewsAPIError) {
+            return (index, .success(try await self.articles(of: url)))
+          } catch {
+            return (index, .failure(error))
+          }
+        }
+      }
+      var answers = [Result<[Article], NewsAPIError>?](repeating: nil, count: urls.count)
+      for await (index, answer) in group { answers[index] = answer }
+      return answers
+    }
+    var all: [Article] = []
+    var failures: [(url: String, error: NewsAPIError)] = []
+    for (index, answer) in answers.enumerated() {
+      switch answer {
+      case .success(let articles): all += articles
+      case .failure(let error): failures.append((HTTPURL.redacted(urls[index]), error))
+      case nil: break
+      }
+    }
+    return (Self.newestFirst(all, limit: limit), failures)
+  }
+
+  /// Newest first (ties keep their order), one article per link, at most `limit`.
+  static func newestFirst(_ articles: [Article], limit: Int) -> [Article] {
+    var seen = Set<String>()
+    // publishedAt is always `YYYY-MM-DDTHH:MM:SSZ` here, so the text orders as the time does.
+    let sorted = articles.enumerated().sorted {
+      $0.element.publishedAt != $1.element.publishedAt
+        ? $0.element.publishedAt > $1.element.publishedAt : $0.offset < $1.offset
+    }
+    var result: [Article] = []
+    for (_, article) in sorted where result.count < limit && seen.insert(article.url).inserted {
+      result.append(article)
+    }
+    return result
+  }
+
+  /// A feed's items as articles in the contract's shape: the source is the feed's title (else its host), an
+  /// item without a date takes the feed's date, else the time it was read.
+  static func articles(of feed: Feed, url: String, readAt: Date = Date()) -> [Article] {
+    let name = feed.title ?? String(HTTPURL.hostAndPort(of: url))
+    let fallback =
+      feed.published?.iso8601 ?? FeedDate(secondsSince1970: Int64(readAt.timeIntervalSince1970)).iso8601
+    return feed.items.map { item in
+      Article(
+        source: .init(id: nil, name: name), author: item.author,
+        title: item.title.isEmpty ? item.link : item.title, description: item.summary, url: item.link,
+        urlToImage: item.imageURL, publishedAt: item.published?.iso8601 ?? fallback, content: nil)
+    }
+  }
+}
