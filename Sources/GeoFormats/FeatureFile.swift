@@ -44,9 +44,10 @@ public final class FeatureFile {
   public var count: Int { points.count }
 
   /// Features made in memory, each its GeoJSON text and its point; `name` names them in errors. Their numeric
-  /// properties are not read: `values` holds NaN for each of `propertyNames`.
+  /// properties are `values` (`propertyNames.count` a feature) when given, else not read: NaN for each.
   public static func features(
-    _ features: [(text: [UInt8], point: GeoPoint?)], name: String, propertyNames: [String] = []
+    _ features: [(text: [UInt8], point: GeoPoint?)], name: String, propertyNames: [String] = [],
+    values: [Double]? = nil, hasIDs: Bool = false
   ) -> FeatureFile {
     var text: [UInt8] = []
     let file = FeatureFile(path: name, propertyNames: propertyNames, source: .memory([]))
@@ -55,8 +56,9 @@ public final class FeatureFile {
       text += feature.text
       file.ends.append(text.count)
       file.points.append(feature.point)
-      file.values += propertyNames.map { _ in Double.nan }
     }
+    file.values = values ?? Array(repeating: .nan, count: features.count * propertyNames.count)
+    file.hasIDs = hasIDs
     file.source = .memory(text)
     return file
   }

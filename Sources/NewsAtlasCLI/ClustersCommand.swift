@@ -38,6 +38,13 @@ struct ClustersCommand: ParsableCommand {
   @OptionGroup var clustering: ClusteringOptions
 
   @Option(
+    help: ArgumentHelp(
+      "Cluster only the features that pass this MapLibre filter expression, as JSON: "
+        + "'[\"==\", [\"get\", \"category\"], \"sports\"]' (all, any, !, ==, !=, <, <=, >, >=, in, has, get).",
+      valueName: "json"))
+  var filter: String?
+
+  @Option(
     name: .customLong("expansion-zoom"), parsing: .unconditional,
     help: ArgumentHelp("Print the zoom at which cluster ID splits.", valueName: "id"))
   var expansionZoom: Int?
@@ -69,6 +76,7 @@ struct ClustersCommand: ParsableCommand {
   var tile: String?
 
   func run() throws {
+    let featureFilter = try ClusteringOptions.filter(filter)
     let queries = [zoom != nil, expansionZoom != nil, children != nil, leaves != nil, tile != nil].filter {
       $0
     }
@@ -98,7 +106,7 @@ struct ClustersCommand: ParsableCommand {
     if let zoom { options.retainedZooms = level(zoom)...level(zoom) }
     if let (z, _, _) = tileAddress { options.retainedZooms = level(Double(z))...level(Double(z)) }
 
-    let file = try ClusteringOptions.points(points, aggregations: aggregations)
+    let file = try ClusteringOptions.points(points, aggregations: aggregations, filter: featureFilter)
     let index: ClusterIndex<[Double]>
     do {
       index = try Aggregation.index(of: file, options: options, aggregations: aggregations)
@@ -151,11 +159,25 @@ struct ClusteringOptions: ParsableArguments {
 
   /// The aggregates asked for, or a usage error.
   /// The points to cluster: the file's (with the aggregated properties read), else the 54 markers.
-  static func points(_ path: String?, aggregations: [Aggregation]) throws(CLIError) -> FeatureFile {
+  /// Only the features that pass `filter` when one is given: the index is the matching points' alone.
+  static func points(_ path: String?, aggregations: [Aggregation], filter: FeatureFilter? = nil)
+    throws(CLIError)
+    -> FeatureFile
+  {
     let names = aggregations.map(\.property)
-    guard let path else { return FeatureFile.countries(propertyNames: names) }
-    return try formats { () throws(FormatError) in
-      try FeatureFile.load(path: path, propertyNames: names, showProgress: StandardError.isTerminal)
+    let file =
+      try path.map { path throws(CLIError) in
+        try formats { () throws(FormatError) in
+          try FeatureFile.load(path: path, propertyNames: names, showProgress: StandardError.isTerminal)
+        }
+      } ?? FeatureFile.countries(propertyNames: names)
+    return filter.map(file.filtered(by:)) ?? file
+  }
+
+  /// `--filter`'s expression, read and checked before any file is.
+  static func filter(_ text: String?) throws(CLIError) -> FeatureFilter? {
+    try text.map { text throws(CLIError) in
+      try formats { () throws(FormatError) in try FeatureFilter(json: text) }
     }
   }
 

@@ -30,7 +30,14 @@ struct TilesCommand: ParsableCommand {
 
   @OptionGroup var clustering: ClusteringOptions
 
+  @Option(
+    help: ArgumentHelp(
+      "Tile only the features that pass this MapLibre filter expression, as JSON (as clusters --filter).",
+      valueName: "json"))
+  var filter: String?
+
   func run() throws {
+    let featureFilter = try ClusteringOptions.filter(filter)
     let aggregations = try clustering.aggregations()
     let options = try clustering.checkedOptions()
     guard options.maxZoom <= 24 else {
@@ -41,7 +48,7 @@ struct TilesCommand: ParsableCommand {
     } catch {
       throw CLIError(description: error.description, exitCode: 73)  // EX_CANTCREAT
     }
-    let file = try ClusteringOptions.points(points, aggregations: aggregations)
+    let file = try ClusteringOptions.points(points, aggregations: aggregations, filter: featureFilter)
     let name =
       layer ?? points.map { path in
         let base = path.split(separator: "/").last.map(String.init) ?? path

@@ -21,6 +21,49 @@ import Testing
         + "\n]}", body)
   }
 
+  /// A filtered index is supercluster run on the matching points alone: the same bytes as clustering a file
+  /// that holds only those features (their ids, their order), for clusters, a cluster's leaves, and a tile.
+  @Test func aFilterClustersTheMatchingPointsAlone() throws {
+    let points = try JSONDecoder().decode(PointsFile.self, from: try Scratch.fixture("points-10k.json"))
+      .points
+    let categories = ["news", "sports", "culture"]
+    func feature(_ i: Int, _ p: [Double]) -> String {
+      "{\"type\":\"Feature\",\"properties\":{\"index\":\(i),\"category\":\"\(categories[i % 3])\"},"
+        + "\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(p[0]),\(p[1])]}}"
+    }
+    func collection(_ features: [String]) -> String {
+      "{\"type\":\"FeatureCollection\",\"features\":[\n" + features.joined(separator: ",\n") + "\n]}"
+    }
+    let all = points.enumerated().map { feature($0, $1) }
+    let sports = points.enumerated().filter { $0.offset % 3 == 1 }.map { feature($0.offset, $0.element) }
+    let filter = #"["all", ["==", ["get", "category"], "sports"], [">=", ["get", "index"], 0]]"#
+    try Scratch.withFile(named: "all.geojson", contents: collection(all)) { allPath in
+      try Scratch.withFile(named: "sports.geojson", contents: collection(sports)) { sportsPath in
+        for query in [["--zoom", "2"], ["--zoom", "5", "--bbox", "-20,-20,40,40"], ["--tile", "1/1/0"]] {
+          let filtered = try CLI.run(["clusters", "--points", allPath, "--filter", filter] + query)
+          let alone = try CLI.run(["clusters", "--points", sportsPath] + query)
+          #expect(filtered.status == 0 && alone.status == 0, "\(filtered.stderr)")
+          #expect(filtered.stdout == alone.stdout, "\(query)")
+          #expect(!filtered.stdout.contains("\"news\""))
+        }
+        let clusters = try #require(
+          try Self.json(try CLI.run(["clusters", "--points", sportsPath, "--zoom", "1"]).stdout)
+            as? [String: Any])
+        let id = try #require(
+          (clusters["features"] as? [[String: Any]])?.compactMap { $0["properties"] as? [String: Any] }
+            .first { $0["cluster"] as? Bool == true }?["cluster_id"] as? Int)
+        let leaves = ["--leaves", String(id), "--limit", "20"]
+        let filtered = try CLI.run(["clusters", "--points", allPath, "--filter", filter] + leaves)
+        let unfiltered = try CLI.run(["clusters", "--points", sportsPath] + leaves)
+        #expect(filtered.status == 0 && filtered.stdout == unfiltered.stdout)
+        let refused = try CLI.run([
+          "clusters", "--points", allPath, "--zoom", "2", "--filter", #"["~=", 1, 2]"#,
+        ])
+        #expect(refused.status == 64 && refused.stderr.contains("'~=' is not a filter operator"))
+      }
+    }
+  }
+
   static func json(_ text: String) throws -> Any { try JSONSerialization.jsonObject(with: Data(text.utf8)) }
 
   @Test(arguments: ["points-10k-clusters-z0.json", "points-10k-clusters-z2.json"])
