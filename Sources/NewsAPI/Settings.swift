@@ -315,21 +315,26 @@ public struct Settings {
   }
 
   /// Writes the file, readable by the user alone (it may hold the key), in a folder only the user can enter.
-  ///
-  /// The new text goes to a temporary file created with `O_CREAT | O_EXCL` and mode 0600 (never wider, not
-  /// even for a moment), is synced, and is renamed over the file; the folder is synced too. A failure removes
-  /// the temporary file and leaves the old settings as they were.
   private func save() throws(SettingsError) {
     let text =
       "# NewsAtlas settings; 'newsatlas config --help' explains them.\n"
       + Key.allCases.compactMap { key in
         values[key].map { value in "\(key.rawValue) = \(key.isNumber ? value : Self.quoted(value))\n" }
       }.joined()
+    try Self.writePrivately(Array(text.utf8), path: path, naming: "the settings file")
+  }
+
+  /// Writes `bytes` as the file at `path`, readable by the user alone, in a folder only the user can enter:
+  /// the settings file and the feeds file.
+  ///
+  /// The bytes go to a temporary file created with `O_CREAT | O_EXCL` and mode 0600 (never wider, not even for
+  /// a moment), are synced, and the file is renamed over the old one; the folder is synced too. A failure
+  /// removes the temporary file and leaves the old file as it was. `what` names the file in errors.
+  static func writePrivately(_ bytes: [UInt8], path: String, naming what: String) throws(SettingsError) {
     let directory = (path as NSString).deletingLastPathComponent
-    let failure = { (what: String, code: Int32) -> SettingsError in
+    let failure = { (step: String, code: Int32) -> SettingsError in
       .cannotWrite(
-        "Cannot write the settings file '\(printable(path))': \(what) failed "
-          + "(\(String(cString: strerror(code))))."
+        "Cannot write \(what) '\(printable(path))': \(step) failed (\(String(cString: strerror(code))))."
       )
     }
     guard Self.makeFolder(directory) else { throw failure("creating its folder", errno) }
@@ -341,7 +346,6 @@ public struct Settings {
       if fd < 0 && errno != EEXIST { break }
     }
     guard fd >= 0 else { throw failure("creating a temporary file", errno) }
-    let bytes = Array(text.utf8)
     var written = 0
     while written < bytes.count {
       let count = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

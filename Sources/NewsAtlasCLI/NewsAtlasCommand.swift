@@ -24,7 +24,7 @@ struct NewsAtlasCommand: AsyncParsableCommand {
       CountriesCommand.self,
       HeadlinesCommand.self,
       SearchCommand.self,
-      SourcesCommand.self, ConfigCommand.self, QuotaCommand.self,
+      SourcesCommand.self, FeedsCommand.self, ConfigCommand.self, QuotaCommand.self,
     ]
   )
 
