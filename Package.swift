@@ -16,6 +16,7 @@ let package = Package(
     .library(name: "Store", targets: ["Store"]),
     // RSS 2.0, RSS 1.0 (RDF) and Atom 1.0 read with libxml2: no HTTP, no service, no CLI.
     .library(name: "Feeds", targets: ["Feeds"]),
+    .library(name: "AtlasSettings", targets: ["AtlasSettings"]),
     // `newsatlas serve` as a library: `AtlasService.router()` mounts its routes in a host application.
     .library(name: "AtlasServer", targets: ["AtlasServer"]),
     .executable(name: "newsatlas", targets: ["NewsAtlasCLI"]),
@@ -32,6 +33,8 @@ let package = Package(
     // NIO's channel handler types, for the service's one handler of its own (Expect: 100-continue).
     .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
     .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
+    // A full TOML 1.0 reader for the settings (toml++ 3.4 in C++ underneath), for AtlasSettings alone.
+    .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
   ],
   targets: [
     // The pure geo core: the standard library, libm, pthreads and Synchronization (its parallel builds); no
@@ -78,6 +81,9 @@ let package = Package(
         "GeoIndex", "GeoFormats", "AtlasAnswers", "Store",
         .product(name: "CompressNIO", package: "compress-nio"), .product(name: "NIOCore", package: "swift-nio"),
       ]),
+    // The user's folders (XDG config, cache and data homes) and the settings file: TOML read by TOMLKit,
+    // written in place with the key's file never readable by others. What the keys mean is NewsAPI's.
+    .target(name: "AtlasSettings", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
     // SQLite, reached only through this shim (Debian's libsqlite3-dev), for the cache.
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     // The on-disk cache of answers and the request log for the quota.
@@ -90,7 +96,9 @@ let package = Package(
     // The NewsAPI v2 client, with headlines for every country despite the service's limits.
     .target(
       name: "NewsAPI",
-      dependencies: ["Fetch", "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "Store", "Feeds"]),
+      dependencies: [
+        "Fetch", "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "Store", "Feeds", "AtlasSettings",
+      ]),
     // The thin command-line front end.
     // Its folder is not `Sources/newsatlas`: a name differing from `Sources/NewsAtlas` only by case breaks a clone on
     // a case-insensitive file system. The product, and so the binary, is still `newsatlas`.
@@ -98,7 +106,7 @@ let package = Package(
       name: "NewsAtlasCLI",
       dependencies: [
         "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "AtlasServer", "MBTiles", "Fetch", "NewsAPI",
-        "Store",
+        "Store", "AtlasSettings",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -139,6 +147,7 @@ let package = Package(
     .testTarget(name: "FetchTests", dependencies: ["Fetch", "TestSupport"]),
     .testTarget(name: "NewsAPITests", dependencies: ["NewsAPI", "Store", "TestSupport", "Feeds"]),
     .testTarget(name: "FeedsTests", dependencies: ["Feeds"]),
+    .testTarget(name: "AtlasSettingsTests", dependencies: ["AtlasSettings", "TestSupport"]),
     .testTarget(
       name: "CLITests",
       dependencies: [

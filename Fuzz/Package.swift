@@ -38,8 +38,8 @@ let package = Package(
     fuzzer("fuzz-json", ["GeoFormats"]),
     // NewsAPI responses (status, headers, body) as the client decodes them.
     fuzzer("fuzz-newsapi", ["NewsAPI", "Fetch"]),
-    // The settings file.
-    fuzzer("fuzz-settings", ["NewsAPI"]),
+    // The settings file: TOMLKit's reading, the in-place edits of `config set`, the keys' validation.
+    fuzzer("fuzz-settings", ["AtlasSettings", "NewsAPI"]),
     // `serve`'s routing, paths, queries and bodies, through its router in process.
     .executableTarget(
       name: "fuzz-serve",

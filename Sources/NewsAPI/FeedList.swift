@@ -1,3 +1,4 @@
+import AtlasSettings
 import Fetch
 import Foundation
 import NewsAtlas
@@ -23,7 +24,7 @@ public struct FeedList: Sendable, Equatable {
 
   /// `feeds.txt` beside the settings file.
   public static var defaultPath: String {
-    (Settings.defaultPath as NSString).deletingLastPathComponent + "/feeds.txt"
+    UserFolders().config + "/feeds.txt"
   }
 
   /// The largest feeds file read: a thousand feeds is about 100 KiB.
@@ -141,6 +142,6 @@ public struct FeedList: Sendable, Equatable {
   }
 
   private func save() throws(SettingsError) {
-    try Settings.writePrivately(Array(text.utf8), path: path, naming: "the feeds file")
+    try SettingsFile.writePrivately(Array(text.utf8), path: path, naming: "the feeds file")
   }
 }

@@ -1,3 +1,4 @@
+import AtlasSettings
 import Foundation
 import Store
 

@@ -1,38 +1,13 @@
+import AtlasSettings
 import Fetch
 import Foundation
 import NewsAtlas
 
-/// Why the settings cannot be read or a value cannot be set, in one sentence.
-public struct SettingsError: Error, CustomStringConvertible, Sendable {
-  public enum Kind: Sendable {
-    /// A value given on the command line (`config set`, a flag) is wrong.
-    case usage
-    /// The settings file or the environment holds something wrong (found when it is used).
-    case configuration
-    /// The settings file could not be written.
-    case cannotWrite
-  }
-  public let kind: Kind
-  public let description: String
-
-  static func usage(_ message: String) -> SettingsError { SettingsError(kind: .usage, description: message) }
-  static func configuration(_ message: String) -> SettingsError {
-    SettingsError(kind: .configuration, description: message)
-  }
-  static func cannotWrite(_ message: String) -> SettingsError {
-    SettingsError(kind: .cannotWrite, description: message)
-  }
-
-  /// The same sentence as a configuration error found in `place` ("NEWSAPI_KEY", "line 2 of 'FILE'").
-  func found(in place: String) -> SettingsError {
-    .configuration("In \(place), " + description.prefix(1).lowercased() + description.dropFirst())
-  }
-}
-
 /// The user's settings: `$XDG_CONFIG_HOME/newsatlas/config.toml` (default `~/.config/newsatlas/config.toml`).
 ///
-/// The file is flat TOML (`key = "value"`, one a line, `#` comments), read and written here: a handful of
-/// strings needs no TOML library. Flags and the environment override it.
+/// The file is TOML, read and written by `SettingsFile` (AtlasSettings); this type gives its keys their meaning:
+/// a key the file sets must be one of `Key` (a typo is refused, not ignored), and each value is validated as
+/// `config set` validates it. Flags and the environment override it.
 public struct Settings {
   /// The keys, what each accepts, and what it is for.
   public enum Key: String, CaseIterable, Sendable {
@@ -142,159 +117,62 @@ public struct Settings {
   }
 
   public private(set) var values: [Key: String] = [:]
-  public let path: String
+  public var path: String { file.path }
+  /// The file as read, which `set` edits in place.
+  private var file: SettingsFile
 
-  public init(path: String) { self.path = path }
+  /// No settings, to be written at `path`.
+  public init(path: String) { file = SettingsFile(path: path) }
 
-  /// Where the file lives, from the environment.
-  public static var defaultPath: String {
-    let environment = ProcessInfo.processInfo.environment
-    let base =
-      environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-      ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
-    return base + "/newsatlas/config.toml"
-  }
-
-  /// The largest settings file read: a handful of lines is a few hundred bytes.
-  static let largestFile = 64 << 10
+  /// Where the file lives, from the environment (`UserFolders`).
+  public static var defaultPath: String { UserFolders().settingsFile }
 
   /// Reads the file (none is an empty configuration). A file that is not a regular file, is larger than
-  /// 64 KiB, or holds the key while others can read it is refused (`configuration`).
+  /// 64 KiB, is not flat TOML settings, sets a key that is not a setting or a value `config set` would refuse,
+  /// or holds the key while others can read it is refused (`configuration`).
   public static func load(path: String = Settings.defaultPath) throws(SettingsError) -> Settings {
-    let shown = printable(path)
-    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)  // a FIFO in its place must not block the read
-    guard fd >= 0 else {
-      if errno == ENOENT { return Settings(path: path) }
+    let file = try SettingsFile.read(path: path)
+    let settings = try Settings(file: file)
+    if settings.values[.apiKey] != nil, file.othersCanRead {
       throw .configuration(
-        "Cannot read the settings file '\(shown)' (\(String(cString: strerror(errno)))); check its "
-          + "permissions, or run 'newsatlas config reset'.")
-    }
-    defer { close(fd) }
-    var status = stat()
-    guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-      throw .configuration(
-        "The settings file '\(shown)' is not a regular file; remove it or run 'newsatlas config reset'.")
-    }
-    guard status.st_size <= largestFile else {
-      throw .configuration(
-        "The settings file '\(shown)' is larger than \(largestFile >> 10) KiB, so it is not settings; "
-          + "run 'newsatlas config reset'.")
-    }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while bytes.count <= largestFile {
-      let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if count < 0 && errno == EINTR { continue }
-      guard count >= 0 else {
-        throw .configuration(
-          "Cannot read the settings file '\(shown)' (\(String(cString: strerror(errno)))); "
-            + "run 'newsatlas config reset'.")
-      }
-      if count == 0 { break }
-      bytes += chunk[..<count]
-    }
-    let settings = try parse(bytes, path: path)
-    if settings.values[.apiKey] != nil, status.st_mode & 0o077 != 0 {
-      throw .configuration(
-        "'\(shown)' holds an API key but other users can read it, so it is not used; run: "
-          + "chmod 600 '\(shown)'.")
+        "'\(path)' holds an API key but other users can read it, so it is not used; run: chmod 600 '\(path)'."
+      )
     }
     return settings
   }
 
-  /// Reads settings text (flat TOML: `key = "value"` or `key = 123`, `#` comments); `path` names it in errors.
+  /// Reads settings text; `path` names it in errors.
   public static func parse(_ bytes: [UInt8], path: String) throws(SettingsError) -> Settings {
-    var settings = Settings(path: path)
-    let shown = printable(path)
-    guard let text = String(validating: bytes, as: UTF8.self) else {
-      throw .configuration(
-        "The settings file '\(shown)' is not UTF-8 text; fix it or run 'newsatlas config reset'.")
-    }
-    for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-      let line = raw.trimmingCharacters(in: .whitespaces)
-      if line.isEmpty || line.hasPrefix("#") { continue }
-      let place = "line \(number + 1) of '\(shown)'"
-      guard let equals = line.firstIndex(of: "=") else {
+    try Settings(file: SettingsFile.parse(bytes, path: path))
+  }
+
+  /// The file's entries as settings: each key one of `Key`, each value valid.
+  init(file: SettingsFile) throws(SettingsError) {
+    self.file = file
+    for entry in file.entries {
+      let place = "line \(entry.line) of '\(file.path)'"
+      guard let key = Key(rawValue: entry.key) else {
+        let near = Key.allCases.first { $0.rawValue == entry.key.lowercased().replacing("_", with: "-") }
         throw .configuration(
-          "Line \(number + 1) of '\(shown)' is not key = \"value\"; fix it or run "
-            + "'newsatlas config reset'.")
+          "Line \(entry.line) of '\(file.path)' sets '\(printable(String(entry.key.prefix(64))))', which is not a "
+            + "setting" + (near.map { " (did you mean \($0.rawValue)?)" } ?? "")
+            + "; 'newsatlas config --help' lists them.")
       }
-      let name = line[..<equals].trimmingCharacters(in: .whitespaces)
-      var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-      guard let key = Key(rawValue: name) else {
+      let text: String
+      switch entry.value {
+      case .string(let string): text = string
+      case .integer(let number) where key.isNumber: text = String(number)
+      default:
         throw .configuration(
-          "Line \(number + 1) of '\(shown)' sets '\(printable(String(name.prefix(64))))', which is not a "
-            + "setting; 'newsatlas config --help' lists them.")
-      }
-      if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
-        guard let unescaped = unescape(value.dropFirst().dropLast()) else {
-          throw .configuration(
-            "Line \(number + 1) of '\(shown)': the value of \(name) is not a TOML string (a quote or a "
-              + "backslash that is not escaped); fix it or run 'newsatlas config reset'.")
-        }
-        value = unescaped
-      } else if !(key.isNumber && !value.isEmpty && value.allSatisfy(\.isNumber)) {
-        throw .configuration(
-          "Line \(number + 1) of '\(shown)': the value of \(name) must be a quoted string"
+          "Line \(entry.line) of '\(file.path)': the value of \(key.rawValue) must be a quoted string"
             + (key.isNumber ? " or a whole number." : "."))
       }
       do {
-        settings.values[key] = try key.validate(value)
+        values[key] = try key.validate(text)
       } catch {
         throw error.found(in: place)
       }
     }
-    return settings
-  }
-
-  /// A TOML basic string's text as written between its quotes (`\\`, `\"`, `\b`, `\t`, `\n`, `\f`, `\r`,
-  /// `\uXXXX`, `\UXXXXXXXX`), or nil when it holds a bare quote or an escape TOML does not define.
-  static func unescape(_ text: Substring) -> String? {
-    var result = String.UnicodeScalarView()
-    var scalars = text.unicodeScalars[...]
-    while let scalar = scalars.popFirst() {
-      if scalar == "\"" { return nil }
-      guard scalar == "\\" else {
-        result.append(scalar)
-        continue
-      }
-      guard let escape = scalars.popFirst() else { return nil }
-      switch escape {
-      case "\\", "\"": result.append(escape)
-      case "b": result.append("\u{08}")
-      case "t": result.append("\t")
-      case "n": result.append("\n")
-      case "f": result.append("\u{0C}")
-      case "r": result.append("\r")
-      case "u", "U":
-        let digits = escape == "u" ? 4 : 8
-        guard scalars.count >= digits,
-          let value = UInt32(String(String.UnicodeScalarView(scalars.prefix(digits))), radix: 16),
-          let decoded = Unicode.Scalar(value)
-        else { return nil }
-        scalars = scalars.dropFirst(digits)
-        result.append(decoded)
-      default: return nil
-      }
-    }
-    return String(result)
-  }
-
-  /// `text` as a TOML basic string, quotes included: a quote, a backslash or a control character cannot end
-  /// the value or start another line.
-  static func quoted(_ text: String) -> String {
-    var result = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
-        let hex = String(scalar.value, radix: 16, uppercase: true)
-        result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: result.unicodeScalars.append(scalar)
-      }
-    }
-    return result + "\""
   }
 
   public subscript(key: Key) -> String? { values[key] }
@@ -302,95 +180,20 @@ public struct Settings {
   /// A whole-number setting, or `fallback`.
   public func number(_ key: Key, default fallback: Int) -> Int { values[key].flatMap { Int($0) } ?? fallback }
 
-  /// Sets (or with nil removes) one value, validated, and saves the file.
+  /// Sets (or with nil removes) one value, validated, and saves the file, changing that value's line alone.
   public mutating func set(_ key: Key, _ value: String?) throws(SettingsError) {
-    values[key] = try value.map { value throws(SettingsError) in try key.validate(value) }
-    try save()
+    let valid = try value.map { value throws(SettingsError) in try key.validate(value) }
+    let stored = valid.map { valid -> SettingValue in
+      key.isNumber ? Int(valid).map(SettingValue.integer) ?? .string(valid) : .string(valid)
+    }
+    file = try file.setting(key.rawValue, to: stored)
+    values[key] = valid
   }
 
   /// Removes every value and the file.
   public mutating func reset() throws(SettingsError) {
+    try SettingsFile.remove(path: path)
     values = [:]
-    try? FileManager.default.removeItem(atPath: path)
-  }
-
-  /// Writes the file, readable by the user alone (it may hold the key), in a folder only the user can enter.
-  private func save() throws(SettingsError) {
-    let text =
-      "# NewsAtlas settings; 'newsatlas config --help' explains them.\n"
-      + Key.allCases.compactMap { key in
-        values[key].map { value in "\(key.rawValue) = \(key.isNumber ? value : Self.quoted(value))\n" }
-      }.joined()
-    try Self.writePrivately(Array(text.utf8), path: path, naming: "the settings file")
-  }
-
-  /// Writes `bytes` as the file at `path`, readable by the user alone, in a folder only the user can enter:
-  /// the settings file and the feeds file.
-  ///
-  /// The bytes go to a temporary file created with `O_CREAT | O_EXCL` and mode 0600 (never wider, not even for
-  /// a moment), are synced, and the file is renamed over the old one; the folder is synced too. A failure
-  /// removes the temporary file and leaves the old file as it was. `what` names the file in errors.
-  static func writePrivately(_ bytes: [UInt8], path: String, naming what: String) throws(SettingsError) {
-    let directory = (path as NSString).deletingLastPathComponent
-    let failure = { (step: String, code: Int32) -> SettingsError in
-      .cannotWrite(
-        "Cannot write \(what) '\(printable(path))': \(step) failed (\(String(cString: strerror(code))))."
-      )
-    }
-    guard Self.makeFolder(directory) else { throw failure("creating its folder", errno) }
-    var temporary = ""
-    var fd: Int32 = -1
-    for _ in 0..<8 where fd < 0 {
-      temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: .min ... .max))"
-      fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-      if fd < 0 && errno != EEXIST { break }
-    }
-    guard fd >= 0 else { throw failure("creating a temporary file", errno) }
-    var written = 0
-    while written < bytes.count {
-      let count = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-      if count < 0 && errno == EINTR { continue }
-      guard count > 0 else {
-        let code = errno
-        close(fd)
-        unlink(temporary)
-        throw failure("writing", code)
-      }
-      written += count
-    }
-    guard fsync(fd) == 0 else {
-      let code = errno
-      close(fd)
-      unlink(temporary)
-      throw failure("syncing", code)
-    }
-    close(fd)
-    guard rename(temporary, path) == 0 else {
-      let code = errno
-      unlink(temporary)
-      throw failure("renaming", code)
-    }
-    let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if folder >= 0 {
-      _ = fsync(folder)  // the rename itself reaches the disk
-      close(folder)
-    }
-  }
-
-  /// Creates `directory` and any missing parent with mode 0700, and with `own` makes `directory` itself 0700
-  /// when it exists (it holds the key's file); false, with `errno` set, when that fails.
-  static func makeFolder(_ directory: String, own: Bool = true) -> Bool {
-    var status = stat()
-    if stat(directory, &status) != 0 {
-      guard errno == ENOENT else { return false }
-      let parent = (directory as NSString).deletingLastPathComponent
-      if !parent.isEmpty && parent != directory && !makeFolder(parent, own: false) { return false }
-      return mkdir(directory, 0o700) == 0 || errno == EEXIST
-    }
-    guard status.st_mode & S_IFMT == S_IFDIR else {
-      errno = ENOTDIR
-      return false
-    }
-    return !own || status.st_mode & 0o077 == 0 || chmod(directory, 0o700) == 0
+    file = SettingsFile(path: path)
   }
 }

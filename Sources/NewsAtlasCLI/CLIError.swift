@@ -1,3 +1,4 @@
+import AtlasSettings
 import GeoFormats
 import NewsAPI
 

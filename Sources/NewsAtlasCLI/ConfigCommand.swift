@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtlasSettings
 import NewsAPI
 
 #if canImport(Glibc)

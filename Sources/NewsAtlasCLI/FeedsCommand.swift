@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtlasSettings
 import Fetch
 import Foundation
 import NewsAPI

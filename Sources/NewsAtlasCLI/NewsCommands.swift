@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtlasSettings
 import Fetch
 import Foundation
 import GeoFormats
@@ -76,7 +77,7 @@ struct ServiceOptions: ParsableArguments {
     }
     var cache: CachePolicy? = nil
     do {
-      let database = try CacheDatabase(opening: CacheDatabase.defaultPath) {
+      let database = try CacheDatabase(opening: UserFolders().cacheFile) {
         StandardError.write("newsatlas: \($0)\n")
       }
       var policy = CachePolicy(database: database, settings: settings) {
@@ -541,8 +542,9 @@ struct QuotaCommand: ParsableCommand {
 
   func run() throws {
     let settings = try Settings.load()
-    guard let database = CacheDatabase(warn: { StandardError.write("newsatlas: \($0)\n") }) else {
-      throw CLIError.data("There is no cache at \(CacheDatabase.defaultPath), so no requests are counted.")
+    let path = UserFolders().cacheFile
+    guard let database = CacheDatabase(path: path, warn: { StandardError.write("newsatlas: \($0)\n") }) else {
+      throw CLIError.data("There is no cache at \(path), so no requests are counted.")
     }
     let usage = CachePolicy(database: database, settings: settings) { _ in }.usage()
     var text =

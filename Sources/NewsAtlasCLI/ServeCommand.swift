@@ -1,6 +1,7 @@
 import ArgumentParser
 import AtlasAnswers
 import AtlasServer
+import AtlasSettings
 import Fetch
 import GeoFormats
 import GeoIndex
@@ -206,7 +207,7 @@ struct ServeCommand: AsyncParsableCommand {
     // The cache counts every request against the budget: without it the server sends none.
     let database: CacheDatabase
     do {
-      database = try CacheDatabase(opening: CacheDatabase.defaultPath) {
+      database = try CacheDatabase(opening: UserFolders().cacheFile) {
         StandardError.write("newsatlas: \($0)\n")
       }
     } catch {

@@ -13,15 +13,6 @@ public final class CacheDatabase: ResponseStore, @unchecked Sendable {
   public let path: String
   private let warn: @Sendable (String) -> Void
 
-  /// `$XDG_CACHE_HOME/newsatlas/cache.sqlite`, default `~/.cache/newsatlas/cache.sqlite`.
-  public static var defaultPath: String {
-    let environment = ProcessInfo.processInfo.environment
-    let base =
-      environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-      ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.cache")
-    return base + "/newsatlas/cache.sqlite"
-  }
-
   /// Why the cache cannot be used: one sentence, and whether waiting may help (another process holds a lock).
   public struct Unavailable: Error, Sendable, CustomStringConvertible {
     public let description: String
@@ -33,7 +24,7 @@ public final class CacheDatabase: ResponseStore, @unchecked Sendable {
 
   /// Opens (or creates) the cache; nil, with a warning, only if no cache can be had at all.
   public convenience init?(
-    path: String = CacheDatabase.defaultPath, warn: @escaping @Sendable (String) -> Void
+    path: String, warn: @escaping @Sendable (String) -> Void
   ) {
     do {
       try self.init(opening: path, warn: warn)

@@ -73,10 +73,54 @@ import Testing
     #expect(try run(["headlines", "--api-base", server.base], ["NEWSAPI_KEY": "wrong"]).status == 77)
   }
 
-  @Test func aBrokenFileIsOneSentence() throws {
+  func write(_ text: String) throws {
     try FileManager.default.createDirectory(atPath: home + "/newsatlas", withIntermediateDirectories: true)
-    try "country = fr\n".write(toFile: file, atomically: true, encoding: .utf8)
-    let result = try run(["headlines"])
-    #expect(result.status == 78 && result.stderr.contains("must be a quoted string"))
+    try text.write(toFile: file, atomically: true, encoding: .utf8)
+    chmod(file, 0o600)
+  }
+
+  @Test(arguments: [
+    ("country = fr\n", "line 1 of '\(Self.fileName)' is not TOML"),
+    ("# a\ncountry = 33\n", "line 2 of '\(Self.fileName)': the value of country must be a quoted string"),
+    (
+      "country = \"fr\"\ncolour = \"blue\"\n",
+      "line 2 of '\(Self.fileName)' sets 'colour', which is not a setting"
+    ),
+    ("api_key = \"abc\"\n", "sets 'api_key', which is not a setting (did you mean api-key?)"),
+    ("country = \"fr\"\n[news]\ncountry = \"de\"\n", "line 2 of '\(Self.fileName)' starts a table"),
+    ("country = \"fr\"\nnews.country = \"de\"\n", "line 2 of '\(Self.fileName)' starts a table"),
+    ("ttl-search = 1.5\n", "the value of ttl-search is a TOML floating-point number"),
+    (
+      "ttl-search = -1\n",
+      "line 1 of '\(Self.fileName)', ttl-search takes a whole number, 0 or more, not '-1'"
+    ),
+  ])
+  func aBrokenFileIsOneSentenceNamingItsLine(text: String, mentions: String) throws {
+    try write(text)
+    for arguments in [["headlines"], ["config", "get", "country"], ["config", "set", "country", "it"]] {
+      let result = try run(arguments)
+      #expect(result.status == 78 && result.stderrLines.count == 1, "\(arguments): \(result.stderr)")
+      #expect(
+        result.stderr.lowercased().contains(mentions.replacing(Self.fileName, with: file).lowercased()),
+        "\(result.stderr)")
+    }
+    #expect(try String(contentsOfFile: file, encoding: .utf8) == text)  // config set left it alone
+  }
+  static let fileName = "FILE"
+
+  @Test func aHandEditedFileKeepsItsCommentsAndLayoutThroughConfigSet() throws {
+    try write("# mine\n\ncountry = 'fr'   # my favourite\nttl-search = 3_600 # an hour\n")
+    #expect(try run(["config", "get", "country"]).stdout == "fr\n")
+    #expect(try run(["config", "get", "ttl-search"]).stdout == "3600\n")
+    #expect(try run(["config", "set", "country", "DE"]).status == 0)
+    #expect(
+      try String(contentsOfFile: file, encoding: .utf8)
+        == "# mine\n\ncountry = \"de\"   # my favourite\nttl-search = 3_600 # an hour\n")
+    #expect(try run(["config", "set", "ttl-sources", "60"]).status == 0)
+    #expect(try run(["config", "unset", "ttl-search"]).status == 0)
+    #expect(
+      try String(contentsOfFile: file, encoding: .utf8)
+        == "# mine\n\ncountry = \"de\"   # my favourite\nttl-sources = 60\n")
+    #expect(try run(["config", "get", "ttl-sources"]).stdout == "60\n")
   }
 }

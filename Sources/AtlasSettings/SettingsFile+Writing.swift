@@ -1,0 +1,148 @@
+import Foundation
+
+extension SettingsFile {
+  /// The first line of a settings file this writes from nothing.
+  public static let header = "# NewsAtlas settings; 'newsatlas config --help' explains them.\n"
+
+  /// Sets `key` to `value` (nil removes it) and saves the file; returns the file as saved.
+  ///
+  /// The change is made in place: a value that is set is replaced where it stands (its key's spelling, the
+  /// spaces around `=` and a comment after it kept), a removed one loses its line (and that line's comment), a
+  /// new one is added as the last line; every other byte stays as it was. The new text is read back before it
+  /// is written, and must hold exactly the old settings with this one change.
+  ///
+  /// - Throws: `SettingsError` (`cannotWrite`) when the file cannot be written, or the edit would change
+  ///   something else.
+  public func setting(_ key: String, to value: SettingValue?) throws(SettingsError) -> SettingsFile {
+    guard value != nil || self[key] != nil else { return self }  // nothing to remove: nothing written
+    let changed = try edited(key, to: value)
+    try Self.writePrivately(changed.bytes, path: path, naming: "the settings file")
+    return changed
+  }
+
+  /// The file `setting(_:to:)` would write, read back, without writing it.
+  ///
+  /// - Throws: `SettingsError` (`cannotWrite`) when the edit would change something else.
+  public func edited(_ key: String, to value: SettingValue?) throws(SettingsError) -> SettingsFile {
+    var text = bytes
+    if let entry = self[key] {
+      if let value {
+        text.replaceSubrange(entry.span.value, with: Array(TOMLText.value(value).utf8))
+      } else {
+        text.removeSubrange(entry.span.start..<entry.span.end)
+      }
+    } else if let value {
+      let lineEnding: [UInt8] =
+        text.firstIndex(of: 0x0A).map { $0 > 0 && text[$0 - 1] == 0x0D } == true
+        ? [0x0D, 0x0A] : [0x0A]
+      if text.isEmpty {
+        text = Array(Self.header.utf8)
+      } else if text.last != 0x0A {
+        text += lineEnding
+      }
+      text += Array("\(TOMLText.key(key)) = \(TOMLText.value(value))".utf8) + lineEnding
+    } else {
+      return self
+    }
+    var expected = entries.map { ($0.key, $0.value) }.filter { $0.0 != key }
+    if let value { expected.append((key, value)) }
+    let changed: SettingsFile
+    do {
+      changed = try Self.parse(text, path: path)
+    } catch {
+      throw Self.cannotEdit(key, path)
+    }
+    guard
+      Dictionary(uniqueKeysWithValues: changed.entries.map { ($0.key, $0.value) })
+        == Dictionary(uniqueKeysWithValues: expected)
+    else { throw Self.cannotEdit(key, path) }
+    return changed
+  }
+
+  static func cannotEdit(_ key: String, _ path: String) -> SettingsError {
+    .cannotWrite(
+      "Cannot change \(key) in the settings file '\(path)' without changing its other lines; edit the file "
+        + "by hand.")
+  }
+
+  /// Removes the file, or whatever stands in its place (no file is no settings).
+  public static func remove(path: String) throws(SettingsError) {
+    var status = stat()
+    guard lstat(path, &status) == 0 else { return }
+    do {
+      try FileManager.default.removeItem(atPath: path)
+    } catch {
+      throw .cannotWrite("Cannot remove the settings file '\(path)': \(error.localizedDescription)")
+    }
+  }
+
+  /// Writes `bytes` as the file at `path`, readable by the user alone, in a folder only the user can enter:
+  /// the settings file (which may hold the key) and the feeds file beside it.
+  ///
+  /// The bytes go to a temporary file created with `O_CREAT | O_EXCL` and mode 0600 (never wider, not even for
+  /// a moment), are synced, and the file is renamed over the old one; the folder is synced too. A failure
+  /// removes the temporary file and leaves the old file as it was. `what` names the file in errors.
+  public static func writePrivately(_ bytes: [UInt8], path: String, naming what: String) throws(SettingsError)
+  {
+    let directory = (path as NSString).deletingLastPathComponent
+    let failure = { (step: String, code: Int32) -> SettingsError in
+      .cannotWrite(
+        "Cannot write \(what) '\(path)': \(step) failed (\(String(cString: strerror(code)))).")
+    }
+    guard makeFolder(directory) else { throw failure("creating its folder", errno) }
+    var temporary = ""
+    var fd: Int32 = -1
+    for _ in 0..<8 where fd < 0 {
+      temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: .min ... .max))"
+      fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+      if fd < 0 && errno != EEXIST { break }
+    }
+    guard fd >= 0 else { throw failure("creating a temporary file", errno) }
+    var written = 0
+    while written < bytes.count {
+      let count = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      if count < 0 && errno == EINTR { continue }
+      guard count > 0 else {
+        let code = errno
+        close(fd)
+        unlink(temporary)
+        throw failure("writing", code)
+      }
+      written += count
+    }
+    guard fsync(fd) == 0 else {
+      let code = errno
+      close(fd)
+      unlink(temporary)
+      throw failure("syncing", code)
+    }
+    close(fd)
+    guard rename(temporary, path) == 0 else {
+      let code = errno
+      unlink(temporary)
+      throw failure("renaming", code)
+    }
+    let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if folder >= 0 {
+      _ = fsync(folder)  // the rename itself reaches the disk
+      close(folder)
+    }
+  }
+
+  /// Creates `directory` and any missing parent with mode 0700, and with `own` makes `directory` itself 0700
+  /// when it exists (it holds the key's file); false, with `errno` set, when that fails.
+  public static func makeFolder(_ directory: String, own: Bool = true) -> Bool {
+    var status = stat()
+    if stat(directory, &status) != 0 {
+      guard errno == ENOENT else { return false }
+      let parent = (directory as NSString).deletingLastPathComponent
+      if !parent.isEmpty && parent != directory && !makeFolder(parent, own: false) { return false }
+      return mkdir(directory, 0o700) == 0 || errno == EEXIST
+    }
+    guard status.st_mode & S_IFMT == S_IFDIR else {
+      errno = ENOTDIR
+      return false
+    }
+    return !own || status.st_mode & 0o077 == 0 || chmod(directory, 0o700) == 0
+  }
+}
