@@ -62,7 +62,7 @@ let package = Package(
     .target(
       name: "AtlasServer",
       dependencies: [
-        "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "NewsAPI", "Store",
+        "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "NewsAPI", "Store", "Fetch",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),  // FlatDictionary, the parsed query
         .product(name: "Logging", package: "swift-log"),

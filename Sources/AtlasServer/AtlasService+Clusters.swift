@@ -38,18 +38,19 @@ extension AtlasService {
 
   /// `GET /v1/datasets/{name}/clusters?zoom=Z[&bbox=W,S,E,N]`: the clusters and points of a map at zoom Z.
   func clusters(_ request: ParsedRequest) throws -> Reply {
-    let dataset = try dataset(request)
+    let base = try dataset(request)
     // A bad query is a 400 before any 304 (RFC 9110, 13.2.1: preconditions come after the request's own
     // checks): `If-None-Match: *` with zoom=abc must not be "not modified".
-    let (zoom, box) = try clusterQuery(dataset, request)
+    let parameters = try allow(request, ["zoom", "bbox", "filter"])
+    let dataset = try filtered(base, parameters)
+    let (zoom, box) = try clusterQuery(dataset, parameters)
     if let unchanged = notModified(request, dataset) { return unchanged }
     return validated(collection(dataset, dataset.index.clusters(in: box, zoom: zoom), for: request), dataset)
   }
 
   /// `GET /v1/datasets/{name}/clusters/{id}/children`: the clusters and points one zoom in.
   func children(_ request: ParsedRequest) throws -> Reply {
-    let dataset = try dataset(request)
-    try allow(request, [])
+    let dataset = try filtered(try dataset(request), try allow(request, ["filter"]))
     let items = try clusterCall { try dataset.index.children(ofCluster: try clusterID(request)) }
     try bounded(items.count, "these children", less: "page through its leaves with limit and offset")
     if let unchanged = notModified(request, dataset) { return unchanged }
@@ -58,8 +59,8 @@ extension AtlasService {
 
   /// `GET /v1/datasets/{name}/clusters/{id}/leaves[?limit=N&offset=M]`: the cluster's points, a page at a time.
   func leaves(_ request: ParsedRequest) throws -> Reply {
-    let dataset = try dataset(request)
-    let query = try allow(request, ["limit", "offset"])
+    let query = try allow(request, ["limit", "offset", "filter"])
+    let dataset = try filtered(try dataset(request), query)
     let limit = try integer(query, "limit", default: 10, minimum: 0)
     let offset = try integer(query, "offset", default: 0, minimum: 0)
     // One more than the limit at most: enough to know the answer is over it.
@@ -79,8 +80,7 @@ extension AtlasService {
 
   /// `GET /v1/datasets/{name}/clusters/{id}/expansion-zoom`: the zoom at which the cluster splits.
   func expansionZoom(_ request: ParsedRequest) throws -> Reply {
-    let dataset = try dataset(request)
-    try allow(request, [])
+    let dataset = try filtered(try dataset(request), try allow(request, ["filter"]))
     let id = try clusterID(request)
     let zoom = try clusterCall { try dataset.index.expansionZoom(ofCluster: id) }
     if let unchanged = notModified(request, dataset) { return unchanged }
@@ -88,8 +88,7 @@ extension AtlasService {
   }
 
   /// The zoom and box of a clusters request, checked (and the answer's size bounded) before it is built.
-  func clusterQuery(_ dataset: Dataset, _ request: ParsedRequest) throws -> (zoom: Double, box: GeoBox) {
-    let parameters = try allow(request, ["zoom", "bbox"])
+  func clusterQuery(_ dataset: Dataset, _ parameters: Query) throws -> (zoom: Double, box: GeoBox) {
     guard let zoom = try decimal(parameters, "zoom") else {
       throw Problem.badParameter("Give zoom, the map's zoom level (for example zoom=3).")
     }

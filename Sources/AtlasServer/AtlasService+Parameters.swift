@@ -10,6 +10,21 @@ extension AtlasService {
     return dataset
   }
 
+  /// `dataset`, or the dataset of its features that pass the query's `filter` (a MapLibre filter expression in
+  /// JSON, read as `clusters --filter` reads it; a malformed one is a 400 with the reason).
+  func filtered(_ dataset: Dataset, _ parameters: Query) throws -> Dataset {
+    guard let text = parameters.get("filter") else { return dataset }
+    guard text.utf8.count <= Self.maxFilterBytes else {
+      throw Problem.badParameter(
+        "A filter is at most \(Self.maxFilterBytes) bytes; this one is \(text.utf8.count).")
+    }
+    let filter = try parameter { () throws(FormatError) in try FeatureFilter(json: text) }
+    return try filtered.dataset(dataset, filter: filter)
+  }
+
+  /// The longest `filter=` taken: a map style's filter is a few hundred bytes.
+  static let maxFilterBytes = 16_384
+
   /// The route's cluster `id`.
   func clusterID(_ request: ParsedRequest) throws(Problem) -> Int {
     let text = request.parameters.get("id") ?? ""

@@ -1,4 +1,5 @@
 import AtlasAnswers
+import Fetch
 import GeoFormats
 import GeoIndex
 import HTTPTypes
@@ -9,7 +10,8 @@ extension AtlasService {
   /// `GET /tiles/{name}/{z}/{x}/{y}.mvt` (Mapbox Vector Tile 2.1, 204 when empty) or `.geojson`, from the
   /// tile cache when it holds it.
   func tile(_ request: ParsedRequest) throws -> Reply {
-    let dataset = try dataset(request)
+    let base = try dataset(request)
+    let dataset = try filtered(base, try allow(request, ["filter"]))
     let file = request.parameters.get("file") ?? ""
     let isVector = file.hasSuffix(".mvt")
     guard isVector || file.hasSuffix(".geojson") else {
@@ -23,7 +25,9 @@ extension AtlasService {
     if let unchanged = notModified(request, dataset) { return unchanged }
     metrics.tileServed(dataset: dataset.name)
     let gzip = request.acceptsGzip
-    let key = TileCache.Key(dataset: dataset.name, z: z, x: x, y: yValue, vector: isVector, gzip: gzip)
+    // A filtered dataset's tiles are kept under its content hash: the same subset, the same tiles.
+    let cacheName = dataset === base ? dataset.name : dataset.name + "\u{0}" + dataset.contentHash
+    let key = TileCache.Key(dataset: cacheName, z: z, x: x, y: yValue, vector: isVector, gzip: gzip)
     let entry: TileCache.Entry
     if let kept = tileCache.entry(key) {
       entry = kept
@@ -54,9 +58,17 @@ extension AtlasService {
   /// TileJSON 3.0.0 for `/tiles/{name}.json`, its URL template built from the request's host.
   func tileJSON(_ request: ParsedRequest) throws -> Reply {
     let file = request.parameters.get("name") ?? ""
-    guard file.hasSuffix(".json"), let dataset = datasets[String(file.dropLast(5))] else {
+    guard file.hasSuffix(".json"), let unfiltered = datasets[String(file.dropLast(5))] else {
       throw Problem.notFound("No dataset answers '/tiles/\(file)'; /v1/datasets lists them.")
     }
+    let parameters = try allow(request, ["filter"])
+    let dataset = try filtered(unfiltered, parameters)
+    // The tiles of a filtered TileJSON carry its filter, in its canonical form.
+    let filterQuery =
+      try parameters.get("filter").map { text in
+        "?filter="
+          + queryEscaped(try parameter { () throws(FormatError) in try FeatureFilter(json: text) }.canonical)
+      } ?? ""
     let options = dataset.index.options
     let host = Self.safeHost(request.authority) ?? "127.0.0.1"
     // Behind a proxy that terminates TLS, X-Forwarded-Proto says the scheme the client used.
@@ -69,7 +81,7 @@ extension AtlasService {
       tile.string("tilejson", "3.0.0")
       tile.string("name", dataset.name)
       tile.string("scheme", "xyz")
-      tile.value("tiles", .array([.string(base + "/{z}/{x}/{y}.mvt")]))
+      tile.value("tiles", .array([.string(base + "/{z}/{x}/{y}.mvt" + filterQuery)]))
       tile.number("minzoom", Double(options.minZoom))
       tile.number("maxzoom", Double(min(options.maxZoom + 1, 30)))
       tile.value("bounds", .array([b.west, b.south, b.east, b.north].map { .number(Format.number($0)) }))

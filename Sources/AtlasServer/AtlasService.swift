@@ -34,6 +34,8 @@ public struct AtlasService: Sendable {
   let basemaps = BasemapCache()
   /// Encoded tiles kept between requests.
   let tileCache: TileCache
+  /// Filtered datasets (`filter=`), built on first use, kept up to `serve --filter-cache-mb`.
+  let filtered: FilteredDatasets
   /// How long a connection may be idle, or send its head or body, or leave its answer unread.
   public let connectionLimits: ConnectionLimits
   /// The most features one cluster, children or leaves answer holds (422 beyond it).
@@ -47,8 +49,10 @@ public struct AtlasService: Sendable {
     newsUnavailable: String = "This server has no news: it was started with --no-news.",
     leafletDirectory: String = "/usr/share/javascript/leaflet",
     batchThreads: Int = ProcessInfo.processInfo.activeProcessorCount, tileCacheBytes: Int = 64 << 20,
-    connectionLimits: ConnectionLimits = .init(), maxFeatures: Int = 100_000
+    connectionLimits: ConnectionLimits = .init(), maxFeatures: Int = 100_000,
+    filterCacheBytes: Int = 256 << 20
   ) {
+    filtered = FilteredDatasets(budget: filterCacheBytes)
     self.connectionLimits = connectionLimits
     self.maxFeatures = maxFeatures
     tileCache = TileCache(budget: tileCacheBytes)

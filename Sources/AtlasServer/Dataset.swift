@@ -34,6 +34,14 @@ public final class Dataset: @unchecked Sendable {
   /// properties seen in the first thousand features.
   public let fields: [(name: String, type: String)]
 
+  /// About how many bytes the dataset holds: its features' text in memory, a slot per feature, and the cluster
+  /// index's points and clusters at each zoom (about 40 bytes an item a zoom); for a cache's budget.
+  var approximateBytes: Int {
+    let options = index.options
+    let zooms = max(1, options.maxZoom - options.minZoom + 2)
+    return file.textBytesInMemory + file.count * 24 + pointCount * zooms * 40
+  }
+
   /// Builds a dataset; the 54 markers when `file` is nil (named `markers`).
   public init(
     name: String, file: FeatureFile?, options: ClusterOptions, aggregations: [Aggregation]

@@ -138,3 +138,21 @@ public func printable(_ text: String) -> String {
 private func isControl(_ scalar: Unicode.Scalar) -> Bool {
   scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
 }
+
+/// RFC 3986 percent-encoding of a query component: every byte but the unreserved ones (`A-Z a-z 0-9 - . _ ~`).
+public func queryEscaped(_ text: String) -> String {
+  let hex = Array("0123456789ABCDEF".utf8)
+  var bytes: [UInt8] = []
+  bytes.reserveCapacity(text.utf8.count)
+  for byte in text.utf8 {
+    switch byte {
+    case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+      UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+      UInt8(ascii: "~"):
+      bytes.append(byte)
+    default:
+      bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+    }
+  }
+  return String(decoding: bytes, as: UTF8.self)
+}

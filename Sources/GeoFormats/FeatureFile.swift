@@ -358,6 +358,12 @@ public final class FeatureFile {
     return GeoPoint(uncheckedLatitude: latitudeValue, longitude: longitudeValue)
   }
 
+  /// The bytes of feature text held in memory (0 when the text is read back from a file).
+  public var textBytesInMemory: Int {
+    if case .memory(let bytes) = source { return bytes.count }
+    return 0
+  }
+
   /// A fingerprint of the bytes the features were read from, for cache validators: the file's size and
   /// modification time (as HTTP servers make ETags for files), or a hash of bytes held in memory.
   public var sourceFingerprint: UInt64 {

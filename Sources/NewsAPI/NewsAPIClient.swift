@@ -542,21 +542,9 @@ public final class NewsAPIClient: Sendable {
     return seconds == -1 ? nil : Date(timeIntervalSince1970: Double(seconds))
   }
 
-  /// RFC 3986 percent-encoding of a query component.
-  static func escape(_ text: String) -> String {
-    var result = ""
-    for byte in text.utf8 {
-      switch byte {
-      case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-        UInt8(ascii: "~"):
-        result.unicodeScalars.append(Unicode.Scalar(byte))
-      default:
-        result += String(format: "%%%02X", byte)
-      }
-    }
-    return result
-  }
+  /// RFC 3986 percent-encoding of a query component (`queryEscaped`).
+  static func escape(_ text: String) -> String { queryEscaped(text) }
+
 }
 
 /// The body of a `top-headlines` or `everything` answer. An article that is not NewsAPI's shape (a null title,

@@ -66,6 +66,13 @@ struct ServeCommand: AsyncParsableCommand {
   var tileCacheMegabytes = 64
 
   @Option(
+    name: .customLong("filter-cache-mb"),
+    help: ArgumentHelp(
+      "Filtered indexes (filter=) kept between requests, in MiB (0 keeps none); the least recently used go first.",
+      valueName: "mib"))
+  var filterCacheMegabytes = 256
+
+  @Option(
     name: .customLong("max-features"),
     help: ArgumentHelp(
       "The most features one clusters, children or leaves answer holds (more: 422, ask with a bbox).",
@@ -121,6 +128,9 @@ struct ServeCommand: AsyncParsableCommand {
     guard (0...(1 << 20)).contains(tileCacheMegabytes) else {
       throw CLIError.usage("--tile-cache-mb is 0 to 1048576, not \(tileCacheMegabytes).")
     }
+    guard (0...(1 << 20)).contains(filterCacheMegabytes) else {
+      throw CLIError.usage("--filter-cache-mb is 0 to 1048576, not \(filterCacheMegabytes).")
+    }
     guard (1...256).contains(threads) else { throw CLIError.usage("--threads is 1 to 256, not \(threads).") }
     guard (1...100_000_000).contains(maxFeatures) else {
       throw CLIError.usage("--max-features is 1 to 100000000, not \(maxFeatures).")
@@ -173,7 +183,7 @@ struct ServeCommand: AsyncParsableCommand {
       connectionLimits: ConnectionLimits(
         idleSeconds: idleTimeout, headerSeconds: headerTimeout, bodySeconds: bodyTimeout,
         sendSeconds: sendTimeout, maxConnections: maxConnections),
-      maxFeatures: maxFeatures)
+      maxFeatures: maxFeatures, filterCacheBytes: filterCacheMegabytes << 20)
     let host = self.host
     do {
       try await service.run(host: host, port: port, logger: logger, gracePeriod: .seconds(graceSeconds)) {

@@ -25,6 +25,97 @@ import Testing
     return AtlasService(datasets: [markers, cafes], maxFeatures: maxFeatures)
   }
 
+  /// `filter=` answers as a dataset of the matching features alone would (supercluster on those points: their
+  /// ids, their order): clusters, a cluster's leaves, expansion zoom and tiles; TileJSON's tiles carry the filter;
+  /// each filter has its own validator; two spellings of one filter share one index; a bad one is a 400.
+  @Test func aFilterAnswersAsTheMatchingFeaturesAlone() async throws {
+    var random = SplitMix64(state: 30)
+    let categories = ["news", "sports", "culture"]
+    var all: [String] = []
+    var sports: [String] = []
+    for i in 0..<600 {
+      let (lat, lon) = (Double.random(in: 46...52, using: &random), Double.random(in: -2...8, using: &random))
+      let feature =
+        #"{"type":"Feature","properties":{"i":\#(i),"category":"\#(categories[i % 3])"},"#
+        + #""geometry":{"type":"Point","coordinates":[\#(lon),\#(lat)]}}"#
+      all.append(feature)
+      if i % 3 == 1 { sports.append(feature) }
+    }
+    func dataset(_ name: String, _ features: [String]) throws -> Dataset {
+      let text = #"{"type":"FeatureCollection","features":["# + features.joined(separator: ",") + "]}"
+      return try Dataset(
+        name: name, file: try FeatureFile.parse(Array(text.utf8)), options: ClusterOptions(), aggregations: []
+      )
+    }
+    let service = AtlasService(datasets: [try dataset("all", all), try dataset("sports", sports)])
+    let filter = #"["==", ["get", "category"], "sports"]"#
+    let spelledOtherwise = #"["==",["get","category"],"sports"]"#
+    let app = Application(router: service.router())
+    try await app.test(.router) { client in
+      func get(_ uri: String) async throws -> (status: Int, body: String, etag: String?) {
+        let answer = try await client.execute(uri: uri, method: .get)
+        return (answer.status.code, String(buffer: answer.body), answer.headers[.eTag])
+      }
+      let clusters = try await get("/v1/datasets/all/clusters?zoom=5&filter=\(queryEscaped(filter))")
+      let alone = try await get("/v1/datasets/sports/clusters?zoom=5")
+      let unfiltered = try await get("/v1/datasets/all/clusters?zoom=5")
+      #expect(clusters.status == 200)
+      #expect(clusters.body == alone.body)
+      #expect(!clusters.body.contains("\"news\""))
+      #expect(clusters.etag != nil && clusters.etag != unfiltered.etag)
+      let id = try #require(
+        ((try JSONSerialization.jsonObject(with: Data(clusters.body.utf8)) as? [String: Any])?["features"]
+          as? [[String: Any]])?.compactMap { $0["properties"] as? [String: Any] }
+          .first { $0["cluster"] as? Bool == true }?["cluster_id"] as? Int)
+      for path in [
+        "clusters/\(id)/leaves?limit=0&", "clusters/\(id)/children?", "clusters/\(id)/expansion-zoom?",
+      ] {
+        let filtered = try await get("/v1/datasets/all/\(path)filter=\(queryEscaped(spelledOtherwise))")
+        #expect(filtered.status == 200, "\(path) \(filtered.body)")
+        let expected = try await get("/v1/datasets/sports/\(path)")
+        #expect(filtered.body == expected.body, "\(path)")
+      }
+      for tile in ["5/16/11.geojson", "4/8/5.geojson", "3/4/2.geojson"] {
+        let filtered = try await get("/tiles/all/\(tile)?filter=\(queryEscaped(filter))")
+        let expected = try await get("/tiles/sports/\(tile)")
+        #expect(filtered.status == 200 && filtered.body == expected.body, "\(tile)")
+      }
+      let vector = try await get("/tiles/all/3/4/2.mvt?filter=\(queryEscaped(filter))")
+      let everything = try await get("/tiles/all/3/4/2.mvt")
+      #expect(vector.status == 200 && vector.body != everything.body)
+      let tileJSON = try await get("/tiles/all.json?filter=\(queryEscaped(filter))")
+      #expect(
+        tileJSON.body.contains("/{z}/{x}/{y}.mvt?filter=\(queryEscaped(spelledOtherwise))\""),
+        "\(tileJSON.body)")
+      // Both spellings, many requests: one index built.
+      #expect(service.filtered.counters.builds == 1)
+      for (uri, mentions) in [
+        (
+          "/v1/datasets/all/clusters?zoom=5&filter=\(queryEscaped(#"["~", 1]"#))",
+          "'~' is not a filter operator"
+        ),
+        ("/v1/datasets/all/clusters?zoom=5&filter=%5B", "The filter is not JSON"),
+        ("/tiles/all/3/4/2.mvt?filter=\(queryEscaped(#"["get", "i"]"#))", "A filter must be a test"),
+        ("/tiles/all/3/4/2.mvt?colour=red", "takes no parameter 'colour'"),
+      ] {
+        let refused = try await get(uri)
+        #expect(refused.status == 400 && refused.body.contains(mentions), "\(uri): \(refused.body)")
+      }
+    }
+    // With no room to keep filtered indexes, the answers are the same, built each time.
+    let keepsNone = AtlasService(
+      datasets: [try dataset("all", all), try dataset("sports", sports)], filterCacheBytes: 0)
+    try await Application(router: keepsNone.router()).test(.router) { client in
+      for _ in 0..<2 {
+        let answer = try await client.execute(
+          uri: "/v1/datasets/all/clusters?zoom=5&filter=\(queryEscaped(filter))", method: .get)
+        let alone = try await client.execute(uri: "/v1/datasets/sports/clusters?zoom=5", method: .get)
+        #expect(String(buffer: answer.body) == String(buffer: alone.body))
+      }
+    }
+    #expect(keepsNone.filtered.counters.builds == 2 && keepsNone.filtered.counters.kept == 0)
+  }
+
   /// Every route that answers from memory, its problems too: status, type, validator and body are the
   /// binary's (the datasets' build times aside), HEAD is GET's head without the body, and a gzipped answer
   /// inflates to the plain one.
