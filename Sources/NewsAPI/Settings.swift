@@ -119,7 +119,7 @@ public struct Settings {
   public private(set) var values: [Key: String] = [:]
   public var path: String { file.path }
   /// The file as read, which `set` edits in place.
-  private var file: SettingsFile
+  private(set) var file: SettingsFile
 
   /// No settings, to be written at `path`.
   public init(path: String) { file = SettingsFile(path: path) }

@@ -1,5 +1,7 @@
 import ArgumentParser
 import AtlasSettings
+import Fetch
+import GeoFormats
 import NewsAPI
 
 #if canImport(Glibc)
@@ -11,13 +13,15 @@ struct ConfigCommand: ParsableCommand {
     commandName: "config",
     abstract: "Show or change the settings file ($XDG_CONFIG_HOME/newsatlas/config.toml).",
     discussion: """
-      config get KEY | config set KEY VALUE | config unset KEY | config reset | config path. Keys: \
+      config show | config get KEY | config set KEY VALUE | config unset KEY | config reset | config path. \
+      show lists every setting, its value in use and where it comes from (environment, file and line, \
+      default); the API key is shown as set, never its value. Keys: \
       \(Settings.Key.allCases.map { "\($0.rawValue) (\($0.help))" }.joined(separator: "; ")). \
       Flags and the environment (NEWSAPI_KEY, NEWSATLAS_API_BASE) override the file.
       """
   )
 
-  @Argument(help: "get, set, unset, reset or path.")
+  @Argument(help: "show, get, set, unset, reset or path.")
   var action: String
 
   @Argument(help: "The setting's name.")
@@ -26,6 +30,9 @@ struct ConfigCommand: ParsableCommand {
   @Argument(
     help: "The value, for set; - reads it from standard input (keeps a key out of ps and shell history).")
   var value: String?
+
+  @Option(help: "Output format of show: text or json.")
+  var format: TextOrJSON = .text
 
   /// The value on standard input: one line, its line ending dropped (at most 4 KiB).
   static func standardInputLine() throws(CLIError) -> String {
@@ -57,8 +64,13 @@ struct ConfigCommand: ParsableCommand {
       try settings.reset()
       return
     }
+    if action == "show" {
+      guard key == nil else { throw CLIError.usage("'config show' takes no setting; it shows them all.") }
+      try show()
+      return
+    }
     guard ["get", "set", "unset"].contains(action) else {
-      throw CLIError.usage("'\(action)' is not a config action; use get, set, unset, reset or path.")
+      throw CLIError.usage("'\(action)' is not a config action; use show, get, set, unset, reset or path.")
     }
     guard let name = key, let key = Settings.Key(rawValue: name) else {
       throw CLIError.usage(
@@ -76,6 +88,46 @@ struct ConfigCommand: ParsableCommand {
       try settings.set(key, value == "-" ? try Self.standardInputLine() : value)
     default:
       try settings.set(key, nil)
+    }
+  }
+
+  /// Every setting, its value in use and where it comes from.
+  func show() throws {
+    let settings = try Settings.load()
+    let shown = settings.shown()
+    let out = OutputBuffer.standardOutput()
+    if format == .json {
+      var json = JSONWriter()
+      json.object { object in
+        object.string("file", settings.path)
+        object.array("settings", shown) { json, item in
+          json.object { entry in
+            entry.string("key", item.key.rawValue)
+            entry.value("value", item.value.map(JSONValue.string) ?? .null)
+            switch item.origin {
+            case .environment(let name):
+              entry.string("origin", "environment")
+              entry.string("variable", name)
+            case .file(_, let line):
+              entry.string("origin", "file")
+              entry.number("line", Double(line))
+            case .defaultValue: entry.string("origin", "default")
+            case .unset: entry.string("origin", "unset")
+            }
+          }
+        }
+      }
+      out.append(json.bytes)
+      out.append("\n")
+      return
+    }
+    let width = shown.map(\.key.rawValue.count).max() ?? 0
+    let valueWidth = min(40, shown.map { printable($0.value ?? "-").count }.max() ?? 0)
+    for item in shown {
+      let value = printable(item.value ?? "-")
+      out.append(
+        "\(item.key.rawValue.padding(to: width))  \(value.padding(to: valueWidth))  \(printable(item.origin.description))\n"
+      )
     }
   }
 }

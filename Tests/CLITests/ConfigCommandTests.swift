@@ -18,6 +18,34 @@ import Testing
     try CLI.run(arguments, environment: environment.merging(extra) { $1 })
   }
 
+  /// Every setting with its value in use and where it comes from; the key's value never, from either place.
+  @Test func showSaysWhereEachValueComesFrom() throws {
+    let fileKey = "filekey-0123456789abcdefWXYZ"
+    #expect(try run(["config", "set", "country", "royaume-uni"]).status == 0)
+    #expect(try run(["config", "set", "api-key", fileKey]).status == 0)
+    #expect(try run(["config", "set", "ttl-search", "60"]).status == 0)
+    let text = try run(["config", "show"], ["NEWSATLAS_API_BASE": "http://127.0.0.1:9"])
+    #expect(text.status == 0, "\(text.stderr)")
+    let lines = text.stdoutLines.map { $0.split(separator: " ").joined(separator: " ") }
+    #expect(lines.contains("country gb file (\(file), line 2)"), "\(text.stdout)")
+    #expect(lines.contains("api-key set file (\(file), line 3)"))
+    #expect(lines.contains("ttl-search 60 file (\(file), line 4)"))
+    #expect(lines.contains("api-base http://127.0.0.1:9 environment ($NEWSATLAS_API_BASE)"))
+    #expect(lines.contains("ttl-headlines 3600 default"))
+    #expect(lines.contains("language - not set"))
+    #expect(!text.stdout.contains("WXYZ") && !text.stdout.contains("filekey"))
+    let environmentKey = "envkey-0123456789abcdefQRST"
+    let json = try run(["config", "show", "--format", "json"], ["NEWSAPI_KEY": environmentKey])
+    #expect(!json.stdout.contains("QRST") && !json.stdout.contains("WXYZ"))
+    let settings = try #require(json.json?["settings"] as? [[String: Any]])
+    let key = try #require(settings.first { $0["key"] as? String == "api-key" })
+    #expect(key["value"] as? String == "set" && key["origin"] as? String == "environment")
+    #expect(key["variable"] as? String == "NEWSAPI_KEY")
+    #expect(settings.compactMap { $0["key"] as? String }.first == "country")
+    let refused = try run(["config", "show", "country"])
+    #expect(refused.status == 64 && refused.stderr.contains("takes no setting"))
+  }
+
   @Test func setGetUnsetResetPath() throws {
     #expect(try run(["config", "path"]).stdout == file + "\n")
     #expect(try run(["config", "set", "country", "FR"]).status == 0)

@@ -1,0 +1,73 @@
+import AtlasSettings
+import Foundation
+
+extension Settings.Key {
+  /// The environment variable that overrides the setting, if one does.
+  public var environmentName: String? {
+    switch self {
+    case .apiKey: "NEWSAPI_KEY"
+    case .apiBase: "NEWSATLAS_API_BASE"
+    default: nil
+    }
+  }
+
+  /// The value used when nothing sets it (nil: none, the setting is off).
+  public var defaultValue: String? {
+    let defaults = NewsConfiguration.defaults
+    switch self {
+    case .apiBase: return defaults.apiBase
+    case .ttlHeadlines: return String(Int(defaults.timeToLive.headlines))
+    case .ttlSearch: return String(Int(defaults.timeToLive.search))
+    case .ttlSources: return String(Int(defaults.timeToLive.sources))
+    case .quotaDay: return String(defaults.dailyBudget)
+    case .quotaHalfDay: return String(defaults.halfDayBudget)
+    default: return nil
+    }
+  }
+}
+
+extension Settings {
+  /// Where a setting's value in use comes from.
+  public enum Origin: Equatable, Sendable, CustomStringConvertible {
+    case environment(String)
+    case file(path: String, line: Int)
+    case defaultValue
+    /// Nothing sets it and it has no default.
+    case unset
+
+    public var description: String {
+      switch self {
+      case .environment(let name): "environment ($\(name))"
+      case .file(let path, let line): "file (\(path), line \(line))"
+      case .defaultValue: "default"
+      case .unset: "not set"
+      }
+    }
+  }
+
+  /// One setting as `config show` shows it: its value in use, never the key's (`set` or nil), and its origin.
+  public struct Shown: Equatable, Sendable {
+    public let key: Key
+    public let value: String?
+    public let origin: Origin
+  }
+
+  /// Every setting, in `Key`'s order: the environment over the file over the default. The API key is shown as
+  /// `set` or not at all, wherever it comes from.
+  public func shown(environment: [String: String] = ProcessInfo.processInfo.environment) -> [Shown] {
+    Key.allCases.map { key in
+      let value: String?
+      let origin: Origin
+      if let name = key.environmentName, let text = environment[name], !text.isEmpty {
+        (value, origin) = (text, .environment(name))
+      } else if let text = self[key] {
+        (value, origin) = (text, file[key.rawValue].map { .file(path: path, line: $0.line) } ?? .unset)
+      } else if let text = key.defaultValue {
+        (value, origin) = (text, .defaultValue)
+      } else {
+        (value, origin) = (nil, .unset)
+      }
+      return Shown(key: key, value: key == .apiKey ? value.map { _ in "set" } : value, origin: origin)
+    }
+  }
+}
