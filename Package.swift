@@ -1,6 +1,9 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
+/// This manifest's folder, with its slash: the linker is not run there, so a file it reads is named in full.
+let packageFolder = String(#filePath.dropLast("Package.swift".count))
+
 let package = Package(
   name: "NewsAtlas",
   products: [
@@ -124,14 +127,18 @@ let package = Package(
           ], .when(platforms: [.linux], configuration: .release))
       ]
     ),
-    // `@_cdecl` functions over GeoIndex and NewsAtlas for Python (ctypes). Release builds carry the Swift
-    // runtime inside the shared library (`-static-stdlib`, as the CLI), so a wheel runs where no Swift is
-    // installed; nothing here imports Foundation.
+    // `@_cdecl` functions over GeoIndex, NewsAtlas and AtlasAnswers (the tile writer) for Python (ctypes).
+    // Release builds carry the Swift runtime inside the shared library (`-static-stdlib`, as the CLI), so a
+    // wheel runs where no Swift is installed; nothing here imports Foundation.
+    // It exports its C interface only (`newsatlas_*`, by the version script NewsAtlasC.map): none of the
+    // runtime's or the modules' Swift symbols, which another Swift library in the same process would clash with.
     .target(
-      name: "NewsAtlasC", dependencies: ["GeoIndex", "NewsAtlas"],
+      name: "NewsAtlasC", dependencies: ["GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers"],
+      exclude: ["NewsAtlasC.map"],
       linkerSettings: [
+        .unsafeFlags(["-Xlinker", "--version-script=\(packageFolder)Sources/NewsAtlasC/NewsAtlasC.map"]),
         .unsafeFlags(
-          ["-static-stdlib", "-lswiftSynchronization"], .when(platforms: [.linux], configuration: .release))
+          ["-static-stdlib", "-lswiftSynchronization"], .when(platforms: [.linux], configuration: .release)),
       ]),
     .testTarget(name: "GeoIndexTests", dependencies: ["GeoIndex", "SeededPoints"]),
     .testTarget(name: "NewsAtlasTests", dependencies: ["NewsAtlas", "SeededPoints"], exclude: ["Fixtures"]),

@@ -31,9 +31,10 @@ public struct Aggregation: Sendable {
     "cluster", "cluster_id", "point_count", "point_count_abbreviated",
   ]
 
-  /// A cluster index over a feature file, with these aggregates (one value per feature and aggregation).
+  /// A cluster index over a feature file, with these aggregates (one value per feature and aggregation),
+  /// built on `threads` threads (default: one a processor).
   public static func index(
-    of file: FeatureFile, options: ClusterOptions, aggregations: [Aggregation]
+    of file: FeatureFile, options: ClusterOptions, aggregations: [Aggregation], threads: Int? = nil
   ) throws(ClusterError) -> ClusterIndex<[Double]> {
     let stride = aggregations.count
     let values = file.values
@@ -46,7 +47,7 @@ public struct Aggregation: Sendable {
           for (k, aggregation) in aggregations.enumerated() {
             accumulated[k] = aggregation.operation.combine(accumulated[k], next[k])
           }
-        })
+        }, threads: threads)
   }
 }
 

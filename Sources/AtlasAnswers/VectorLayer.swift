@@ -3,6 +3,12 @@ import GeoFormats
 /// The vector tile layer of a dataset's clusters, as TileJSON (`serve`'s `/tiles/{name}.json`) and the
 /// MBTiles metadata (`newsatlas tiles`) both describe it.
 public enum VectorLayer {
+  /// Whether `name` can name a layer (and a dataset): 1 to 64 ASCII letters, digits, `-` and `_`.
+  public static func isValidName(_ name: String) -> Bool {
+    !name.isEmpty && name.count <= 64
+      && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+  }
+
   /// The layer's fields and their TileJSON types: the cluster properties, the aggregates, and the input
   /// properties seen in the first thousand features.
   public static func fields(of file: FeatureFile, aggregations: [Aggregation]) -> [(

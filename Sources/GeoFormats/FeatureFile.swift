@@ -63,6 +63,20 @@ public final class FeatureFile {
     return file
   }
 
+  /// Points with nothing but a position (no properties, no id), as a caller holding only coordinates has them
+  /// (the Python package); `name` names them in errors. Every feature's text is the one
+  /// `{"type":"Feature","properties":{}}`, kept once, so a million points cost their positions and offsets;
+  /// the positions are `points`, not written back into the text. A tile or a cluster writer treats them as a
+  /// GeoJSON file of bare points.
+  public static func positions(_ points: [GeoPoint?], name: String) -> FeatureFile {
+    let text = Array(#"{"type":"Feature","properties":{}}"#.utf8)
+    let file = FeatureFile(path: name, propertyNames: [], source: .memory(text))
+    file.points = points
+    file.starts = [Int](repeating: 0, count: points.count)
+    file.ends = [Int](repeating: text.count, count: points.count)
+    return file
+  }
+
   /// Reads a GeoJSON FeatureCollection or a CSV file (or standard input for "-").
   ///
   /// - Parameters:

@@ -8,6 +8,8 @@
 // - Opaque handles are retained Swift objects; each has its `_free`.
 // - `threads` is how many cores may answer (0: all); the answers are the same whatever it is.
 
+import AtlasAnswers
+import GeoFormats
 import GeoIndex
 import NewsAtlas
 
@@ -274,6 +276,7 @@ final class ResultLists {
   var kinds: [Int64] = []
   var first: [Double] = []
   var second: [Double] = []
+  var bytes: [UInt8] = []
 }
 
 /// Every point within `radiusKilometers` of each query (inclusive), nearest first: the result's `offsets`
@@ -324,11 +327,26 @@ public func newsatlas_points_radius(
   return Unmanaged.passRetained(result).toOpaque()
 }
 
-/// The lengths of a result's lists: 0 offsets, 1 entries (integers, counts, kinds, first, second).
+/// The lengths of a result's lists: 0 offsets, 1 entries (integers, counts, kinds, first, second), 2 bytes.
 @_cdecl("newsatlas_result_length")
 public func newsatlas_result_length(_ handle: UnsafeMutableRawPointer, _ list: Int) -> Int {
   let result = Unmanaged<ResultLists>.fromOpaque(handle).takeUnretainedValue()
-  return list == 0 ? result.offsets.count : result.integers.count
+  switch list {
+  case 0: return result.offsets.count
+  case 2: return result.bytes.count
+  default: return result.integers.count
+  }
+}
+
+/// Copies a result's bytes into the caller's buffer (`newsatlas_result_length(handle, 2)` long).
+@_cdecl("newsatlas_result_copy_bytes")
+public func newsatlas_result_copy_bytes(
+  _ handle: UnsafeMutableRawPointer, _ bytes: UnsafeMutablePointer<UInt8>
+) {
+  let result = Unmanaged<ResultLists>.fromOpaque(handle).takeUnretainedValue()
+  result.bytes.withUnsafeBufferPointer {
+    if let base = $0.baseAddress { bytes.update(from: base, count: $0.count) }
+  }
 }
 
 /// Copies a result's lists into the caller's arrays (any may be nil: not wanted).
@@ -360,14 +378,17 @@ public func newsatlas_result_free(_ handle: UnsafeMutableRawPointer?) {
 
 // MARK: - Clusters
 
-/// supercluster's index over the caller's points.
+/// supercluster's index over the caller's points, with the tile writer the CLI and the service use.
 final class Clusters {
-  let index: ClusterIndex<Void>
+  let index: ClusterIndex<[Double]>
   /// The input points, for the positions of lone points.
   let points: [GeoPoint?]
-  init(_ index: ClusterIndex<Void>, points: [GeoPoint?]) {
+  /// `newsatlas tiles`' and `serve`'s vector tile writer, over the points as bare features.
+  let writer: ClusterWriter
+  init(_ index: ClusterIndex<[Double]>, file: FeatureFile) {
     self.index = index
-    self.points = points
+    self.points = file.points
+    self.writer = ClusterWriter(index: index, file: file, aggregations: [])
   }
 
   /// Items as result lists: `integers` ids (input offset or cluster id), `counts` points held, `kinds` 0 point
@@ -416,9 +437,10 @@ public func newsatlas_clusters_build(
   let points: [GeoPoint?] = (0..<count).map {
     GeoPoint(uncheckedLatitude: latitudes[$0], longitude: longitudes[$0])
   }
+  let file = FeatureFile.positions(points, name: "the points")
   do {
-    let index = try ClusterIndex(points: points, options: options, threads: cores(threads))
-    return Unmanaged.passRetained(Clusters(index, points: points)).toOpaque()
+    let index = try Aggregation.index(of: file, options: options, aggregations: [], threads: cores(threads))
+    return Unmanaged.passRetained(Clusters(index, file: file)).toOpaque()
   } catch {
     write(error.description, to: message, capacity: capacity)
     return nil
@@ -500,6 +522,42 @@ public func newsatlas_clusters_expansion_zoom(
     write(error.description, to: message, capacity: capacity)
     return -1
   }
+}
+
+/// supercluster's `getTile` for `address` ("z/x/y", read as `newsatlas clusters --tile` and the service read
+/// it) as the Mapbox Vector Tile bytes `newsatlas tiles` and `serve` write, one layer named `layer`: `tile`
+/// gets a result whose `bytes` are the tile, or nil for an empty tile (which the service answers with 204).
+/// -1 and a sentence for a bad address or layer name.
+@_cdecl("newsatlas_clusters_tile")
+public func newsatlas_clusters_tile(
+  _ handle: UnsafeMutableRawPointer, _ address: UnsafePointer<CChar>, _ layer: UnsafePointer<CChar>,
+  _ tile: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ message: UnsafeMutablePointer<CChar>?,
+  _ capacity: Int
+) -> Int {
+  let clusters = Unmanaged<Clusters>.fromOpaque(handle).takeUnretainedValue()
+  tile.pointee = nil
+  let z: Int
+  let x: Int
+  let y: Int
+  do {
+    (z, x, y) = try Coordinates.tile(String(cString: address), name: "A tile")
+  } catch {
+    write(error.description, to: message, capacity: capacity)
+    return -1
+  }
+  let name = String(cString: layer)
+  guard VectorLayer.isValidName(name) else {
+    write(
+      "A layer name is letters, digits, '-' and '_' (64 at most), not '\(name)'.", to: message,
+      capacity: capacity)
+    return -1
+  }
+  if let bytes = clusters.writer.vectorTile(clusters.index.tile(zoom: z, x: x, y: y), layerName: name) {
+    let result = ResultLists()
+    result.bytes = bytes
+    tile.pointee = Unmanaged.passRetained(result).toOpaque()
+  }
+  return done
 }
 
 // MARK: - Borders

@@ -156,9 +156,7 @@ struct ServeCommand: AsyncParsableCommand {
       }
       let name = String(given[..<equals])
       let path = String(given[given.index(after: equals)...])
-      guard name.count <= 64,
-        name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
-      else {
+      guard VectorLayer.isValidName(name) else {
         throw CLIError.usage("A dataset name is letters, digits, '-' and '_' (64 at most), not '\(name)'.")
       }
       guard !datasets.contains(where: { $0.name == name }) else {

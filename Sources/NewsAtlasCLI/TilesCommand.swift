@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtlasAnswers
 import GeoFormats
 import GeoIndex
 import MBTiles
@@ -54,9 +55,7 @@ struct TilesCommand: ParsableCommand {
         let base = path.split(separator: "/").last.map(String.init) ?? path
         return String(base.prefix { $0 != "." })
       } ?? "markers"
-    guard !name.isEmpty, name.count <= 64,
-      name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
-    else {
+    guard VectorLayer.isValidName(name) else {
       throw CLIError.usage(
         "A layer name is letters, digits, '-' and '_' (64 at most), not '\(name)'; give --layer.")
     }

@@ -88,7 +88,9 @@ def resolve(latitudes, longitudes, *, threads=None):
         )
         if status != DONE:
             raise message.error()
-    return Resolved(_codes[countries], methods == 0, _border_codes[containing], METHODS[methods], distances)
+    # take, not fancy indexing: five times faster on strings (a tenth of a million-point call).
+    return Resolved(_codes.take(countries), methods == 0, _border_codes.take(containing), METHODS.take(methods),
+                    distances)
 
 
 def nearest(latitudes, longitudes, k=1, *, threads=None):
@@ -112,7 +114,7 @@ def nearest(latitudes, longitudes, k=1, *, threads=None):
             raise message.error()
     if k == 1:
         countries, distances, bearings = countries[:, 0], distances[:, 0], bearings[:, 0]
-    return Nearest(_codes[countries], distances, bearings)
+    return Nearest(_codes.take(countries), distances, bearings)
 
 
 def countries():
@@ -283,3 +285,21 @@ class ClusterIndex:
         if zoom < 0:
             raise message.error()
         return zoom
+
+    def tile(self, z, x, y, *, layer="points"):
+        """Map tile z/x/y as Mapbox Vector Tile 2.1 bytes (supercluster's getTile, encoded as `newsatlas tiles`
+        and the service's /tiles/{name}/{z}/{x}/{y}.mvt encode it: one layer named layer, clusters with
+        cluster, cluster_id, point_count and point_count_abbreviated and their id, lone points with no
+        properties), or None for an empty tile. A bad z/x/y raises ValueError."""
+        for value in (z, x, y):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise ValueError(f"A tile's z, x and y are whole numbers, not {value!r}.")
+        message = Message()
+        handle = _native.ctypes.c_void_p()
+        status = lib.newsatlas_clusters_tile(
+            self._handle, f"{int(z)}/{int(x)}/{int(y)}".encode(), str(layer).encode("utf-8", "replace"),
+            _native.ctypes.byref(handle), message.buffer, message.capacity,
+        )
+        if status != DONE:
+            raise message.error()
+        return _native.result_bytes(handle.value) if handle.value else None

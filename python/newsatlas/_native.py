@@ -40,12 +40,14 @@ _signatures = {
     "newsatlas_result_length": ([_p, _i], _i),
     "newsatlas_result_copy": ([_p, _p, _p, _p, _p, _p, _p], None),
     "newsatlas_result_free": ([_p], None),
+    "newsatlas_result_copy_bytes": ([_p, _p], None),
     "newsatlas_clusters_build": ([_i, _p, _p, _d, _d, _i, _i, _i, _i, _i, _p, _i], _p),
     "newsatlas_clusters_free": ([_p], None),
     "newsatlas_clusters_in_box": ([_p, _d, _d, _d, _d, _d, _p, _i], _p),
     "newsatlas_clusters_children": ([_p, _i, _p, _i], _p),
     "newsatlas_clusters_leaves": ([_p, _i, _i, _i, _p, _i], _p),
     "newsatlas_clusters_expansion_zoom": ([_p, _i, _p, _i], _i),
+    "newsatlas_clusters_tile": ([_p, _s, _s, _p, _p, _i], _i),
 }
 for _name, (_arguments, _result) in _signatures.items():
     _function = getattr(lib, _name)
@@ -110,5 +112,15 @@ def result_lists(handle):
             pointer(second),
         )
         return offsets, integers, counts, kinds, first, second
+    finally:
+        lib.newsatlas_result_free(handle)
+
+
+def result_bytes(handle):
+    """A result handle's bytes; frees it."""
+    try:
+        data = ctypes.create_string_buffer(lib.newsatlas_result_length(handle, 2))
+        lib.newsatlas_result_copy_bytes(handle, data)
+        return data.raw
     finally:
         lib.newsatlas_result_free(handle)

@@ -48,8 +48,9 @@ def test_wheel_in_a_fresh_venv_without_the_toolchain(tmp_path):
         "import shutil, newsatlas\n"
         "assert shutil.which('swift') is None\n"
         "r = newsatlas.resolve([48.85, 36.75], [2.35, 3.06])\n"
-        "print(newsatlas.__file__, r.codes.tolist(), r.containing.tolist())\n"
+        "t = newsatlas.ClusterIndex([10.0, 10.1], [20.0, 20.1]).tile(0, 0, 0)\n"
+        "print(newsatlas.__file__, r.codes.tolist(), r.containing.tolist(), 'tile', len(t) > 20)\n"
     )
     done = subprocess.run([python, "-c", check], capture_output=True, text=True, env=clean, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert str(tmp_path / "fresh") in done.stdout and "['fr', 'pt'] ['fr', 'dz']" in done.stdout
+    assert str(tmp_path / "fresh") in done.stdout and "['fr', 'pt'] ['fr', 'dz'] tile True" in done.stdout
