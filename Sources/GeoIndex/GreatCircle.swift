@@ -131,17 +131,87 @@ public enum GreatCircle {
 
   /// The initial bearing (forward azimuth) from `a` towards `b`, in degrees clockwise from north, in 0..<360.
   ///
-  /// At a pole, or between identical points, the bearing is not defined and 0 is returned.
+  /// At a pole, or between identical points, the bearing is not defined and 0 is returned. The sines and
+  /// cosines come from `SineCosine` (reduced in degrees, exactly) and the angle from `arctangent`, both
+  /// within about an ulp of libm's at a fraction of the cost: with libm's five calls the bearing took over half
+  /// of a nearest query over the 54 markers.
+  @inlinable
   public static func initialBearingDegrees(from a: GeoPoint, to b: GeoPoint) -> Double {
-    let latitudeA = a.latitude * radiansPerDegree
-    let latitudeB = b.latitude * radiansPerDegree
-    let deltaLongitude = (b.longitude - a.longitude) * radiansPerDegree
-    let y = sin(deltaLongitude) * cos(latitudeB)
-    let x = cos(latitudeA) * sin(latitudeB) - sin(latitudeA) * cos(latitudeB) * cos(deltaLongitude)
+    initialBearingDegrees(from: a, to: BearingTarget(b))
+  }
+
+  /// `initialBearingDegrees(from:to:)` towards a target whose latitude's sine and cosine are kept: the same
+  /// arithmetic, so the same bits, with one sine and cosine fewer (for the 54 markers, queried millions of
+  /// times).
+  @inlinable
+  public static func initialBearingDegrees(from a: GeoPoint, to b: BearingTarget) -> Double {
+    // sin and cos of a's latitude and of the longitude difference, on two lanes at once.
+    let terms = SineCosine.ofDegrees(SIMD2(a.latitude, b.point.longitude - a.longitude))
+    let y = terms.sin[1] * b.cosLatitude
+    let x = terms.cos[0] * b.sinLatitude - terms.sin[0] * b.cosLatitude * terms.cos[1]
     if x == 0 && y == 0 { return 0 }
-    let degrees = atan2(y, x) / radiansPerDegree
+    let degrees = arctangent(y, x) * (180 / Double.pi)
     let normalized = degrees < 0 ? degrees + 360 : degrees
     return normalized >= 360 ? 0 : normalized
+  }
+
+  /// `atan2(y, x)` in radians, in -π...π, for finite `y` and `x` not both 0; within about an ulp of libm's.
+  ///
+  /// The ratio t = min/max of |x| and |y| (in 0...1) is moved next to the nearest c = k/8, where
+  /// `atan t = atan c + atan((t − c)/(1 + t c))` leaves an argument of about 1/16 at most (t − c is exact, by
+  /// Sterbenz's lemma); its series to u¹⁷ is then exact to well below an ulp. Two divisions, not three, on the
+  /// bearing's longest chain: the ratio's, and u's (degrees come by a product). The octant and the sign are put
+  /// back with `π/2 − r`, `π − r` and `−r`.
+  @inlinable @inline(__always)
+  static func arctangent(_ y: Double, _ x: Double) -> Double {
+    let ax = abs(x)
+    let ay = abs(y)
+    let steep = ay > ax
+    let n = steep ? ax : ay
+    let d = steep ? ay : ax
+    let t = n / d
+    // k = round(8t) from comparisons that run beside the division, t > (2j + 1)/16 for j in 0..<8 (a
+    // threshold's rounding only moves k where t is at a seam, where either neighbour is close enough).
+    let n16 = n * 16
+    var k = n16 > d ? 1 : 0
+    k += n16 > 3 * d ? 1 : 0
+    k += n16 > 5 * d ? 1 : 0
+    k += n16 > 7 * d ? 1 : 0
+    k += n16 > 9 * d ? 1 : 0
+    k += n16 > 11 * d ? 1 : 0
+    k += n16 > 13 * d ? 1 : 0
+    k += n16 > 15 * d ? 1 : 0
+    let c = Double(k) * 0.125
+    let u = (t - c) / (1 + t * c)
+    let u2 = u * u
+    let u4 = u2 * u2
+    let u8 = u4 * u4
+    // atan u = u − u³/3 + u⁵/5 − …, the polynomial in u² by Estrin's scheme.
+    let p01 = -1.0 / 3 + u2 * (1.0 / 5)
+    let p23 = -1.0 / 7 + u2 * (1.0 / 9)
+    let p45 = -1.0 / 11 + u2 * (1.0 / 13)
+    let p67 = -1.0 / 15 + u2 * (1.0 / 17)
+    let series = u + u * u2 * ((p01 + p23 * u4) + (p45 + p67 * u4) * u8)
+    var r = arctangentOfEighths(k) + series
+    r = steep ? Double.pi / 2 - r : r
+    r = x < 0 ? Double.pi - r : r
+    return y.sign == .minus ? -r : r
+  }
+
+  /// atan(k/8) for k in 0...8, to the nearest double.
+  @inlinable @inline(__always)
+  static func arctangentOfEighths(_ k: Int) -> Double {
+    switch k {
+    case 0: return 0
+    case 1: return 0.12435499454676144
+    case 2: return 0.24497866312686414
+    case 3: return 0.35877067027057225
+    case 4: return 0.4636476090008061
+    case 5: return 0.5585993153435624
+    case 6: return 0.6435011087932844
+    case 7: return 0.7188299996216245
+    default: return 0.7853981633974483
+    }
   }
 
   /// The chord between two points of the unit sphere, squared, for a distance in kilometres (0...4).
@@ -150,5 +220,21 @@ public enum GreatCircle {
     if kilometers >= antipodalDistanceKilometers { return 4 }
     let s = sin(max(0, kilometers) / (2 * earthRadiusKilometers))
     return 4 * s * s
+  }
+}
+
+/// A bearing's destination with its latitude's sine and cosine worked out once (`GreatCircle
+/// .initialBearingDegrees(from:to:)`).
+public struct BearingTarget: Sendable {
+  public let point: GeoPoint
+  @usableFromInline let sinLatitude: Double
+  @usableFromInline let cosLatitude: Double
+
+  @inlinable
+  public init(_ point: GeoPoint) {
+    self.point = point
+    let latitude = SineCosine.ofDegrees(SIMD2(repeating: point.latitude))
+    sinLatitude = latitude.sin[0]
+    cosLatitude = latitude.cos[0]
   }
 }

@@ -44,4 +44,41 @@ enum SineCosine {
     let cosineSign = UInt64((q &+ 1) & 2) << 62
     return (Double(bitPattern: sineBits ^ sineSign), Double(bitPattern: cosineBits ^ cosineSign))
   }
+
+  /// `ofDegrees` on two lanes at once: the same operations lane by lane (the bearing's two pairs in one
+  /// evaluation; SSE2 holds two doubles).
+  @inlinable @inline(__always)
+  static func ofDegrees(_ degrees: SIMD2<Double>) -> (sin: SIMD2<Double>, cos: SIMD2<Double>) {
+    let shift = SIMD2<Double>(repeating: 6_755_399_441_055_744.0)
+    let quadrant = (degrees * (1.0 / 90.0) + shift) - shift
+    let remainder = degrees - 90 * quadrant
+    let x = remainder * (Double.pi / 180)
+    let x2 = x * x
+    let x4 = x2 * x2
+    let x8 = x4 * x4
+    let s01 = 1.0 / 6 - x2 * (1.0 / 120)
+    let s23 = 1.0 / 5040 - x2 * (1.0 / 362_880)
+    let s45 = 1.0 / 39_916_800 - x2 * (1.0 / 6_227_020_800)
+    let s67 = 1.0 / 1_307_674_368_000 - x2 * (1.0 / 355_687_428_096_000)
+    let s = (s01 + s23 * x4) + (s45 + s67 * x4) * x8
+    let sine = x - x * x2 * s
+    let c01 = 0.5 - x2 * (1.0 / 24)
+    let c23 = 1.0 / 720 - x2 * (1.0 / 40320)
+    let c45 = 1.0 / 3_628_800 - x2 * (1.0 / 479_001_600)
+    let c67 = 1.0 / 87_178_291_200 - x2 * (1.0 / 20_922_789_888_000)
+    let c8 = 1.0 / 6_402_373_705_728_000
+    let c = (c01 + c23 * x4) + (c45 + c67 * x4) * x8 + c8 * (x8 * x8)
+    let cosine = 1 - x2 * c
+    let q = SIMD2<Int64>(Int64(quadrant[0]), Int64(quadrant[1]))
+    let one = SIMD2<Int64>(repeating: 1)
+    let two = SIMD2<Int64>(repeating: 2)
+    let swap = SIMD2<UInt64>(truncatingIfNeeded: SIMD2<Int64>() &- (q & one))
+    let sineBits = unsafeBitCast(sine, to: SIMD2<UInt64>.self)
+    let cosineBits = unsafeBitCast(cosine, to: SIMD2<UInt64>.self)
+    let sineSign = SIMD2<UInt64>(truncatingIfNeeded: q & two) &<< 62
+    let cosineSign = SIMD2<UInt64>(truncatingIfNeeded: (q &+ one) & two) &<< 62
+    let newSine = ((sineBits & ~swap) | (cosineBits & swap)) ^ sineSign
+    let newCosine = ((cosineBits & ~swap) | (sineBits & swap)) ^ cosineSign
+    return (unsafeBitCast(newSine, to: SIMD2<Double>.self), unsafeBitCast(newCosine, to: SIMD2<Double>.self))
+  }
 }

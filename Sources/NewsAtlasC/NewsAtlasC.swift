@@ -170,7 +170,7 @@ public func newsatlas_nearest(
   let refused = check(count, latitudes, longitudes, message, capacity)
   if refused != done { return refused }
   let tree = Country.markerIndex
-  let markers = Country.markers
+  let markers = bearingTargets
   let (countries, distances, bearings) = (
     Shared(base: countries), Shared(base: distances), Shared(base: bearings)
   )
@@ -191,6 +191,9 @@ public func newsatlas_nearest(
   }
   return done
 }
+
+/// The 54 markers as bearing targets (their latitudes' sines and cosines kept).
+let bearingTargets = Country.markers.map(BearingTarget.init)
 
 // MARK: - The caller's points
 

@@ -49,6 +49,81 @@ import Testing
     print("worst relative difference from libm: \(worst)")
   }
 
+  /// The initial bearing on libm's `sin`, `cos` and `atan2`: what `initialBearingDegrees` computed before.
+  static func libmBearing(_ a: GeoPoint, _ b: GeoPoint) -> Double {
+    let radians = Double.pi / 180
+    let deltaLongitude = (b.longitude - a.longitude) * radians
+    let y = sin(deltaLongitude) * cos(b.latitude * radians)
+    let x =
+      cos(a.latitude * radians) * sin(b.latitude * radians) - sin(a.latitude * radians)
+      * cos(b.latitude * radians) * cos(deltaLongitude)
+    if x == 0 && y == 0 { return 0 }
+    let degrees = atan2(y, x) / radians
+    let normalized = degrees < 0 ? degrees + 360 : degrees
+    return normalized >= 360 ? 0 : normalized
+  }
+
+  @Test func bearingsAgreeWithLibm() {
+    let a = SeededSpherePoints.make(count: 100_000, seed: 93)
+    let b = SeededSpherePoints.make(count: 100_000, seed: 94)
+    var worst = 0.0
+    for (p, q) in zip(a, b) {
+      let ours = GreatCircle.initialBearingDegrees(from: p, to: q)
+      let reference = Self.libmBearing(p, q)
+      // Due north is 0 one way and just under 360 the other: compare around the circle.
+      var difference = abs(ours - reference)
+      difference = min(difference, 360 - difference)
+      worst = max(worst, difference)
+      #expect(ours >= 0 && ours < 360)
+      #expect(difference <= 1e-11, "(\(p.latitude), \(p.longitude)) to (\(q.latitude), \(q.longitude))")
+    }
+    print("worst bearing difference from libm: \(worst) degrees")
+    // The compass points, a point to itself, and from the poles (where north is undefined, libm's answer).
+    let origin = GeoPoint(uncheckedLatitude: 0, longitude: 0)
+    #expect(
+      GreatCircle.initialBearingDegrees(from: origin, to: GeoPoint(uncheckedLatitude: 10, longitude: 0)) == 0)
+    #expect(
+      GreatCircle.initialBearingDegrees(from: origin, to: GeoPoint(uncheckedLatitude: 0, longitude: 10)) == 90
+    )
+    #expect(
+      GreatCircle.initialBearingDegrees(from: origin, to: GeoPoint(uncheckedLatitude: -10, longitude: 0))
+        == 180)
+    #expect(
+      GreatCircle.initialBearingDegrees(from: origin, to: GeoPoint(uncheckedLatitude: 0, longitude: -10))
+        == 270)
+    let paris = GeoPoint(uncheckedLatitude: 48.85, longitude: 2.35)
+    #expect(GreatCircle.initialBearingDegrees(from: paris, to: paris) == 0)
+    for pole in [90.0, -90.0] {
+      for longitude in [-180.0, -45.0, 0.0, 120.0] {
+        let from = GeoPoint(uncheckedLatitude: pole, longitude: longitude)
+        let ours = GreatCircle.initialBearingDegrees(from: from, to: paris)
+        let reference = Self.libmBearing(from, paris)
+        #expect(min(abs(ours - reference), 360 - abs(ours - reference)) <= 1e-9)
+      }
+    }
+  }
+
+  @Test func arctangentAgreesWithLibm() {
+    var worst = 0.0
+    // Every octant and both signed zeros, on a grid of angles and of ratios near 0, 1 and the k/8 seams.
+    var pairs: [(Double, Double)] = []
+    for i in 0..<100_000 {
+      let angle = -Double.pi + 2 * Double.pi * Double(i) / 100_000
+      pairs.append((sin(angle) * 3.7, cos(angle) * 3.7))
+    }
+    for k in 0...8 {
+      for d in [-1e-15, -1e-9, 0, 1e-9, 1e-15] { pairs.append((Double(k) / 8 + d, 1)) }
+    }
+    pairs += [(0, 1), (-0.0, 1), (0, -1), (-0.0, -1), (1, 0), (-1, 0), (1e-300, 1), (1, 1e-300)]
+    for (y, x) in pairs {
+      let ours = GreatCircle.arctangent(y, x)
+      let reference = atan2(y, x)
+      worst = max(worst, abs(ours - reference) / max(abs(reference), .leastNormalMagnitude))
+      #expect(ours.sign == reference.sign, "atan2(\(y), \(x))")
+    }
+    #expect(worst <= 5e-16)  // two ulps
+  }
+
   @Test func arcsineAgreesWithLibmOnAGrid() {
     var worst = 0.0
     // A grid of y (the short branch below ½, the long one above) and of h near 0, where y = √h is tiny.
