@@ -1,15 +1,27 @@
+import Fetch
 import GeoIndex
 import NewsAPI
 import NewsAtlas
 
 extension AtlasService {
-  /// `GET /v1/headlines?country=CC|near=LAT,LON|cluster=ID&zoom=Z[&category=C][&pageSize=N]`: the CLI's
-  /// headlines JSON (`HeadlinesJSON`), planned by the same planner through the server's one client, so every
-  /// request shares one cache and one budget. A failed country is an error object in its result (200); a plan
-  /// the budget cannot cover is 429 with `Retry-After` (when the budget frees up); a server without a key is 503. The key never leaves the process.
+  /// `GET /v1/headlines?country=CC|near=LAT,LON|cluster=ID&zoom=Z[&category=C][&pageSize=N][&provider=P]`:
+  /// the CLI's headlines JSON (`HeadlinesJSON`), planned by the same providers and planner through the server's
+  /// one set of clients, so every request shares one cache, one budget and one GDELT pacing. Without a key the
+  /// answers come from GDELT. A failed country is an error object in its result (200); a plan the budget
+  /// cannot cover is 429 with `Retry-After` (when the budget frees up); `provider=newsapi` on a server without a
+  /// key, and a server started with `--no-news`, are 503. The key never leaves the process but to NewsAPI.
   func headlines(_ request: ParsedRequest) async throws -> Reply {
-    let query = try allow(request, ["country", "near", "cluster", "zoom", "category", "pageSize"])
+    let query = try allow(
+      request, ["country", "near", "cluster", "zoom", "category", "pageSize", "provider"])
     guard let news else { throw Problem.unavailable(newsUnavailable) }
+    var choice = defaultProvider
+    if let name = query.get("provider") {
+      guard let named = ProviderChoice.named(name) else {
+        throw Problem.badParameter(
+          "'\(printable(String(name.prefix(64))))' is not a provider; use one of \(ProviderChoice.spoken).")
+      }
+      choice = named
+    }
     // Checked by the news library, as the CLI's headlines checks its flags: the same sentences. A cluster id is
     // one of the markers' map this server draws, with its zoom and this server's clustering options.
     let headlines: HeadlinesRequest
@@ -25,9 +37,11 @@ extension AtlasService {
     }
     let jobs = headlines.jobs
     do {
-      let results = try await news.headlines(jobs, options: HeadlinesOptions(pageSize: headlines.pageSize))
+      let results = try await news.headlines(
+        jobs, choice: choice, options: HeadlinesOptions(pageSize: headlines.pageSize))
       return Reply(json: HeadlinesJSON.results(results))
     } catch {
+      if case .invalidRequest(let sentence) = error { throw Problem.badParameter(sentence) }
       // The library's sentence names no command-line flag: an HTTP client is told when to try again.
       guard error.isQuota else { throw Problem.unavailable(error.description) }
       throw Problem.tooManyRequests(error.description, retryAfterSeconds: error.retryAfterSeconds)

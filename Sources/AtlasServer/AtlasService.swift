@@ -23,9 +23,12 @@ public struct AtlasService: Sendable {
   public let maxBodyBytes: Int
   /// How many cores answer each batch POST's rows (the answers are the same whatever the number).
   public let batchThreads: Int
-  /// The NewsAPI client behind `/v1/headlines`: one cache and one request budget for the whole server.
-  public let news: NewsAPIClient?
-  /// Why there is no news (no key, or `--no-news`): the 503 sentence of `/v1/headlines`.
+  /// The news providers behind `/v1/headlines` (NewsAPI with a key, GDELT without one): one cache, one
+  /// request budget and one GDELT pacing for the whole server.
+  public let news: NewsProviders?
+  /// The provider a request that names none gets (the `provider` setting, else `auto`).
+  public let defaultProvider: ProviderChoice
+  /// Why there is no news (`--no-news`, no cache): the 503 sentence of `/v1/headlines`.
   public let newsUnavailable: String
   /// What `/metrics` reports.
   let metrics = Metrics()
@@ -45,7 +48,8 @@ public struct AtlasService: Sendable {
   static let cacheControl = "public, max-age=300"
 
   public init(
-    datasets: [Dataset], corsOrigin: String? = nil, maxBodyBytes: Int = 1 << 30, news: NewsAPIClient? = nil,
+    datasets: [Dataset], corsOrigin: String? = nil, maxBodyBytes: Int = 1 << 30, news: NewsProviders? = nil,
+    defaultProvider: ProviderChoice = .auto,
     newsUnavailable: String = "This server has no news: it was started with --no-news.",
     leafletDirectory: String = "/usr/share/javascript/leaflet",
     batchThreads: Int = ProcessInfo.processInfo.activeProcessorCount, tileCacheBytes: Int = 64 << 20,
@@ -63,6 +67,7 @@ public struct AtlasService: Sendable {
     names = datasets.map(\.name)
     self.corsOrigin = corsOrigin
     self.news = news
+    self.defaultProvider = defaultProvider
     self.newsUnavailable = newsUnavailable
   }
 

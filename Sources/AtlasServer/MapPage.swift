@@ -88,13 +88,17 @@ enum MapPage {
         en: { dataset: "Dataset", latitude: "Latitude", longitude: "Longitude", near: "Near me",
           locate: "Use my location", other: "Français", otherHref: "?lang=fr", close: "Close", map: "News map",
           loading: "Loading…", noNews: "No headlines for this country.", cluster: "{n} countries or points: zoom in",
-          point: "Point", via: { country: "via top headlines", sources: "via its sources", search: "via a search", none: "" },
+          point: "Point", via: { country: "via top headlines", sources: "via its sources", search: "via a search",
+            sourcecountry: "by source country", feeds: "from its feeds", none: "" },
+          providers: { newsapi: "NewsAPI", gdelt: "GDELT", feeds: "Feeds" },
           inside: "", nearest: "Nearest news country, {km} km away", badPlace: "Type a latitude and a longitude in degrees.",
           noLocation: "Your browser gave no location.", failed: "The service did not answer: " },
         fr: { dataset: "Jeu de données", latitude: "Latitude", longitude: "Longitude", near: "Près de moi",
           locate: "Ma position", other: "English", otherHref: "?lang=en", close: "Fermer", map: "Carte des actualités",
           loading: "Chargement…", noNews: "Aucun titre pour ce pays.", cluster: "{n} pays ou points : zoomer",
-          point: "Point", via: { country: "par les titres du pays", sources: "par ses sources", search: "par une recherche", none: "" },
+          point: "Point", via: { country: "par les titres du pays", sources: "par ses sources", search: "par une recherche",
+            sourcecountry: "par pays de la source", feeds: "par ses flux", none: "" },
+          providers: { newsapi: "NewsAPI", gdelt: "GDELT", feeds: "Flux" },
           inside: "", nearest: "Pays d’actualités le plus proche, à {km} km", badPlace: "Saisissez une latitude et une longitude en degrés.",
           noLocation: "Le navigateur n’a donné aucune position.", failed: "Le service n’a pas répondu : " },
       };
@@ -240,13 +244,16 @@ enum MapPage {
           try {
             answer = await getJSON(`/v1/headlines?country=${country.code}&pageSize=10`);
           } catch (error) {
-            status.textContent = error.message;  // no key: the service's sentence says how to set one
+            status.textContent = error.message;  // --no-news, or the budget: the service's sentence
             return;
           }
           const result = answer.results[0];
+          list.dataset.provider = result.provider;  // which provider answered, for tests
           if (result.error) { status.textContent = result.error.message; return; }
           if (result.articles.length === 0) { status.textContent = result.reason || t.noNews; return; }
-          status.textContent = [where, t.via[result.strategy]].filter((x) => x).join(" · ");
+          // The provider that answered, and how: "GDELT · by source country"; each article names its source.
+          status.textContent = [where, t.providers[result.provider], t.via[result.strategy]]
+            .filter((x) => x).join(" · ");
           for (const article of result.articles) {
             const item = document.createElement("li");
             // Only an http(s) URL becomes a link: a javascript: or data: URL from a feed stays text.

@@ -5,6 +5,10 @@ public struct Article: Codable, Equatable, Sendable {
   public struct Source: Codable, Equatable, Sendable {
     public let id: String?
     public let name: String
+    public init(id: String?, name: String) {
+      self.id = id
+      self.name = name
+    }
   }
   public let source: Source
   public let author: String?
@@ -15,6 +19,21 @@ public struct Article: Codable, Equatable, Sendable {
   /// As sent: ISO 8601 in UTC, with or without fractional seconds of any length.
   public let publishedAt: String
   public let content: String?
+
+  /// An article in the contract's shape, from any provider.
+  public init(
+    source: Source, author: String? = nil, title: String, description: String? = nil, url: String,
+    urlToImage: String? = nil, publishedAt: String, content: String? = nil
+  ) {
+    self.source = source
+    self.author = author
+    self.title = title
+    self.description = description
+    self.url = url
+    self.urlToImage = urlToImage
+    self.publishedAt = publishedAt
+    self.content = content
+  }
 
   /// `publishedAt` as a date, fractional seconds kept; nil if it is not ISO 8601.
   public var publishedDate: Date? { ISO8601.parse(publishedAt) }

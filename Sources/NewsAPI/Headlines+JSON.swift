@@ -16,7 +16,7 @@ public enum HeadlinesJSON {
   }
 
   /// A failure as scripts read it: `kind` (transport, http, service, quota, auth, decoding, offline, request),
-  /// the HTTP `status` and NewsAPI `code` where there are any, and the sentence.
+  /// the HTTP `status` and NewsAPI `code` where there are any, and the sentence (GDELT's own, for its errors).
   public struct ErrorObject: Encodable, Sendable {
     public let kind: String
     public let status: Int?
@@ -78,17 +78,21 @@ public enum HeadlinesJSON {
       var container = encoder.container(keyedBy: Keys.self)
       try container.encode(Place(result.job.country), forKey: .country)
       try container.encode(result.job.category, forKey: .category)
+      try container.encode(result.provider.rawValue, forKey: .provider)
       try container.encode(result.strategy.rawValue, forKey: .strategy)
       try container.encode(result.totalResults, forKey: .totalResults)
       try container.encode(result.articles.map(Item.init), forKey: .articles)
       try container.encode(result.reason, forKey: .reason)
       try container.encode(result.error.map(ErrorObject.init), forKey: .error)
     }
-    enum Keys: CodingKey { case country, category, strategy, totalResults, articles, reason, error }
+    enum Keys: CodingKey {
+      case country, category, provider, strategy, totalResults, articles, reason, error
+    }
   }
 
   struct Plan: Encodable {
     struct Request: Encodable {
+      let provider: String
       let request: String
       let route: String
       let countries: [String]
@@ -114,6 +118,9 @@ public enum HeadlinesJSON {
     let none: [Settled]
     let awaitingSourcesList: [String]
     let cost: Int
+    let followUpsAtMost: Int
+    let seconds: Double
+    let secondsAtMost: Double
     let lastDay: Budget?
     let lastHalfDay: Budget?
 
@@ -125,13 +132,19 @@ public enum HeadlinesJSON {
       case .send: sourcesList = "send"
       }
       requests = plan.requests.map {
-        Request(request: $0.text, route: $0.route.rawValue, countries: codes($0.jobs), cached: $0.cached)
+        Request(
+          provider: $0.provider.rawValue, request: $0.text, route: $0.route.rawValue,
+          countries: codes($0.jobs),
+          cached: $0.cached)
       }
       none = plan.settled.sorted { $0.key < $1.key }.map {
         Settled(country: $0.value.job.country.code, category: $0.value.job.category, reason: $0.value.reason)
       }
       awaitingSourcesList = codes(plan.awaitingSourcesList)
       cost = plan.cost
+      followUpsAtMost = plan.followUpsAtMost
+      seconds = (plan.seconds * 10).rounded() / 10
+      secondsAtMost = (plan.secondsAtMost * 10).rounded() / 10
       lastDay = usage.map {
         Budget(used: $0.lastDay, limit: $0.dailyBudget, afterPlan: $0.lastDay + plan.cost)
       }

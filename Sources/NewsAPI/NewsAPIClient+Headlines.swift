@@ -281,6 +281,7 @@ extension NewsAPIClient {
             switch request.query {
             case .headlines(let query): return (n, .success(try await self.topHeadlines(query)))
             case .search(let query): return (n, .success(try await self.everything(query)))
+            case .gdelt, .other: throw .invalidRequest("NewsAPI does not send another provider's request.")
             }
           } catch {
             return (n, .failure(error))

@@ -608,6 +608,8 @@ public final class RequestCounters: @unchecked Sendable {
   private var hits = 0
   private var sends = 0
 
+  public init() {}
+
   public var cacheHits: Int { lock.withLock { hits } }
   public var sent: Int { lock.withLock { sends } }
 

@@ -1,7 +1,8 @@
 import Fetch
 import Foundation
 
-/// Why a NewsAPI call gave no answer, each with one sentence a user can act on. The key never appears here.
+/// Why a news provider's call (NewsAPI's, GDELT's, a feed's) gave no answer, each with one sentence a user can
+/// act on. The key never appears here.
 public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
   /// No key was given.
   case missingKey
@@ -25,6 +26,15 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
   /// A feed's server answered with a status other than 2xx (`reason` nil), or a 2xx whose body is not a feed
   /// NewsAtlas reads (`reason`: the parser's sentence). `url` has no user information.
   case feed(url: String, status: Int, reason: String?)
+  /// GDELT did not answer with its JSON: its HTTP status and its sentence (it answers a bad query, or a client
+  /// that asks too often, with a 200 and a line of plain text), or what the body began with.
+  case gdelt(status: Int, message: String)
+
+  /// Whether GDELT's sentence (or status) says the client asks too often.
+  var isGDELTRateLimit: Bool {
+    guard case .gdelt(let status, let message) = self else { return false }
+    return status == 429 || message.lowercased().contains("limit requests")
+  }
 
   /// The service refused the key itself (`apiKeyInvalid`, `apiKeyDisabled`, `apiKeyMissing`): a new key
   /// helps, waiting does not.
@@ -49,13 +59,15 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
     case .notCached: return "offline"
     case .budgetSpent, .planOverBudget, .cacheUnavailable: return "quota"
     case .feed(_, let status, _): return (200..<300).contains(status) ? "decoding" : "http"
+    case .gdelt(let status, _): return isGDELTRateLimit ? "quota" : status == 200 ? "service" : "http"
     }
   }
 
   /// The HTTP status the service answered with, where there was an answer.
   public var httpStatus: Int? {
     switch self {
-    case .service(let status, _, _, _), .unexpectedResponse(let status, _), .feed(_, let status, _):
+    case .service(let status, _, _, _), .unexpectedResponse(let status, _), .feed(_, let status, _),
+      .gdelt(let status, _):
       return status
     default: return nil
     }
@@ -75,7 +87,7 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
     if case .budgetSpent = self { return true }
     if case .planOverBudget = self { return true }
     if case .cacheUnavailable = self { return true }
-    return false
+    return isGDELTRateLimit
   }
 
   /// Whole seconds until trying again may succeed, where that is known: the service's `Retry-After`, or when
@@ -151,6 +163,10 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
     case .feed(let url, let status, let reason):
       guard let reason else { return "The feed \(url) answered HTTP \(status)." }
       return "The feed \(url) could not be read: " + reason.prefix(1).lowercased() + reason.dropFirst()
+    case .gdelt(let status, let message):
+      let text =
+        status == 200 ? "GDELT refused the query: \(message)" : "GDELT answered HTTP \(status): \(message)"
+      return text.hasSuffix(".") ? text : text + "."
     }
   }
 

@@ -35,6 +35,17 @@ public struct NewsConfiguration: Sendable, Equatable {
   public var requestTimeout: Double = 30
   /// Requests in flight at once: 32.
   public var concurrency = 32
+  /// Which provider answers headlines: `auto` (a country's feeds, else NewsAPI where it has a route and a key
+  /// is set, else GDELT).
+  public var provider = ProviderChoice.auto
+  /// GDELT's base URL: its public host (no key).
+  public var gdeltBase = "https://api.gdeltproject.org"
+  /// Seconds between two GDELT requests, across the processes sharing the cache: 5, as GDELT asks of clients.
+  public var gdeltSpacing: Double = 5
+  /// How far back GDELT looks for a country's articles (its `timespan`): a day.
+  public var gdeltTimespan = "1d"
+  /// The most GDELT requests one headlines call sends (packed requests, then follow-ups): 12.
+  public var gdeltRequestLimit = 12
 
   public init() {}
 

@@ -39,9 +39,38 @@ extension Settings {
   }
 }
 
+extension Settings {
+  /// GDELT's base URL: `given` (a flag), else `NEWSATLAS_GDELT_BASE`, else the file's `gdelt-base`, else
+  /// GDELT's public host.
+  ///
+  /// - Throws: `SettingsError` for a base that is not an absolute http(s) URL with a host and without a query
+  ///   or a fragment: `usage` when it is `given`, `configuration` when it comes from the environment.
+  public func gdeltBase(
+    given: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws(SettingsError) -> String {
+    if let given { return try Key.gdeltBase.validate(given) }
+    if let base = environment["NEWSATLAS_GDELT_BASE"], !base.isEmpty {
+      do {
+        return try Key.gdeltBase.validate(base)
+      } catch {
+        throw error.found(in: "NEWSATLAS_GDELT_BASE")
+      }
+    }
+    return self[.gdeltBase] ?? NewsConfiguration.defaults.gdeltBase
+  }
+
+  /// The provider: `given` (a flag or a query parameter), else the file's `provider`, else `auto`.
+  ///
+  /// - Throws: `SettingsError` (`usage`) for a `given` name that is not a provider.
+  public func provider(given: String? = nil) throws(SettingsError) -> ProviderChoice {
+    if let given { return ProviderChoice(rawValue: try Key.provider.validate(given))! }
+    return self[.provider].flatMap(ProviderChoice.named) ?? NewsConfiguration.defaults.provider
+  }
+}
+
 extension NewsConfiguration {
   /// The defaults, with what the settings set: `ttl-headlines`, `ttl-search`, `ttl-sources` (seconds),
-  /// `quota-day` and `quota-half-day`.
+  /// `quota-day`, `quota-half-day`, `provider` and `gdelt-spacing` (seconds).
   public init(settings: Settings) {
     self.init()
     timeToLive.headlines = Double(settings.number(.ttlHeadlines, default: Int(timeToLive.headlines)))
@@ -49,6 +78,8 @@ extension NewsConfiguration {
     timeToLive.sources = Double(settings.number(.ttlSources, default: Int(timeToLive.sources)))
     dailyBudget = settings.number(.quotaDay, default: dailyBudget)
     halfDayBudget = settings.number(.quotaHalfDay, default: halfDayBudget)
+    provider = settings[.provider].flatMap(ProviderChoice.named) ?? provider
+    gdeltSpacing = Double(settings.number(.gdeltSpacing, default: Int(gdeltSpacing)))
   }
 }
 

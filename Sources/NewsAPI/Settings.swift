@@ -21,11 +21,14 @@ public struct Settings {
     case ttlSources = "ttl-sources"
     case quotaDay = "quota-day"
     case quotaHalfDay = "quota-half-day"
+    case provider
+    case gdeltBase = "gdelt-base"
+    case gdeltSpacing = "gdelt-spacing"
 
     /// Whether the value is a whole number (written unquoted, as TOML integers are).
     public var isNumber: Bool {
       switch self {
-      case .ttlHeadlines, .ttlSearch, .ttlSources, .quotaDay, .quotaHalfDay: return true
+      case .ttlHeadlines, .ttlSearch, .ttlSources, .quotaDay, .quotaHalfDay, .gdeltSpacing: return true
       default: return false
       }
     }
@@ -50,6 +53,12 @@ public struct Settings {
       case .quotaDay:
         return "the plan's requests per 24 hours (default \(defaults.dailyBudget), the free plan)"
       case .quotaHalfDay: return "the plan's requests per 12 hours (default \(defaults.halfDayBudget))"
+      case .provider:
+        return "where headlines come from: \(ProviderChoice.spoken) (default \(defaults.provider.rawValue))"
+      case .gdeltBase:
+        return "GDELT's base URL (default \(defaults.gdeltBase)); it never gets the NewsAPI key"
+      case .gdeltSpacing:
+        return "seconds between two GDELT requests, across processes (default \(Int(defaults.gdeltSpacing)))"
       }
     }
 
@@ -76,14 +85,22 @@ public struct Settings {
             "'\(shown)' is not a NewsAPI category; use one of \(newsCategories.joined(separator: ", ")).")
         }
         return value.lowercased()
-      case .apiBase:
+      case .apiBase, .gdeltBase:
         guard let url = HTTPURL(value), url.query == nil, url.fragment == nil else {
+          let (what, example) =
+            self == .apiBase
+            ? ("API base", "https://newsapi.org") : ("GDELT base", "https://api.gdeltproject.org")
           throw .usage(
-            "The API base '\(printable(HTTPURL.redacted(String(value.prefix(200)))))' is not an http or "
-              + "https URL with a host (and no query or fragment), such as https://newsapi.org.")
+            "The \(what) '\(printable(HTTPURL.redacted(String(value.prefix(200)))))' is not an http or "
+              + "https URL with a host (and no query or fragment), such as \(example).")
         }
         return value
-      case .ttlHeadlines, .ttlSearch, .ttlSources, .quotaDay, .quotaHalfDay:
+      case .provider:
+        guard let choice = ProviderChoice.named(value) else {
+          throw .usage("'\(shown)' is not a provider; use one of \(ProviderChoice.spoken).")
+        }
+        return choice.rawValue
+      case .ttlHeadlines, .ttlSearch, .ttlSources, .quotaDay, .quotaHalfDay, .gdeltSpacing:
         let minimum = self == .quotaDay || self == .quotaHalfDay ? 1 : 0
         guard let number = Int(value), number >= minimum else {
           throw .usage("\(rawValue) takes a whole number, \(minimum) or more, not '\(shown)'.")

@@ -50,11 +50,77 @@ struct ServiceOptions: ParsableArguments {
 
   /// A client from the flags, else the environment (`NEWSAPI_KEY`, `NEWSATLAS_API_BASE`), else the settings file.
   func client(settings: Settings, keyRequired: Bool = true) throws(CLIError) -> (NewsAPIClient, HTTPClient) {
+    let http = try httpClient()
+    let base: String
+    var key: String
+    do {
+      base = try settings.apiBase(given: apiBase)
+      key = try settings.apiKey() ?? ""
+    } catch {
+      http.shutdown()
+      throw CLIError(error)
+    }
+    if key.isEmpty && !keyRequired { key = "not-sent" }  // a dry run sends nothing
+    let cache: CachePolicy?
+    do {
+      cache = try cachePolicy(settings: settings, needed: keyRequired || offline)
+    } catch {
+      http.shutdown()
+      throw error
+    }
+    do {
+      return (try makeClient(key: key, base: base, http: http, cache: cache), http)
+    } catch {
+      http.shutdown()
+      throw error
+    }
+  }
+
+  /// The providers headlines may use under `choice`, on one libcurl client and one cache: NewsAPI when a key is
+  /// set (or, for a dry run of `newsapi`, without one: it sends nothing), GDELT (no key; its base from
+  /// `NEWSATLAS_GDELT_BASE` or the `gdelt-base` setting) and, once configured, the feeds.
+  func providers(settings: Settings, choice: ProviderChoice, dryRun: Bool) throws(CLIError)
+    -> (NewsProviders, HTTPClient)
+  {
+    let http = try httpClient()
+    do {
+      let base = try settings.apiBase(given: apiBase)
+      let gdeltBase = try settings.gdeltBase()
+      var key = try settings.apiKey() ?? ""
+      if key.isEmpty && dryRun && choice == .newsapi { key = "not-sent" }  // a dry run sends nothing
+      let cache = try cachePolicy(settings: settings, needed: !dryRun || offline)
+      let newsAPI = key.isEmpty ? nil : try makeClient(key: key, base: base, http: http, cache: cache)
+      let gdelt: GDELTClient
+      do {
+        gdelt = try GDELTClient(
+          baseURL: gdeltBase, http: http, timeout: .milliseconds(Int(timeout * 1000)), cache: cache,
+          configuration: NewsConfiguration(settings: settings))
+      } catch {
+        throw CLIError(newsAPI: error)
+      }
+      return (NewsProviders(newsAPI: newsAPI, gdelt: gdelt), http)
+    } catch let error as SettingsError {
+      http.shutdown()
+      throw CLIError(error)
+    } catch let error as CLIError {
+      http.shutdown()
+      throw error
+    } catch {
+      http.shutdown()
+      throw CLIError(description: "\(error)", exitCode: 70)
+    }
+  }
+
+  /// The libcurl client the flags describe.
+  private func httpClient() throws(CLIError) -> HTTPClient {
     guard timeout > 0, timeout <= 86_400 else {
       throw .usage("--timeout must be a number of seconds above 0 and at most a day (86400).")
     }
     guard (1...256).contains(concurrency) else {
       throw .usage("--concurrency must be 1 to 256, not \(concurrency).")
+    }
+    guard !(refresh && offline) else {
+      throw .usage("--refresh asks the service and --offline never does; give one.")
     }
     var configuration = HTTPClientConfiguration()
     configuration.maxConcurrentTransfers = concurrency
@@ -62,20 +128,12 @@ struct ServiceOptions: ParsableArguments {
     // --timeout is the whole request's limit, its connection included: a fixed 10 s connect timeout, retried,
     // gave up on a black-holed port after 20 s while saying 30.
     configuration.connectTimeout = configuration.requestTimeout
-    let http = HTTPClient(configuration: configuration)
-    let base: String
-    var key: String
-    do {
-      base = try settings.apiBase(given: apiBase)
-      key = try settings.apiKey() ?? ""
-    } catch {
-      throw CLIError(error)
-    }
-    if key.isEmpty && !keyRequired { key = "not-sent" }  // a dry run sends nothing
-    guard !(refresh && offline) else {
-      throw .usage("--refresh asks the service and --offline never does; give one.")
-    }
-    var cache: CachePolicy? = nil
+    return HTTPClient(configuration: configuration)
+  }
+
+  /// The cache policy the flags and settings describe, or nil when the cache cannot be opened and is not
+  /// `needed` (a dry run sends nothing); when it is needed, its absence is the command's failure.
+  private func cachePolicy(settings: Settings, needed: Bool) throws(CLIError) -> CachePolicy? {
     do {
       let database = try CacheDatabase(opening: UserFolders().cacheFile) {
         StandardError.write("newsatlas: \($0)\n")
@@ -86,13 +144,13 @@ struct ServiceOptions: ParsableArguments {
       policy.refresh = refresh
       policy.offline = offline
       policy.force = force
-      cache = policy
+      return policy
     } catch {
       // The cache counts every request against the budget: without it nothing is sent (a dry run sends
       // nothing anyway, and only loses what the cache would have answered).
-      guard keyRequired || offline else {
+      guard needed else {
         StandardError.write("newsatlas: \(error.description)\n")
-        return (try makeClient(key: key, base: base, http: http, cache: nil), http)
+        return nil
       }
       throw CLIError(
         description: error.description
@@ -101,7 +159,6 @@ struct ServiceOptions: ParsableArguments {
             : " Without it no request can be counted against the budget, so nothing is sent."),
         exitCode: error.isTemporary ? 75 : error.isIOError ? 74 : 73)
     }
-    return (try makeClient(key: key, base: base, http: http, cache: cache), http)
   }
 
   private func makeClient(key: String, base: String, http: HTTPClient, cache: CachePolicy?) throws(CLIError)
@@ -143,13 +200,17 @@ extension CLIError {
 struct HeadlinesCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "headlines",
-    abstract: "Fetch headlines for news countries in as few requests as NewsAPI allows.",
+    abstract: "Fetch headlines for news countries in as few requests as their provider allows.",
     discussion: """
-      NewsAPI's top-headlines?country= now answers only for us. The others are served by their sources: \
-      several countries share one request of up to 20 sources, split back by each article's source, and a \
-      country that a shared answer crowds out gets one request of its own. What the service said of each \
-      country is kept in the cache, so the next run goes straight to the route that answers. --dry-run prints \
-      the plan and sends nothing. The key comes from NEWSAPI_KEY and travels only in a request header.
+      Headlines come from a provider: newsapi, gdelt or feeds; auto (the default) takes, for each country, \
+      its configured feeds if it has any, else NewsAPI when a key is set and NewsAPI has a route for it, else \
+      GDELT, which needs no key. NewsAPI's top-headlines?country= now answers only for us. The others are \
+      served by their sources: several countries share one request of up to 20 sources, split back by each \
+      article's source, and a country that a shared answer crowds out gets one request of its own. GDELT \
+      packs several countries into one sourcecountry query, split back by each article's sourcecountry, at \
+      most one request every 5 seconds (across processes) and 12 a run. --dry-run prints the plan and how \
+      long it takes, and sends nothing. The key comes from NEWSAPI_KEY and travels only in a request header \
+      to NewsAPI's host.
       """
   )
 
@@ -217,6 +278,12 @@ struct HeadlinesCommand: AsyncParsableCommand {
   @Flag(name: .customLong("dry-run"), help: "Print the requests the command would send, and send nothing.")
   var dryRun = false
 
+  @Option(
+    help: ArgumentHelp(
+      "Where headlines come from: auto, newsapi, gdelt or feeds (default the provider setting, else auto).",
+      valueName: "name"))
+  var provider: String?
+
   @OptionGroup var service: ServiceOptions
 
   func run() async throws {
@@ -226,23 +293,32 @@ struct HeadlinesCommand: AsyncParsableCommand {
         country: country, countries: countries, near: near, cluster: cluster, zoom: zoom, all: all,
         category: category, categories: categories, pageSize: pageSize),
       settings: settings, clusterOptions: cluster == nil ? ClusterOptions() : clustering.checkedOptions())
-    let (client, http) = try service.client(settings: settings, keyRequired: !dryRun)
+    let choice: ProviderChoice
+    do {
+      choice = try settings.provider(given: provider)
+    } catch {
+      throw CLIError.usage(error.description.replacingOccurrences(of: "provider;", with: "--provider;"))
+    }
+    let (providers, http) = try service.providers(settings: settings, choice: choice, dryRun: dryRun)
     defer { http.shutdown() }
     let jobs = request.jobs
-    let options = HeadlinesOptions(pageSize: request.pageSize, searchFallback: searchFallback, probe: probe)
+    let options = HeadlinesOptions(
+      pageSize: request.pageSize, searchFallback: searchFallback, probe: probe, language: settings[.language])
     let format = service.format
     let out = OutputBuffer.standardOutput()
     if dryRun {
-      let plan = client.plan(jobs, options: options)
+      let plan: HeadlinesPlan
+      do { plan = try await providers.plan(jobs, choice: choice, options: options) } catch {
+        throw CLIError(newsAPI: error)
+      }
+      let usage = providers.newsAPI?.quotaUsage
       out.append(
-        format == .json
-          ? HeadlinesJSON.plan(plan, usage: client.quotaUsage)
-          : Array(Self.text(plan, usage: client.quotaUsage).utf8))
+        format == .json ? HeadlinesJSON.plan(plan, usage: usage) : Array(Self.text(plan, usage: usage).utf8))
       return
     }
     let results: [HeadlinesResult]
     do {
-      results = try await client.headlines(jobs, options: options) { _, result in
+      results = try await providers.headlines(jobs, choice: choice, options: options) { _, result in
         guard format == .text else { return }
         if let error = result.error {  // as they complete; a lone result's error is the closing sentence
           if jobs.count > 1 { StandardError.write("newsatlas: \(result.job.label): \(error.description)\n") }
@@ -313,6 +389,8 @@ struct HeadlinesCommand: AsyncParsableCommand {
     case .country: text += " · \(count) article\(count == 1 ? "" : "s") via top headlines\n"
     case .sources: text += " · \(count) article\(count == 1 ? "" : "s") via its sources\n"
     case .search: text += " · \(count) article\(count == 1 ? "" : "s") via a search of its name\n"
+    case .sourcecountry: text += " · \(count) article\(count == 1 ? "" : "s") via GDELT\n"
+    case .feeds: text += " · \(count) article\(count == 1 ? "" : "s") via its feeds\n"
     }
     for article in result.articles { text += article.textLines(dates) }
     return text
@@ -332,8 +410,10 @@ struct HeadlinesCommand: AsyncParsableCommand {
     case .send: text += "  send    top-headlines/sources  (the sources list)\n"
     }
     for request in plan.requests {
+      let provider = request.provider == .newsapi ? "" : request.provider.rawValue + " "
       text +=
-        "  \(request.cached ? "cached" : "send  ")  \(printable(request.text))  → \(codes(request.jobs))"
+        "  \(request.cached ? "cached" : "send  ")  \(provider)\(printable(request.text))  → "
+        + codes(request.jobs)
         + (request.route == .packed ? " (packed)" : request.route == .probe ? " (probe)" : "") + "\n"
     }
     if !plan.awaitingSourcesList.isEmpty {
@@ -341,20 +421,29 @@ struct HeadlinesCommand: AsyncParsableCommand {
         "  later   top-headlines?sources=…  → \(codes(plan.awaitingSourcesList)), packed once the sources "
         + "list is known (a dry run does not fetch it)\n"
     }
-    let none = plan.settled.keys.sorted()
-    if !none.isEmpty {
-      text +=
-        "  none    \(codes(none)): NewsAPI lists no sources for "
-        + "\(none.count == 1 ? "it" : "them") (--search-fallback: one search each)\n"
+    for i in plan.settled.keys.sorted() {
+      let result = plan.settled[i]!
+      text += "  none    \(codes([i])): \(printable(result.reason ?? "nothing to ask"))\n"
     }
     text += "Sends \(plan.cost) request\(plan.cost == 1 ? "" : "s")"
-    text += " (more only if a shared answer crowds a country out)"
-    if let usage {
+    if plan.followUpsAtMost > 0 {
+      text += " (up to \(plan.followUpsAtMost) more if shared answers crowd countries out)"
+    } else {
+      text += " (more only if a shared answer crowds a country out)"
+    }
+    if let usage, plan.requests.contains(where: { $0.provider == .newsapi }) {
       text +=
         "; last 24 hours: \(usage.lastDay) + \(plan.cost) of \(usage.dailyBudget); "
         + "last 12 hours: \(usage.lastHalfDay) + \(plan.cost) of \(usage.halfDayBudget)"
     }
-    return text + ".\n"
+    text += ".\n"
+    if plan.seconds > 0 || plan.secondsAtMost > 0 {
+      text +=
+        "Takes about \(spokenDuration(plan.seconds))"
+        + (plan.secondsAtMost > plan.seconds ? ", at most \(spokenDuration(plan.secondsAtMost))" : "")
+        + ", GDELT being asked once every \(spokenDuration(plan.spacing)).\n"
+    }
+    return text
   }
 }
 

@@ -176,7 +176,8 @@ struct ServeCommand: AsyncParsableCommand {
     defer { http?.shutdown() }
     let service = AtlasService(
       datasets: datasets, corsOrigin: cors, maxBodyBytes: maxBodyMegabytes << 20, news: news,
-      newsUnavailable: newsUnavailable, leafletDirectory: leaflet, batchThreads: threads,
+      defaultProvider: try Settings.load().provider(), newsUnavailable: newsUnavailable,
+      leafletDirectory: leaflet, batchThreads: threads,
       tileCacheBytes: tileCacheMegabytes << 20,
       connectionLimits: ConnectionLimits(
         idleSeconds: idleTimeout, headerSeconds: headerTimeout, bodySeconds: bodyTimeout,
@@ -199,20 +200,15 @@ struct ServeCommand: AsyncParsableCommand {
     }
   }
 
-  /// The one NewsAPI client every headlines request shares (its cache and budget from the settings), or the
-  /// sentence that says why there is none.
-  static func news(disabled: Bool) throws -> (NewsAPIClient?, HTTPClient?, String) {
+  /// The providers every headlines request shares (NewsAPI when a key is set, GDELT always; their cache,
+  /// budget and pacing from the settings), or the sentence that says why there are none.
+  static func news(disabled: Bool) throws -> (NewsProviders?, HTTPClient?, String) {
     if disabled { return (nil, nil, "This server was started with --no-news, so it serves no headlines.") }
     let settings = try Settings.load()
-    guard let key = try settings.apiKey() else {
-      return (
-        nil, nil,
-        "This server has no NewsAPI key: get a free one at https://newsapi.org/register and restart it with "
-          + "NEWSAPI_KEY=your-key newsatlas serve."
-      )
-    }
+    let key = try settings.apiKey()
     let base = try settings.apiBase()
-    // The cache counts every request against the budget: without it the server sends none.
+    let gdeltBase = try settings.gdeltBase()
+    // The cache counts every request against the budget and paces GDELT: without it the server sends none.
     let database: CacheDatabase
     do {
       database = try CacheDatabase(opening: UserFolders().cacheFile) {
@@ -229,7 +225,12 @@ struct ServeCommand: AsyncParsableCommand {
       StandardError.write("newsatlas: \(printable($0))\n")
     }
     do {
-      return (try NewsAPIClient(key: key, baseURL: base, http: http, cache: cache), http, "")
+      let newsAPI = try key.map { key throws(NewsAPIError) in
+        try NewsAPIClient(key: key, baseURL: base, http: http, cache: cache)
+      }
+      let gdelt = try GDELTClient(
+        baseURL: gdeltBase, http: http, cache: cache, configuration: NewsConfiguration(settings: settings))
+      return (NewsProviders(newsAPI: newsAPI, gdelt: gdelt), http, "")
     } catch {
       http.shutdown()
       throw CLIError(newsAPI: error)

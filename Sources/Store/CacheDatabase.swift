@@ -121,11 +121,24 @@ public final class CacheDatabase: ResponseStore, @unchecked Sendable {
       PRAGMA journal_mode=WAL;
       PRAGMA synchronous=NORMAL;
       CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, kind TEXT NOT NULL, body BLOB NOT NULL, stored_at REAL NOT NULL);
-      CREATE TABLE IF NOT EXISTS requests (sent_at REAL NOT NULL);
+      CREATE TABLE IF NOT EXISTS requests (sent_at REAL NOT NULL, service TEXT NOT NULL DEFAULT 'newsapi');
       CREATE INDEX IF NOT EXISTS requests_sent_at ON requests (sent_at);
       """
     let prepared = sqlite3_exec(db, setup, nil, nil, nil)
     guard prepared == SQLITE_OK else { return classify(prepared) }
+    // Caches made before the request log named its service hold NewsAPI's requests only.
+    var columns: [String] = []
+    _ = query("PRAGMA table_info(requests)", []) {
+      columns.append(String(cString: sqlite3_column_text($0, 1)))
+    }
+    if !columns.contains("service") {
+      let added = sqlite3_exec(
+        db, "ALTER TABLE requests ADD COLUMN service TEXT NOT NULL DEFAULT 'newsapi'", nil, nil, nil)
+      // Another process may have added it at the same moment.
+      if added != SQLITE_OK && !String(cString: sqlite3_errmsg(db)).contains("duplicate column") {
+        return classify(added)
+      }
+    }
     // A header that parses can still hide damage: check the pages before trusting them.
     var ok = false
     _ = query("PRAGMA quick_check", []) { statement in
@@ -160,12 +173,14 @@ public final class CacheDatabase: ResponseStore, @unchecked Sendable {
   /// What `reserveRequest` decided.
   public typealias Reservation = RequestReservation
 
-  /// Counts one request about to be sent, in one transaction with the check that each rolling window
-  /// (`seconds`, `limit`) has room for it, so that concurrent processes sharing the file can never together
-  /// go past a limit. No windows: counted whatever the use (`--force`).
-  public func reserveRequest(at date: Date, windows: [(seconds: Double, limit: Int)])
-    -> Reservation
-  {
+  /// Counts one request to `service` about to be sent, in one transaction with the check that each rolling
+  /// window (`seconds`, `limit`) has room for it and, with a `spacing`, with the choice of its send time (no
+  /// sooner than `spacing` after the service's last one), so that concurrent processes sharing the file can
+  /// never together go past a limit or closer than the spacing. No windows: counted whatever the use
+  /// (`--force`).
+  public func reserveRequest(
+    service: String, at date: Date, windows: [(seconds: Double, limit: Int)], spacing: Double
+  ) -> Reservation {
     lock.lock()
     defer { lock.unlock() }
     guard let db else { return .failed("no database") }
@@ -181,20 +196,33 @@ public final class CacheDatabase: ResponseStore, @unchecked Sendable {
       var count = 0
       guard
         unlockedQuery(
-          "SELECT count(*) FROM requests WHERE sent_at > ?",
-          [.real(date.timeIntervalSince1970 - window.seconds)], { count = Int(sqlite3_column_int64($0, 0)) })
+          "SELECT count(*) FROM requests WHERE service = ? AND sent_at > ?",
+          [.text(service), .real(date.timeIntervalSince1970 - window.seconds)],
+          { count = Int(sqlite3_column_int64($0, 0)) })
       else { return fail() }
       if count >= window.limit {
         sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
         return .overBudget
       }
     }
+    var slot = date.timeIntervalSince1970
+    if spacing > 0 {
+      var last: Double? = nil
+      guard
+        unlockedQuery(
+          "SELECT max(sent_at) FROM requests WHERE service = ?", [.text(service)],
+          {
+            if sqlite3_column_type($0, 0) != SQLITE_NULL { last = sqlite3_column_double($0, 0) }
+          })
+      else { return fail() }
+      if let last { slot = max(slot, last + spacing) }
+    }
     guard
       unlockedQuery(
-        "INSERT INTO requests (sent_at) VALUES (?)", [.real(date.timeIntervalSince1970)], { _ in }),
+        "INSERT INTO requests (sent_at, service) VALUES (?, ?)", [.real(slot), .text(service)], { _ in }),
       sqlite3_exec(db, "COMMIT", nil, nil, nil) == SQLITE_OK
     else { return fail() }
-    return .reserved
+    return .reserved(sendAt: Date(timeIntervalSince1970: slot))
   }
 
   /// Notes a request sent to the service, for the quota.
@@ -204,11 +232,12 @@ public final class CacheDatabase: ResponseStore, @unchecked Sendable {
     }
   }
 
-  /// Requests sent since `date`, oldest first.
-  public func requests(since date: Date) -> [Date] {
+  /// Requests to `service` counted since `date`, oldest first.
+  public func requests(service: String, since date: Date) -> [Date] {
     var dates: [Date] = []
     _ = query(
-      "SELECT sent_at FROM requests WHERE sent_at > ? ORDER BY sent_at", [.real(date.timeIntervalSince1970)]
+      "SELECT sent_at FROM requests WHERE service = ? AND sent_at > ? ORDER BY sent_at",
+      [.text(service), .real(date.timeIntervalSince1970)]
     ) { dates.append(Date(timeIntervalSince1970: sqlite3_column_double($0, 0))) }
     return dates
   }

@@ -3,8 +3,8 @@ import Synchronization
 
 /// What `reserveRequest` decided.
 public enum RequestReservation: Sendable, Equatable {
-  /// Counted: the request may be sent.
-  case reserved
+  /// Counted: the request may be sent at `sendAt` (now, or later when the service's requests are paced).
+  case reserved(sendAt: Date)
   /// A window's limit is reached: nothing was counted, and nothing may be sent.
   case overBudget
   /// The store could not count it (locked by another process past the busy timeout, a full disk): nothing
@@ -23,11 +23,15 @@ public protocol ResponseStore: AnyObject, Sendable {
   func lookup(_ key: String) -> (body: [UInt8], storedAt: Date)?
   /// Keeps a body under `key` (replacing any), dated `date`; `kind` says what it is (`headlines`, `route`).
   func store(_ key: String, kind: String, body: [UInt8], at date: Date)
-  /// Counts one request about to be sent, in one step with the check that each rolling window (`seconds`,
-  /// `limit`) has room for it. No windows: counted whatever the use.
-  func reserveRequest(at date: Date, windows: [(seconds: Double, limit: Int)]) -> RequestReservation
-  /// Requests counted since `date`, oldest first.
-  func requests(since date: Date) -> [Date]
+  /// Counts one request to `service` (`newsapi`, `gdelt`) about to be sent, in one step with the check that
+  /// each rolling window (`seconds`, `limit`) has room for it, and gives its time to send: `date`, or with a
+  /// `spacing` (seconds) no sooner than `spacing` after the service's last counted request, so that processes
+  /// sharing the store take turns. No windows: counted whatever the use.
+  func reserveRequest(
+    service: String, at date: Date, windows: [(seconds: Double, limit: Int)], spacing: Double
+  ) -> RequestReservation
+  /// Requests to `service` counted since `date` (send times, some maybe still ahead), oldest first.
+  func requests(service: String, since date: Date) -> [Date]
 }
 
 extension ResponseStore {
@@ -36,17 +40,25 @@ extension ResponseStore {
     store(key, kind: kind, body: body, at: Date())
   }
 
-  /// Counts one request about to be sent now.
+  /// Counts one NewsAPI request about to be sent now.
   public func reserveRequest(windows: [(seconds: Double, limit: Int)]) -> RequestReservation {
-    reserveRequest(at: Date(), windows: windows)
+    reserveRequest(service: "newsapi", at: Date(), windows: windows, spacing: 0)
   }
+
+  /// Counts one NewsAPI request about to be sent at `date`.
+  public func reserveRequest(at date: Date, windows: [(seconds: Double, limit: Int)]) -> RequestReservation {
+    reserveRequest(service: "newsapi", at: date, windows: windows, spacing: 0)
+  }
+
+  /// NewsAPI requests counted since `date`, oldest first.
+  public func requests(since date: Date) -> [Date] { requests(service: "newsapi", since: date) }
 }
 
 /// A `ResponseStore` in the process's memory: nothing outlives it, and nothing is shared with other processes.
 public final class InMemoryResponseStore: ResponseStore {
   private struct State {
     var responses: [String: (body: [UInt8], storedAt: Date, kind: String)] = [:]
-    var sent: [Date] = []
+    var sent: [(service: String, at: Date)] = []
   }
   private let state = Mutex(State())
 
@@ -62,21 +74,26 @@ public final class InMemoryResponseStore: ResponseStore {
     state.withLock { $0.responses[key] = (body, date, kind) }
   }
 
-  public func reserveRequest(at date: Date, windows: [(seconds: Double, limit: Int)]) -> RequestReservation {
+  public func reserveRequest(
+    service: String, at date: Date, windows: [(seconds: Double, limit: Int)], spacing: Double
+  ) -> RequestReservation {
     state.withLock { state in
+      let own = state.sent.filter { $0.service == service }.map(\.at)
       for window in windows {
         let since = date.timeIntervalSince1970 - window.seconds
-        if state.sent.count(where: { $0.timeIntervalSince1970 > since }) >= window.limit {
+        if own.count(where: { $0.timeIntervalSince1970 > since }) >= window.limit {
           return .overBudget
         }
       }
-      state.sent.append(date)
-      return .reserved
+      var slot = date
+      if spacing > 0, let last = own.max() { slot = max(date, last.addingTimeInterval(spacing)) }
+      state.sent.append((service, slot))
+      return .reserved(sendAt: slot)
     }
   }
 
-  public func requests(since date: Date) -> [Date] {
-    state.withLock { $0.sent.filter { $0 > date }.sorted() }
+  public func requests(service: String, since date: Date) -> [Date] {
+    state.withLock { $0.sent.filter { $0.service == service && $0.at > date }.map(\.at).sorted() }
   }
 
   /// The keys stored, of one kind or of all.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the built `newsatlas` binary as a user would, capturing everything it prints.
 enum CLI {
@@ -50,6 +51,8 @@ enum CLI {
     var inherited = ProcessInfo.processInfo.environment
     inherited["NEWSAPI_KEY"] = nil  // a developer's real key must never reach a test
     inherited["NEWSATLAS_API_BASE"] = nil
+    // Never GDELT's public host: a closed port on 127.0.0.1 unless a test gives its imitation.
+    inherited["NEWSATLAS_GDELT_BASE"] = "http://127.0.0.1:\(LocalServer.closedPort())"
     // Nor a developer's own settings file: by default, an empty settings folder.
     inherited["XDG_CONFIG_HOME"] = scratch.appendingPathComponent("config").path
     // Nor their cache: by default, a fresh one each run.

@@ -16,19 +16,29 @@ import Testing
   }
 
   @Test func countriesInInputOrderWithTheirStrategy() throws {
+    // The imitation is GDELT's too: auto sends Japan, which NewsAPI has no sources for, to GDELT.
     let result = try CLI.run(
-      ["headlines", "--countries", "cn,us,il,fr,jp", "--format", "json"], environment: environment)
+      ["headlines", "--countries", "cn,us,il,fr,jp", "--format", "json"],
+      environment: environment.merging(["NEWSATLAS_GDELT_BASE": server.base]) { $1 })
     #expect(result.status == 0, "\(result.stderr)")
     let entries = try results(result)
     #expect(
       entries.compactMap { ($0["country"] as? [String: Any])?["code"] as? String } == [
         "cn", "us", "il", "fr", "jp",
       ])
-    // China's and Israel's sources are filed under zh and is; Japan has none.
+    // China's and Israel's sources are filed under zh and is; Japan has none, so GDELT answers it.
     #expect(
       entries.compactMap { $0["strategy"] as? String } == [
-        "sources", "country", "sources", "sources", "none",
+        "sources", "country", "sources", "sources", "sourcecountry",
       ])
+    #expect(
+      entries.compactMap { $0["provider"] as? String } == [
+        "newsapi", "newsapi", "newsapi", "newsapi", "gdelt",
+      ])
+    #expect((entries[4]["articles"] as? [[String: Any]])?.count == 10)
+    #expect(try server.log().filter { $0.contains("api/v2/doc/doc") }.count == 1)
+    #expect(
+      try server.log().allSatisfy { !$0.contains("/v2/top-headlines") || !$0.contains("sourcecountry") })
     #expect((entries[1]["articles"] as? [Any])?.count == 2)  // the [Removed] placeholder is dropped
   }
 
@@ -217,7 +227,8 @@ import Testing
 
   @Test func missingKeySaysWhereToGetOne() throws {
     let result = try CLI.run(
-      ["headlines", "--country", "fr"], environment: ["NEWSATLAS_API_BASE": server.base])
+      ["headlines", "--country", "fr", "--provider", "newsapi"],
+      environment: ["NEWSATLAS_API_BASE": server.base])
     #expect(result.status == 78)
     #expect(result.stderr.contains("NEWSAPI_KEY") && result.stderr.contains("newsapi.org/register"))
   }

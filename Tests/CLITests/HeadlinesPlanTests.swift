@@ -4,6 +4,8 @@ import Testing
 
 /// The headlines request planner, counted on the wire: the fake NewsAPI answers `country=` only for `us` and
 /// lists 120 sources shaped like the real list (Fixtures/newsapi), and every request it receives is logged.
+/// NewsAPI's planner is the subject: the settings say `provider = "newsapi"` (with `auto`, the countries
+/// NewsAPI has no route for would go to GDELT).
 @Suite struct HeadlinesPlanTests {
   let server: LocalServer
   let scratch: ScratchDirectory
@@ -18,6 +20,10 @@ import Testing
   init() throws {
     server = try LocalServer()
     scratch = try ScratchDirectory()
+    try FileManager.default.createDirectory(
+      atPath: scratch.path + "/config/newsatlas", withIntermediateDirectories: true)
+    try Data("provider = \"newsapi\"\n".utf8).write(
+      to: URL(fileURLWithPath: scratch.path + "/config/newsatlas/config.toml"))
     catalog = try #require(
       try JSONSerialization.jsonObject(with: Scratch.fixture("newsapi/sources.json")) as? [[String: Any]])
   }
@@ -234,9 +240,10 @@ import Testing
     let result = try run(["headlines", "--countries", "us,gb,jp", "--format", "json"])
     let entries = try results(result)
     let keys: Set<String> = [
-      "country", "category", "strategy", "totalResults", "articles", "reason", "error",
+      "country", "category", "provider", "strategy", "totalResults", "articles", "reason", "error",
     ]
     #expect(entries.allSatisfy { Set($0.keys) == keys })
+    #expect(entries.allSatisfy { $0["provider"] as? String == "newsapi" })
     #expect(entries.allSatisfy { $0["category"] is NSNull && $0["error"] is NSNull })
     let gb = try #require(entries.first { code($0) == "gb" })
     #expect(gb["totalResults"] as? Int ?? 0 >= 10)

@@ -103,20 +103,25 @@ import Testing
         ($0["country"] as? [String: Any])?["code"] as? String
       }
     }
-    let service = try await client.get(served.base + "/v1/headlines?cluster=\(id)&zoom=2&pageSize=1")
+    // NewsAPI's answers (provider newsapi): the subject is the cluster's members, not where headlines come from.
+    let service = try await client.get(
+      served.base + "/v1/headlines?cluster=\(id)&zoom=2&pageSize=1&provider=newsapi")
     #expect(service.status == 200)
     let fromService = codes(try JSONSerialization.jsonObject(with: Data(service.body)) as? [String: Any])
     #expect(fromService.count == count)
     let cli = try CLI.run(
       [
         "headlines", "--cluster", String(id), "--zoom", "2", "--radius", "80", "--page-size", "1", "--format",
-        "json",
+        "json", "--provider", "newsapi",
       ],
       environment: environment)
     #expect(cli.status == 0, "\(cli.stderr)")
     #expect(codes(cli.json) == fromService)
     let withoutOptions = try CLI.run(
-      ["headlines", "--cluster", String(id), "--zoom", "2", "--page-size", "1", "--format", "json"],
+      [
+        "headlines", "--cluster", String(id), "--zoom", "2", "--page-size", "1", "--format", "json",
+        "--provider", "newsapi",
+      ],
       environment: environment)
     #expect(withoutOptions.status == 64 || codes(withoutOptions.json) != fromService)
   }

@@ -60,17 +60,68 @@ import Testing
     #expect(try news.log().allSatisfy { !$0.contains(LocalServer.newsAPIKey) })
   }
 
-  @Test func withoutAKeyHeadlinesSayHowToSetOne() async throws {
-    let keyless = try Served()
+  @Test func withoutAKeyHeadlinesComeFromGDELT() async throws {
+    let imitation = try LocalServer()
+    let keyless = try Served([], environment: ["NEWSATLAS_GDELT_BASE": imitation.base])
     let answer = try await client.get(keyless.base + "/v1/headlines?country=fr")
-    #expect(answer.status == 503 && answer.header("retry-after") != nil)
-    #expect((try json(answer)["error"] as? String)?.contains("NEWSAPI_KEY=") == true)
+    #expect(answer.status == 200, "\(text(answer))")
+    let result = try #require((try json(answer)["results"] as? [[String: Any]])?.first)
+    #expect(result["provider"] as? String == "gdelt" && result["strategy"] as? String == "sourcecountry")
+    let articles = try #require(result["articles"] as? [[String: Any]])
+    #expect(articles.count == 10)
+    #expect(
+      articles.allSatisfy {
+        (($0["source"] as? [String: Any])?["name"] as? String)?.hasPrefix("france-news") == true
+      })
+    #expect(
+      try imitation.log().count == 1
+        && imitation.log()[0].hasPrefix("/api/v2/doc/doc?query=sourcecountry%3AFR"))
+    // Asked again: the server's cache answers.
+    _ = try await client.get(keyless.base + "/v1/headlines?near=48.85,2.35")
+    #expect(try imitation.log().count == 1)
+    // A category: GDELT has none, and says so (200, a sentence in the result).
+    let business = try json(try await client.get(keyless.base + "/v1/headlines?country=de&category=business"))
+    let refused = try #require((business["results"] as? [[String: Any]])?.first)
+    #expect(refused["strategy"] as? String == "none")
+    #expect((refused["reason"] as? String)?.contains("GDELT has no categories") == true)
+    // NewsAPI by name without a key: 503 and how to set one; an unknown provider: 400.
+    let newsAPI = try await client.get(keyless.base + "/v1/headlines?country=fr&provider=newsapi")
+    let newsAPISentence = try json(newsAPI)["error"] as? String
+    #expect(newsAPI.status == 503 && newsAPISentence?.contains("NEWSAPI_KEY=") == true)
+    let unknown = try await client.get(keyless.base + "/v1/headlines?country=fr&provider=rss")
+    let unknownSentence = try json(unknown)["error"] as? String
+    #expect(unknown.status == 400 && unknownSentence?.contains("auto, newsapi") == true)
     let health = try json(try await client.get(keyless.base + "/healthz"))
-    #expect(health["status"] as? String == "ok" && health["news"] as? Bool == false)
-    let off = try Served(["--no-news"], environment: ["NEWSAPI_KEY": LocalServer.newsAPIKey])
-    let refused = try await client.get(off.base + "/v1/headlines?country=fr")
-    let sentence = try json(refused)["error"] as? String
-    #expect(refused.status == 503 && sentence?.contains("--no-news") == true)
+    #expect(health["status"] as? String == "ok" && health["news"] as? Bool == true)
+    // --no-news still turns news off.
+    let off = try Served(["--no-news"], environment: ["NEWSATLAS_GDELT_BASE": imitation.base])
+    let offAnswer = try await client.get(off.base + "/v1/headlines?country=fr")
+    let sentence = try json(offAnswer)["error"] as? String
+    #expect(offAnswer.status == 503 && sentence?.contains("--no-news") == true)
+    #expect(try imitation.log().count == 1)
+  }
+
+  /// With a key, auto sends the countries NewsAPI has no route for to GDELT, on another host: the key goes
+  /// to NewsAPI's host only.
+  @Test func theKeyGoesOnlyToNewsAPIsHost() async throws {
+    let hosts = try LocalServer(secondHost: true)
+    let served = try Served(
+      [],
+      environment: [
+        "NEWSAPI_KEY": LocalServer.newsAPIKey, "NEWSATLAS_API_BASE": hosts.base,
+        "NEWSATLAS_GDELT_BASE": "http://127.0.0.2:\(hosts.secondPort!)",
+      ])
+    // fr has NewsAPI sources; jp has none, so GDELT answers it.
+    let france = try json(try await client.get(served.base + "/v1/headlines?country=fr"))
+    let japan = try json(try await client.get(served.base + "/v1/headlines?country=jp"))
+    #expect((france["results"] as? [[String: Any]])?.first?["provider"] as? String == "newsapi")
+    #expect((japan["results"] as? [[String: Any]])?.first?["provider"] as? String == "gdelt")
+    let arrivals = hosts.arrivals()
+    let second = arrivals.filter { $0.hasPrefix("127.0.0.2 ") }
+    #expect(
+      second.count == 1 && second[0].contains("/api/v2/doc/doc") && second[0].hasSuffix(" '-'"), "\(arrivals)"
+    )
+    #expect(arrivals.filter { $0.hasPrefix("127.0.0.1 ") }.allSatisfy { $0.contains(LocalServer.newsAPIKey) })
   }
 
   @Test func tilesAndClustersRevalidateWithTheirETag() async throws {

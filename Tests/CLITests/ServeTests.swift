@@ -34,6 +34,8 @@ final class Served: @unchecked Sendable {
     var inherited = ProcessInfo.processInfo.environment
     inherited["NEWSAPI_KEY"] = nil
     inherited["NEWSATLAS_API_BASE"] = nil
+    // Never GDELT's public host: a closed port on 127.0.0.1 unless a test gives its imitation.
+    inherited["NEWSATLAS_GDELT_BASE"] = "http://127.0.0.1:\(LocalServer.closedPort())"
     inherited["XDG_CONFIG_HOME"] = scratch.path + "/config"
     inherited["XDG_CACHE_HOME"] = scratch.path + "/cache"
     process.environment = inherited.merging(environment) { $1 }

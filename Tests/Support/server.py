@@ -93,6 +93,51 @@ def by_sources(ids):
     return sorted(items, key=lambda a: a["publishedAt"], reverse=True)
 
 
+# GDELT DOC 2.0 as documented: GET /api/v2/doc/doc?query=...&mode=ArtList&format=json&maxrecords=N&timespan=T
+# &sort=DateDesc answers {"articles":[...]} (or {} when nothing matches), newest first; a bad query, or a client
+# asking more often than allowed, gets a 200 with one line of plain text (text/html), as GDELT answers them.
+# Each country's articles come from Fixtures/gdelt/volumes.json (articles a day), evenly spaced over the day
+# before the current quarter hour; names and FIPS codes from Data/gdelt-countries.tsv. A base path picks a
+# behaviour: /toofast (every answer is the rate-limit sentence), /toofast-once (the first is), /badquery,
+# /paced-MS (the rate-limit sentence for a request less than MS ms after the previous one), /down (503 HTML).
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+with open(os.path.join(ROOT, "Tests", "Fixtures", "gdelt", "volumes.json")) as f:
+    GDELT_VOLUMES = json.load(f)
+GDELT_COUNTRIES = {}  # FIPS -> (iso, name)
+with open(os.path.join(ROOT, "Data", "gdelt-countries.tsv")) as f:
+    for line in f:
+        if line.startswith("#") or line.startswith("iso\t") or not line.strip():
+            continue
+        iso, fips, name = line.rstrip("\n").split("\t")
+        GDELT_COUNTRIES[fips] = (iso, name)
+GDELT_TOO_FAST = ("Please limit requests to one every 5 seconds or contact kalev.leetaru5@gmail.com for larger "
+                  "queries.")
+GDELT_STATE = {"last": None, "toofast-once": 1}
+TIMESPANS = {"min": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def gdelt_articles(iso, fips, name, now, span):
+    """A country's articles seen in the last `span` seconds before `now`, newest first."""
+    per_day = GDELT_VOLUMES[iso]
+    items = []
+    if per_day == 0:
+        return items
+    step = 86400 / per_day
+    offset = (sum(map(ord, iso)) % 60) * 7  # countries' articles do not fall on the same seconds
+    k = 0
+    while True:
+        seen = now - offset - k * step
+        if seen <= now - span:
+            break
+        domain = f"{name.lower().replace(' ', '')}-news{k % 3}.example"
+        items.append({"url": f"https://{domain}/{iso}/{k}", "url_mobile": "",
+                      "title": f"{name} story {k}", "seendate": time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(seen)),
+                      "socialimage": f"https://{domain}/{k}.jpg" if k % 2 == 0 else "", "domain": domain,
+                      "language": "English", "sourcecountry": name, "_seen": seen})
+        k += 1
+    return items
+
+
 def article(title):
     return dict(ARTICLE, title=title, url="https://example.org/" + title.replace(" ", "-"))
 
@@ -205,6 +250,56 @@ class Handler(BaseHTTPRequestHandler):
             return ok([])
         return self.send(404, b'{"status":"error","code":"notFound","message":"no such path"}')
 
+    def gdelt(self, mode, query):
+        """GDELT DOC 2.0's article list (see GDELT_VOLUMES above); never looks at a key (it takes none)."""
+        text = lambda sentence: self.send(200, (sentence + "\n").encode(), "text/html; charset=utf-8")
+        with LOCK:
+            now_ms = time.time() * 1000
+            last, GDELT_STATE["last"] = GDELT_STATE["last"], now_ms
+            once = GDELT_STATE["toofast-once"] > 0
+            if mode == "toofast-once":
+                GDELT_STATE["toofast-once"] -= 1
+        if mode == "toofast" or (mode == "toofast-once" and once):
+            return text(GDELT_TOO_FAST)
+        if mode.startswith("paced-") and last is not None and now_ms - last < int(mode[6:]):
+            return text(GDELT_TOO_FAST)
+        if mode == "down":
+            return self.send(503, b"<html>Service Unavailable</html>", "text/html")
+        q = query.get("query", "")
+        if mode == "badquery" or not q:
+            return text("Your search contained a keyword that was too short or too common to search for.")
+        if query.get("mode", "").lower() != "artlist" or query.get("format") != "json":
+            return text("Invalid mode or format.")
+        countries, _, language = q.partition(" sourcelang:")
+        if " OR " in countries and not (countries.startswith("(") and countries.endswith(")")):
+            return text("Queries containing OR'd terms must be surrounded by ().")
+        terms = countries.strip("()").split(" OR ")
+        if not all(term.startswith("sourcecountry:") for term in terms):
+            return text("The specified phrase is too short.")
+        span_text = query.get("timespan", "1d")
+        digits = "".join(c for c in span_text if c.isdigit())
+        unit = span_text[len(digits):].lower()
+        if not digits or unit not in TIMESPANS:
+            return text("Invalid timespan.")
+        span = int(digits) * TIMESPANS[unit]
+        records = int(query.get("maxrecords", "75"))
+        if not 1 <= records <= 250:
+            return text("Maxrecords must be between 1 and 250.")
+        now = int(time.time()) // 900 * 900
+        items = []
+        for term in terms:
+            fips = term[len("sourcecountry:"):].upper()
+            if fips in GDELT_COUNTRIES:
+                iso, name = GDELT_COUNTRIES[fips]
+                items += gdelt_articles(iso, fips, name, now, span)
+        if language and language != "english":
+            items = []  # the imitation's articles are all in English
+        items.sort(key=lambda a: a["_seen"], reverse=True)
+        items = [{k: v for k, v in a.items() if k != "_seen"} for a in items[:records]]
+        if not items:
+            return self.send(200, b"{}")
+        return self.send(200, json.dumps({"articles": items}).encode())
+
     def hostile(self, path, query):
         """A service whose text holds terminal escapes, C1 controls and line breaks (base URL + "/hostile")."""
         if path == "/v2/top-headlines/sources":
@@ -235,6 +330,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.hostile(path[len("/hostile"):], query)
         if path.startswith("/v2/"):
             return self.news(path, query)
+        if path.endswith("/api/v2/doc/doc"):
+            return self.gdelt(path[:-len("/api/v2/doc/doc")].strip("/"), query)
         if path == "/ok":
             self.send(200, b'{"status":"ok"}')
         elif path == "/headers":

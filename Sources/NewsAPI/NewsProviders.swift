@@ -1,0 +1,182 @@
+import NewsAtlas
+
+/// The providers a front end has (NewsAPI only with a key; GDELT unless turned off; feeds once configured),
+/// and the one rule that chooses among them: what `newsatlas headlines` and `GET /v1/headlines` both call.
+public struct NewsProviders: Sendable {
+  public let newsAPI: NewsAPIClient?
+  public let gdelt: GDELTClient?
+  public let feeds: (any HeadlinesProvider)?
+
+  public init(newsAPI: NewsAPIClient?, gdelt: GDELTClient?, feeds: (any HeadlinesProvider)? = nil) {
+    self.newsAPI = newsAPI
+    self.gdelt = gdelt
+    self.feeds = feeds
+  }
+
+  /// The provider of that name, when this front end has it.
+  public func provider(_ name: NewsProvider) -> (any HeadlinesProvider)? {
+    switch name {
+    case .newsapi: return newsAPI
+    case .gdelt: return gdelt
+    case .feeds: return feeds
+    }
+  }
+
+  /// Every provider this front end has.
+  public var all: [any HeadlinesProvider] { NewsProvider.allCases.compactMap(provider) }
+
+  /// Where each job goes: a provider, or a result with the sentence that says why no provider can answer it.
+  enum Assignment {
+    case provider(NewsProvider)
+    case settled(HeadlinesResult)
+  }
+
+  /// Each job's provider under `choice`.
+  ///
+  /// - Throws: `.missingKey` for `newsapi` without a key; `.invalidRequest` for `gdelt` with a category (GDELT
+  ///   has none) or turned off.
+  func assign(_ jobs: [HeadlinesJob], choice: ProviderChoice, options: HeadlinesOptions, asking: Bool)
+    async throws(NewsAPIError) -> [Assignment]
+  {
+    switch choice {
+    case .newsapi:
+      guard newsAPI != nil else { throw .missingKey }
+      return jobs.map { _ in .provider(.newsapi) }
+    case .gdelt:
+      guard gdelt != nil else { throw .invalidRequest("GDELT is turned off here, so it cannot answer.") }
+      if let job = jobs.first(where: { $0.category != nil }) {
+        throw .invalidRequest(GDELTClient.noCategories(job))
+      }
+      return jobs.map { _ in .provider(.gdelt) }
+    case .feeds:
+      let routes = await feeds?.routes(for: jobs, options: options, asking: asking) ?? jobs.map { _ in false }
+      return zip(jobs, routes).map { job, route in
+        route != false
+          ? .provider(.feeds)
+          : .settled(
+            HeadlinesResult(job: job, provider: .feeds, strategy: .none, reason: Self.noFeeds(job.country)))
+      }
+    case .auto:
+      let fromFeeds =
+        await feeds?.routes(for: jobs, options: options, asking: asking) ?? jobs.map { _ in false }
+      let fromNewsAPI =
+        await newsAPI?.routes(for: jobs, options: options, asking: asking) ?? jobs.map { _ in false }
+      return jobs.indices.map { i in
+        if fromFeeds[i] == true { return .provider(.feeds) }
+        // Not known without the sources list (a dry run): NewsAPI's plan says it waits for the list.
+        if newsAPI != nil && fromNewsAPI[i] != false { return .provider(.newsapi) }
+        guard gdelt != nil else {
+          return .settled(
+            HeadlinesResult(
+              job: jobs[i], provider: .newsapi, strategy: .none,
+              reason: "NewsAPI has no route for \(jobs[i].country.name), and GDELT is turned off here."))
+        }
+        if jobs[i].category != nil {
+          return .settled(
+            HeadlinesResult(
+              job: jobs[i], provider: .gdelt, strategy: .none, reason: GDELTClient.noCategories(jobs[i])))
+        }
+        return .provider(.gdelt)
+      }
+    }
+  }
+
+  /// "No feeds are configured for France (fr)."
+  static func noFeeds(_ country: Country) -> String {
+    "No feeds are configured for \(country.name) (\(country.code))."
+  }
+
+  /// What `headlines` would send under `choice`: every provider's plan, in one (its requests name their
+  /// provider; `seconds` is the time the paced ones take). Sends nothing, but with `auto` and a key, NewsAPI's
+  /// routes come from the cached sources list only.
+  public func plan(_ jobs: [HeadlinesJob], choice: ProviderChoice, options: HeadlinesOptions)
+    async throws(NewsAPIError) -> HeadlinesPlan
+  {
+    let assignments = try await assign(jobs, choice: choice, options: options, asking: false)
+    var plan = HeadlinesPlan(jobs: jobs, options: options)
+    for (name, offsets) in Self.groups(assignments) {
+      guard let provider = provider(name) else { continue }
+      let part = provider.plan(offsets.map { jobs[$0] }, options: options)
+      for var request in part.requests {
+        request.jobs = request.jobs.map { offsets[$0] }
+        plan.requests.append(request)
+      }
+      for (i, result) in part.settled { plan.settled[offsets[i]] = result }
+      plan.awaitingSourcesList += part.awaitingSourcesList.map { offsets[$0] }
+      if part.sourcesList != .notNeeded { plan.sourcesList = part.sourcesList }
+      plan.seconds = max(plan.seconds, part.seconds)
+      plan.secondsAtMost = max(plan.secondsAtMost, part.secondsAtMost)
+      plan.followUpsAtMost += part.followUpsAtMost
+      plan.spacing = max(plan.spacing, part.spacing)
+    }
+    for (i, assignment) in assignments.enumerated() {
+      if case .settled(let result) = assignment { plan.settled[i] = result }
+    }
+    return plan
+  }
+
+  /// Headlines for every job, each from the provider `choice` gives it; the providers work at once (each paces
+  /// and budgets its own requests). Each result is handed to `onResult` as soon as it is final.
+  ///
+  /// - Throws: what `assign` throws, and a provider's refusal of its whole share (NewsAPI's plan over the
+  ///   budget); nothing is sent by that provider then.
+  public func headlines(
+    _ jobs: [HeadlinesJob], choice: ProviderChoice, options: HeadlinesOptions,
+    onResult: (Int, HeadlinesResult) -> Void = { _, _ in }
+  ) async throws(NewsAPIError) -> [HeadlinesResult] {
+    let assignments = try await assign(jobs, choice: choice, options: options, asking: true)
+    var results = [HeadlinesResult?](repeating: nil, count: jobs.count)
+    for (i, assignment) in assignments.enumerated() {
+      if case .settled(let result) = assignment {
+        results[i] = result
+        onResult(i, result)
+      }
+    }
+    let groups = Self.groups(assignments).compactMap { name, offsets in
+      provider(name).map { ($0, offsets) }
+    }
+    // The providers work at once; their results come back through one stream, to `onResult` here.
+    let (stream, arrivals) = AsyncStream.makeStream(of: (Int, HeadlinesResult).self)
+    async let answers = withTaskGroup(of: (Int, Result<[HeadlinesResult], NewsAPIError>).self) { group in
+      for (n, (provider, offsets)) in groups.enumerated() {
+        group.addTask {
+          do throws(NewsAPIError) {
+            let part = try await provider.headlines(offsets.map { jobs[$0] }, options: options) { i, result in
+              arrivals.yield((offsets[i], result))
+            }
+            return (n, .success(part))
+          } catch {
+            return (n, .failure(error))
+          }
+        }
+      }
+      var answers: [Int: Result<[HeadlinesResult], NewsAPIError>] = [:]
+      for await (n, answer) in group { answers[n] = answer }
+      arrivals.finish()
+      return answers
+    }
+    for await (i, result) in stream { onResult(i, result) }
+    let parts = await answers
+    for (n, (_, offsets)) in groups.enumerated() {
+      let part = try parts[n]!.get()
+      for (k, result) in part.enumerated() { results[offsets[k]] = result }
+    }
+    return results.map { $0! }
+  }
+
+  /// The offsets of the jobs each provider serves, providers in their order.
+  static func groups(_ assignments: [Assignment]) -> [(NewsProvider, [Int])] {
+    NewsProvider.allCases.compactMap { name in
+      let offsets = assignments.indices.filter {
+        if case .provider(let assigned) = assignments[$0] { return assigned == name }
+        return false
+      }
+      return offsets.isEmpty ? nil : (name, offsets)
+    }
+  }
+
+  /// Requests answered from the cache and sent, by all the providers.
+  public var counters: (cacheHits: Int, sent: Int) {
+    all.reduce((0, 0)) { ($0.0 + $1.counters.cacheHits, $0.1 + $1.counters.sent) }
+  }
+}
