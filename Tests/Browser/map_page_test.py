@@ -6,7 +6,8 @@ from their first lines, never slept for), then checks what a person would see: t
 error and no request leaving 127.0.0.1; at zoom 2 its cluster markers and their counts are the service's
 clusters for the same view; a click on a cluster zooms in; `#zoom/lat/lon` restores a view; a click on France
 opens a panel whose headlines come from the imitation; `?lang=fr` speaks French; a phone-sized window still
-shows the map and the panel. Screenshots go to ARTIFACTS (default .build/browser-artifacts).
+shows the map and the panel; and a second server with no key at all shows France's headlines from the GDELT
+imitation (the same server.py), naming GDELT as the provider and each article's source. Screenshots go to ARTIFACTS (default .build/browser-artifacts).
 
     python3 Tests/Browser/map_page_test.py [path/to/newsatlas]
 
@@ -45,11 +46,18 @@ def main():
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     news_port = int(news.stdout.readline())  # readiness: the imitation prints its port once it listens
     environment = {**os.environ, "NEWSAPI_KEY": NEWS_KEY, "NEWSATLAS_API_BASE": f"http://127.0.0.1:{news_port}",
+                   "NEWSATLAS_GDELT_BASE": f"http://127.0.0.1:{news_port}",
                    "XDG_CACHE_HOME": scratch.name + "/cache", "XDG_CONFIG_HOME": scratch.name + "/config"}
     server = subprocess.Popen([binary(), "serve", "--port", "0"], stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, text=True, env=environment)
     ready = server.stdout.readline()  # "newsatlas: serving on http://127.0.0.1:PORT"
     base = ready.strip().rsplit(" ", 1)[-1]
+    # The same server with no key at all: its headlines come from GDELT (the imitation), with a cache of its own.
+    keyless_environment = {key: value for key, value in environment.items() if key != "NEWSAPI_KEY"}
+    keyless_environment["XDG_CACHE_HOME"] = scratch.name + "/keyless-cache"
+    keyless = subprocess.Popen([binary(), "serve", "--port", "0"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True, env=keyless_environment)
+    keyless_base = keyless.stdout.readline().strip().rsplit(" ", 1)[-1]
     driver = None
     try:
         if not base.startswith("http://127.0.0.1:"):
@@ -127,6 +135,24 @@ def main():
         check(checked == [None, None, None, None, None, "https://a.example/x", "http://b.example/"],
               f"only http and https URLs become links ({checked})")
 
+        # No key at all: France's headlines from GDELT, the panel naming the provider and each article's source.
+        if not keyless_base.startswith("http://127.0.0.1:"):
+            raise SystemExit("map_page_test.py: the keyless server did not start")
+        driver.get(keyless_base + "/#5/46.6/2.4")
+        wait.until(lambda d: (d.execute_script("return document.body.dataset.view || ''")).startswith("5:"))
+        driver.execute_script("window.newsAtlas.openPlace(46.6, 2.4)")
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#panel-list li")) > 0
+                   or d.find_element(By.ID, "panel-status").text not in ("", "Loading…"))
+        provider = driver.find_element(By.ID, "panel-list").get_attribute("data-provider")
+        status = driver.find_element(By.ID, "panel-status").text
+        items = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#panel-list li")]
+        sources = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#panel-list li .source")]
+        check(provider == "gdelt" and "GDELT" in status and len(items) == 10
+              and all(source.startswith("france-news") for source in sources),
+              f"with no key, France's headlines come from GDELT, provider and sources named "
+              f"({provider}, {status!r}, {sources[:2]})")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "france-panel-gdelt.png"))
+
         # French, and a phone's width.
         open_page("/?lang=fr#2/25/10", 2)
         check(driver.find_element(By.CSS_SELECTOR, "#near button[type=submit]").text == "Près de moi",
@@ -155,6 +181,8 @@ def main():
             driver.quit()
         server.terminate()
         server.wait()
+        keyless.terminate()
+        keyless.wait()
         news.stdin.close()
         news.wait()
         scratch.cleanup()

@@ -1,0 +1,114 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// `newsatlas headlines` with no key, against the local GDELT imitation (`gdelt()` in `Tests/Support/server.py`:
+/// GDELT DOC 2.0's article list, 54 countries of very different volumes, its plain-text errors), every request
+/// counted on the wire. The settings set `gdelt-spacing = 0` unless a test is about pacing.
+@Suite struct GDELTCommandTests {
+  let server: LocalServer
+  let scratch: ScratchDirectory
+
+  init() throws {
+    server = try LocalServer()
+    scratch = try ScratchDirectory()
+    try settings("gdelt-spacing = 0\n")
+  }
+
+  func settings(_ text: String) throws {
+    try FileManager.default.createDirectory(
+      atPath: scratch.path + "/config/newsatlas", withIntermediateDirectories: true)
+    try Data(text.utf8).write(to: URL(fileURLWithPath: scratch.path + "/config/newsatlas/config.toml"))
+  }
+
+  func run(_ arguments: [String], base: String? = nil) throws -> CLI.Result {
+    try CLI.run(
+      arguments,
+      environment: [
+        "NEWSATLAS_GDELT_BASE": base ?? server.base, "XDG_CACHE_HOME": scratch.path + "/cache",
+        "XDG_CONFIG_HOME": scratch.path + "/config",
+      ])
+  }
+
+  func gdeltRequests() throws -> [String] { try server.log().filter { $0.contains("/api/v2/doc/doc?") } }
+
+  @Test func allCountriesWithoutAKeyInAtMostTwelveRequestsThenNone() throws {
+    let plan = try run(["headlines", "--all", "--dry-run", "--format", "json"])
+    let planned = try #require(plan.json?["plan"] as? [String: Any], "\(plan.stderr)")
+    #expect(planned["cost"] as? Int == 3 && planned["followUpsAtMost"] as? Int == 9)
+    #expect(try gdeltRequests().isEmpty)
+
+    let cold = try run(["headlines", "--all", "--format", "json"])
+    #expect(cold.status == 0, "\(cold.stderr)")
+    let sent = try gdeltRequests()
+    #expect(sent.count <= 12 && sent.count > 3, "\(sent.count)")
+    let results = try #require(cold.json?["results"] as? [[String: Any]])
+    #expect(results.count == 54)
+    for result in results {
+      #expect(result["provider"] as? String == "gdelt" && result["strategy"] as? String == "sourcecountry")
+      #expect(result["error"] is NSNull)
+      let code = (result["country"] as? [String: Any])?["code"] as? String ?? ""
+      #expect((result["articles"] as? [Any])?.count == (code == "cu" ? 3 : 10), "\(code)")
+    }
+    let warm = try run(["headlines", "--all", "--format", "json"])
+    #expect(warm.status == 0 && warm.stdout == cold.stdout)
+    #expect(try gdeltRequests().count == sent.count)
+    // Text names the provider.
+    let text = try run(["headlines", "--country", "lv"])
+    #expect(text.stdout.hasPrefix("lv  Latvia · 10 articles via GDELT\n"), "\(text.stdout)")
+    #expect(text.stdout.contains("latvia-news0.example: Latvia story 0"))
+  }
+
+  @Test func refusalsAndGDELTsPlainTextErrors() throws {
+    let category = try run(["headlines", "--country", "fr", "--category", "sports", "--provider", "gdelt"])
+    #expect(
+      category.status == 64 && category.stderr.contains("GDELT has no categories"), "\(category.stderr)")
+    let unknown = try run(["headlines", "--country", "fr", "--provider", "rss"])
+    #expect(unknown.status == 64 && unknown.stderr.contains("auto, newsapi, gdelt or feeds"))
+    let noKey = try run(["headlines", "--country", "fr", "--provider", "newsapi"])
+    #expect(noKey.status == 78 && noKey.stderr.contains("NEWSAPI_KEY"))
+    #expect(try gdeltRequests().isEmpty)
+
+    // A bad query: GDELT's sentence, one request, exit 69, an error object in JSON.
+    let bad = try run(["headlines", "--country", "fr", "--format", "json"], base: server.base + "/badquery")
+    #expect(bad.status == 69)
+    let error = try #require(
+      ((bad.json?["results"] as? [[String: Any]])?.first)?["error"] as? [String: Any], "\(bad.stdout)")
+    #expect(error["kind"] as? String == "service" && error["status"] as? Int == 200)
+    #expect((error["message"] as? String)?.contains("keyword that was too short") == true)
+    // Too fast, every time: retried once, then the quota's exit status.
+    let fast = try run(["headlines", "--country", "de"], base: server.base + "/toofast")
+    #expect(fast.status == 75 && fast.stderr.contains("Please limit requests"), "\(fast.stderr)")
+    #expect(try gdeltRequests().count == 1 + 2)
+  }
+
+  /// Two processes sharing one cache take GDELT turns two seconds apart: the imitation refuses any request less
+  /// than a second after the previous one (GDELT's "limit requests" sentence), and neither process is refused.
+  @Test func processesSharingTheCacheTakeTurns() throws {
+    try settings("gdelt-spacing = 2\n")
+    let environment = [
+      "NEWSATLAS_GDELT_BASE": server.base + "/paced-1000", "XDG_CACHE_HOME": scratch.path + "/cache",
+      "XDG_CONFIG_HOME": scratch.path + "/config",
+    ]
+    let group = DispatchGroup()
+    let outcomes = Mutex<[CLI.Result]>([])
+    for countries in ["fr,de,it", "pt,gb,us"] {
+      group.enter()
+      Thread {
+        if let result = try? CLI.run(
+          ["headlines", "--countries", countries, "--format", "json"], environment: environment)
+        {
+          outcomes.withLock { $0.append(result) }
+        }
+        group.leave()
+      }.start()
+    }
+    group.wait()
+    let results = outcomes.withLock { $0 }
+    #expect(results.count == 2)
+    #expect(results.allSatisfy { $0.status == 0 }, "\(results.map(\.stderr))")
+    // Six turns (a late start may cost one retry a turn later, never a failure).
+    #expect(try gdeltRequests().count >= 6)
+  }
+}
