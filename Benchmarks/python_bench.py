@@ -1,6 +1,6 @@
 """The Python package against the Python tools people use instead, in one run, alternately, same points.
 
-    OMP_NUM_THREADS=1 .build/python-venv/bin/python Benchmarks/python_bench.py [--rounds 3] [--dask]
+    OMP_NUM_THREADS=1 .build/python-venv/bin/python Benchmarks/python_bench.py [--rounds 3] [--dask] [--spark]
 
 Needs, beside the package (pip install ./python): geopandas, pykdtree, scipy (and dask, distributed for --dask).
 Each figure is the median of the rounds, Python call overhead included (arrays in, arrays out); the peers run
@@ -51,12 +51,32 @@ def geopandas_partition(part):
     return pd.DataFrame({"code": joined["code"].astype(str)})
 
 
+def geopandas_batches(batches):
+    """The geopandas twin of newsatlas.spark.resolve for one Spark partition: the polygons built once, then
+    sjoin within the same rings for each Arrow batch."""
+    import geopandas as gpd
+    import pandas as pd
+    import shapely
+
+    import newsatlas as na
+
+    rings = na.border_rings()
+    shapes = gpd.GeoDataFrame({"code": [c for c, _ in rings]},
+                              geometry=shapely.polygons([shapely.linearrings(r) for _, r in rings]))
+    for part in batches:
+        pts = gpd.GeoDataFrame(part, geometry=gpd.points_from_xy(part["longitude"], part["latitude"]))
+        joined = gpd.sjoin(pts, shapes, predicate="within", how="left")
+        yield pd.DataFrame({"code": joined["code"].astype(str)})
+
+
 def main():
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--points", type=int, default=1_000_000)
     parser.add_argument("--dask", action="store_true", help="also the 1M-point Parquet job on a 2-worker LocalCluster")
+    parser.add_argument("--spark", action="store_true", help="also the 1M-point Parquet job on Spark in local[2]")
+    parser.add_argument("--only", default="", help="run only the cases whose names contain this text")
     options = parser.parse_args()
     N = options.points
 
@@ -146,6 +166,46 @@ def main():
             folder
         ).map_partitions(geopandas_partition, meta={"code": "str"}).code.count().compute()
 
+    if options.spark:
+        import sys
+        import tempfile
+
+        import pandas as pd
+
+        from newsatlas import spark as newsatlas_spark
+
+        folder = tempfile.mkdtemp()
+        frame = pd.DataFrame({"latitude": lat, "longitude": lon})
+        for part in range(4):
+            frame.iloc[part * N // 4:(part + 1) * N // 4].to_parquet(f"{folder}/part-{part}.parquet", index=False)
+        os.environ["PYSPARK_PYTHON"] = sys.executable
+        os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+        from pyspark.sql import SparkSession
+        from pyspark.sql import functions as F
+
+        start = time.perf_counter()
+        spark = (
+            SparkSession.builder.master("local[2]").appName("newsatlas-bench")
+            .config("spark.ui.enabled", "false").config("spark.driver.host", "127.0.0.1")
+            .config("spark.driver.bindAddress", "127.0.0.1").config("spark.driver.memory", "2g").getOrCreate()
+        )
+        spark.range(2).count()  # the JVM, and a first job, before timing
+        print(f"Spark local[2]: JVM start and a first job {time.perf_counter() - start:.1f} s (not in the rows)")
+        spark.sparkContext.setLogLevel("ERROR")
+
+        def spark_newsatlas():
+            resolved = newsatlas_spark.resolve(spark.read.parquet(folder))
+            return resolved.select(F.count("country")).collect()
+
+        def spark_geopandas():
+            frame = spark.read.parquet(folder)
+            return frame.mapInPandas(geopandas_batches, "code string").select(F.count("code")).collect()
+
+        cases["Spark 1M Parquet, local[2], newsatlas.spark.resolve (mapInArrow)"] = spark_newsatlas
+        cases["Spark 1M Parquet, local[2], geopandas sjoin in mapInPandas"] = spark_geopandas
+
+    if options.only:
+        cases = {name: case for name, case in cases.items() if options.only in name}
     times = {name: [] for name in cases}
     for round_ in range(options.rounds):
         for name, case in cases.items():  # alternately: every case once a round
