@@ -227,6 +227,7 @@ public struct BatchRows {
   /// Where a piece's rows are written, kept from chunk to chunk (a fresh array for each piece of each chunk was
   /// a page fault every 4 KiB written): a buffer with room for the piece's rows, handed to the run's output
   /// without a copy, and an array for any rows beyond its room.
+  // @unchecked: used by one piece's thread at a time, handed over by ForkJoin's join.
   private final class PieceOutput: @unchecked Sendable {
     private(set) var buffer: OutputBuffer! = nil
     private var overflow: [UInt8] = []
@@ -249,6 +250,7 @@ public struct BatchRows {
   }
 
   /// One piece of a chunk: a copy of the run's state that writes into the piece's output.
+  // @unchecked: used by one piece's thread at a time, handed over by ForkJoin's join.
   private final class Worker: @unchecked Sendable {
     var state: State
     let output: PieceOutput
@@ -373,6 +375,7 @@ public struct BatchRows {
 
   /// A read of a file's next chunk on a thread of its own; `wait()` returns what it got. (A block on
   /// Dispatch's global queue was never run here while the cores' pieces were queued on it: the run hung.)
+  // @unchecked: it holds a pthread and a C buffer; `result` is written by its thread before `wait()` joins it.
   private final class ReadAhead: @unchecked Sendable {
     private let input: InputFile
     private let buffer: UnsafeMutablePointer<UInt8>

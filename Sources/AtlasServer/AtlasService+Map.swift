@@ -4,6 +4,7 @@ import GeoFormats
 import GeoIndex
 import Hummingbird
 import NewsAtlas
+import Synchronization
 
 extension AtlasService {
   /// `GET /[?lang=xx]`: the news map's page (its script and style are `MapPage.script` and `MapPage.css`).
@@ -45,18 +46,18 @@ extension AtlasService {
 
 /// The base map as GeoJSON, one feature per country (`code`, `name`, `news`: one of NewsAPI's 54), its rings
 /// from Natural Earth simplified to about a pixel at each zoom (256-pixel tiles), made on first use and kept.
-final class BasemapCache: @unchecked Sendable {
+final class BasemapCache: Sendable {
   /// Zooms past this one get its detail (about 0.01°).
   static let finestZoom = 7
-  private let lock = NSLock()
-  private var made: [Int: [UInt8]] = [:]
+  /// Made under the lock, so that requests racing for a zoom make it once.
+  private let made = Mutex<[Int: [UInt8]]>([:])
 
   func geoJSON(zoom: Int) -> [UInt8] {
-    lock.lock()
-    defer { lock.unlock() }
-    if let bytes = made[zoom] { return bytes }
-    let bytes = Basemap.geoJSON(toleranceDegrees: 360 / (256 * Double(1 << zoom)))
-    made[zoom] = bytes
-    return bytes
+    made.withLock { made in
+      if let bytes = made[zoom] { return bytes }
+      let bytes = Basemap.geoJSON(toleranceDegrees: 360 / (256 * Double(1 << zoom)))
+      made[zoom] = bytes
+      return bytes
+    }
   }
 }

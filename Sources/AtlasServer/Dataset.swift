@@ -12,6 +12,8 @@ import NewsAtlas
 ///
 /// Read-only once built (a feature file reads its text back with `pread`, which is safe from any thread), so it
 /// is shared by every request.
+// @unchecked: FeatureFile, ClusterIndex, ClusterWriter and NearestTarget are not Sendable, but nothing here is
+// written after init.
 public final class Dataset: @unchecked Sendable {
   public let name: String
   public let file: FeatureFile

@@ -1,9 +1,10 @@
 import Foundation
+import Synchronization
 
 /// The service's counters, written out in the Prometheus text exposition format (version 0.0.4) at
 /// `/metrics`: requests by route, method and status, a latency histogram per route, tiles served per dataset,
 /// answers revalidated with 304, and NewsAPI requests answered from the cache or sent.
-final class Metrics: @unchecked Sendable {
+final class Metrics: Sendable {
   /// Upper bounds of the latency buckets, in seconds.
   static let buckets: [Double] = [
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10,
@@ -26,63 +27,63 @@ final class Metrics: @unchecked Sendable {
     }
   }
 
-  private let lock = NSLock()
-  private var requests: [Key: Int] = [:]
-  private var latency: [String: Histogram] = [:]
-  private var tiles: [String: Int] = [:]
-  private var notModified = 0
-  private var batchesRunning = 0
-  private var batches = 0
-  private var batchRows = 0
+  private struct Counters {
+    var requests: [Key: Int] = [:]
+    var latency: [String: Histogram] = [:]
+    var tiles: [String: Int] = [:]
+    var notModified = 0
+    var batchesRunning = 0
+    var batches = 0
+    var batchRows = 0
+  }
+  private let counters = Mutex(Counters())
 
   init() {}
 
   /// One answered request; `route` is the matched route's pattern (`/tiles/:name/:z/:x/:file`), so the
   /// number of series stays bounded whatever clients ask for.
   func record(route: String, method: String, status: Int, seconds: Double) {
-    lock.lock()
-    defer { lock.unlock() }
-    requests[Key(route: route, method: method, status: status), default: 0] += 1
-    // In place: a copy taken out and written back made the bucket array a fresh allocation every request.
-    latency[route, default: Histogram()].record(seconds)
-    if status == 304 { notModified += 1 }
+    counters.withLock { counters in
+      counters.requests[Key(route: route, method: method, status: status), default: 0] += 1
+      // In place: a copy taken out and written back made the bucket array a fresh allocation every request.
+      counters.latency[route, default: Histogram()].record(seconds)
+      if status == 304 { counters.notModified += 1 }
+    }
   }
 
   /// A batch POST's rows began to be answered.
   func batchStarted() {
-    lock.lock()
-    defer { lock.unlock() }
-    batchesRunning += 1
-    batches += 1
+    counters.withLock { counters in
+      counters.batchesRunning += 1
+      counters.batches += 1
+    }
   }
 
   /// A batch POST ended (answered, failed, or given up when its client went away) after `rows` rows.
   func batchEnded(rows: Int) {
-    lock.lock()
-    defer { lock.unlock() }
-    batchesRunning -= 1
-    batchRows += rows
+    counters.withLock { counters in
+      counters.batchesRunning -= 1
+      counters.batchRows += rows
+    }
   }
 
   func tileServed(dataset: String) {
-    lock.lock()
-    defer { lock.unlock() }
-    tiles[dataset, default: 0] += 1
+    counters.withLock { $0.tiles[dataset, default: 0] += 1 }
   }
 
   /// The exposition text; `news` is NewsAPI's (cache hits, requests sent) when the service has news.
   func text(
     news: (cacheHits: Int, sent: Int)?, tileCache: (hits: Int, misses: Int, tiles: Int, bytes: Int)
   ) -> String {
-    lock.lock()
-    defer { lock.unlock() }
+    let counters = counters.withLock { $0 }  // a copy: the text is written outside the lock
     var text = """
       # HELP newsatlas_http_requests_total HTTP requests answered, by route, method and status.
       # TYPE newsatlas_http_requests_total counter
 
       """
-    for (key, count) in requests.sorted(by: { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) })
-    {
+    for (key, count) in counters.requests.sorted(by: {
+      ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status)
+    }) {
       text +=
         "newsatlas_http_requests_total{route=\"\(Self.escaped(key.route))\",method=\"\(key.method)\","
         + "status=\"\(key.status)\"} \(count)\n"
@@ -92,7 +93,7 @@ final class Metrics: @unchecked Sendable {
       # TYPE newsatlas_http_request_duration_seconds histogram
 
       """
-    for (route, histogram) in latency.sorted(by: { $0.key < $1.key }) {
+    for (route, histogram) in counters.latency.sorted(by: { $0.key < $1.key }) {
       let label = "route=\"\(Self.escaped(route))\""
       var cumulative = 0
       for (bound, count) in zip(Self.buckets, histogram.counts) {
@@ -108,13 +109,13 @@ final class Metrics: @unchecked Sendable {
       # TYPE newsatlas_tiles_served_total counter
 
       """
-    for (dataset, count) in tiles.sorted(by: { $0.key < $1.key }) {
+    for (dataset, count) in counters.tiles.sorted(by: { $0.key < $1.key }) {
       text += "newsatlas_tiles_served_total{dataset=\"\(Self.escaped(dataset))\"} \(count)\n"
     }
     text += """
       # HELP newsatlas_http_not_modified_total Answers revalidated by If-None-Match (304, no body).
       # TYPE newsatlas_http_not_modified_total counter
-      newsatlas_http_not_modified_total \(notModified)
+      newsatlas_http_not_modified_total \(counters.notModified)
       # HELP newsatlas_tile_cache_hits_total Tiles answered from the tile cache.
       # TYPE newsatlas_tile_cache_hits_total counter
       newsatlas_tile_cache_hits_total \(tileCache.hits)
@@ -129,13 +130,13 @@ final class Metrics: @unchecked Sendable {
       newsatlas_tile_cache_bytes \(tileCache.bytes)
       # HELP newsatlas_batch_requests_total Batch POSTs whose rows began to be answered.
       # TYPE newsatlas_batch_requests_total counter
-      newsatlas_batch_requests_total \(batches)
+      newsatlas_batch_requests_total \(counters.batches)
       # HELP newsatlas_batch_requests_running Batch POSTs whose rows are being answered.
       # TYPE newsatlas_batch_requests_running gauge
-      newsatlas_batch_requests_running \(batchesRunning)
+      newsatlas_batch_requests_running \(counters.batchesRunning)
       # HELP newsatlas_batch_rows_total Rows of batch POSTs answered (a POST whose client went away stops).
       # TYPE newsatlas_batch_rows_total counter
-      newsatlas_batch_rows_total \(batchRows)
+      newsatlas_batch_rows_total \(counters.batchRows)
 
       """
     if let news {

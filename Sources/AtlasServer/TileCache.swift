@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import Synchronization
 
 /// Encoded tiles kept between requests, up to a byte budget, oldest out first.
 ///
@@ -8,7 +9,7 @@ import NIOCore
 /// getTile and an encoding. Empty tiles (204) are remembered too, at no byte cost. The plain and the gzipped
 /// bytes of a tile are separate entries, so that an answer never depends on what an earlier client accepted;
 /// a tile that every client gets as it is (empty, or too small to gzip) is kept once, under its plain key.
-final class TileCache: @unchecked Sendable {
+final class TileCache: Sendable {
   /// One tile's answer, as the request asked for it.
   struct Key: Hashable {
     let dataset: String
@@ -34,14 +35,16 @@ final class TileCache: @unchecked Sendable {
 
   /// The most body bytes kept; 0 keeps nothing.
   let budget: Int
-  private let lock = NSLock()
-  private var entries: [Key: Entry] = [:]
-  /// Keys in the order they came in, from `head` on (the ones before it are gone).
-  private var order: [Key] = []
-  private var head = 0
-  private var bytes = 0
-  private(set) var hits = 0
-  private(set) var misses = 0
+  private struct State {
+    var entries: [Key: Entry] = [:]
+    /// Keys in the order they came in, from `head` on (the ones before it are gone).
+    var order: [Key] = []
+    var head = 0
+    var bytes = 0
+    var hits = 0
+    var misses = 0
+  }
+  private let state = Mutex(State())
 
   init(budget: Int) { self.budget = max(0, budget) }
 
@@ -49,12 +52,12 @@ final class TileCache: @unchecked Sendable {
   /// a tile that every client gets as it is.
   func entry(_ key: Key) -> Entry? {
     guard budget > 0 else { return nil }
-    lock.lock()
-    defer { lock.unlock() }
-    var found = entries[key]
-    if found == nil, key.gzip, let plain = entries[key.plain], plain.forEveryClient { found = plain }
-    if found != nil { hits += 1 } else { misses += 1 }
-    return found
+    return state.withLock { state in
+      var found = state.entries[key]
+      if found == nil, key.gzip, let plain = state.entries[key.plain], plain.forEveryClient { found = plain }
+      if found != nil { state.hits += 1 } else { state.misses += 1 }
+      return found
+    }
   }
 
   /// Keeps an answer, letting the oldest go while the bytes are over budget (an answer larger than the whole
@@ -63,25 +66,25 @@ final class TileCache: @unchecked Sendable {
     let key = entry.forEveryClient ? key.plain : key
     let size = entry.body?.readableBytes ?? 0
     guard budget > 0, size <= budget else { return }
-    lock.lock()
-    defer { lock.unlock() }
-    guard entries.updateValue(entry, forKey: key) == nil else { return }  // two requests raced: one kept
-    order.append(key)
-    bytes += size
-    while bytes > budget, head < order.count {
-      if let gone = entries.removeValue(forKey: order[head]) { bytes -= gone.body?.readableBytes ?? 0 }
-      head += 1
-    }
-    if head > 4096 && head * 2 > order.count {
-      order.removeFirst(head)
-      head = 0
+    state.withLock { state in
+      guard state.entries.updateValue(entry, forKey: key) == nil else { return }  // two requests raced: one kept
+      state.order.append(key)
+      state.bytes += size
+      while state.bytes > budget, state.head < state.order.count {
+        if let gone = state.entries.removeValue(forKey: state.order[state.head]) {
+          state.bytes -= gone.body?.readableBytes ?? 0
+        }
+        state.head += 1
+      }
+      if state.head > 4096 && state.head * 2 > state.order.count {
+        state.order.removeFirst(state.head)
+        state.head = 0
+      }
     }
   }
 
   /// Hits, misses, tiles and bytes kept, for `/metrics`.
   var counters: (hits: Int, misses: Int, tiles: Int, bytes: Int) {
-    lock.lock()
-    defer { lock.unlock() }
-    return (hits, misses, entries.count, bytes)
+    state.withLock { ($0.hits, $0.misses, $0.entries.count, $0.bytes) }
   }
 }

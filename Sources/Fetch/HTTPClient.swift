@@ -252,6 +252,8 @@ final class Transfer: LoopItem, @unchecked Sendable {
 }
 
 /// The thread that owns the multi handle.
+// @unchecked: it holds the multi handle (a C pointer) and the loop thread's own `active` and `idle`; what other
+// threads touch is behind a Mutex.
 final class Loop: @unchecked Sendable {
   let configuration: HTTPClientConfiguration
   private let shared = Mutex(LoopQueue<Transfer>())

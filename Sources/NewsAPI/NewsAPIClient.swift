@@ -603,18 +603,16 @@ extension NewsAPIClient {
 }
 
 /// How many requests a client answered from its cache and how many it sent (retries included).
-public final class RequestCounters: @unchecked Sendable {
-  private let lock = NSLock()
-  private var hits = 0
-  private var sends = 0
+public final class RequestCounters: Sendable {
+  private let counts = Mutex((hits: 0, sends: 0))
 
   public init() {}
 
-  public var cacheHits: Int { lock.withLock { hits } }
-  public var sent: Int { lock.withLock { sends } }
+  public var cacheHits: Int { counts.withLock { $0.hits } }
+  public var sent: Int { counts.withLock { $0.sends } }
 
   func count(hit: Bool) {
-    lock.withLock { if hit { hits += 1 } else { sends += 1 } }
+    counts.withLock { if hit { $0.hits += 1 } else { $0.sends += 1 } }
   }
 }
 

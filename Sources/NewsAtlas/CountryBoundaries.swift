@@ -529,6 +529,7 @@ struct LittleEndianReader {
 }
 
 /// Little-endian integers read in place from bytes that outlive it, at any alignment.
+// @unchecked: a raw pointer to read-only bytes.
 struct LittleEndianArray<Element: FixedWidthInteger>: @unchecked Sendable {
   let base: UnsafeRawPointer
   let count: Int
@@ -542,6 +543,7 @@ struct LittleEndianArray<Element: FixedWidthInteger>: @unchecked Sendable {
 }
 
 /// An owned copy of border data, for `CountryBoundaries.init(data:)`.
+// @unchecked: a raw buffer, written once in init and read-only after.
 private final class Storage: @unchecked Sendable {
   let bytes: UnsafeRawBufferPointer
 

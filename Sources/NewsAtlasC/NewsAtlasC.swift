@@ -77,6 +77,7 @@ struct Shared<Element>: @unchecked Sendable {
 // MARK: - Countries
 
 /// Strings handed to C: made once, never freed (they are the process's static data).
+// @unchecked: C string pointers, written once in init and read-only after.
 final class StaticStrings: @unchecked Sendable {
   let pointers: [UnsafeMutablePointer<CChar>]
   init(_ texts: [String]) { pointers = texts.map { strdup($0)! } }

@@ -7,6 +7,7 @@ import Foundation
 /// leaves the last committed state (SQLite's journal). A file that is not a usable database (corrupt, foreign)
 /// is moved aside with a warning and a fresh one is made. A failed write (a full disk, say) is a warning, never
 /// the command's failure: the cache only ever saves work.
+// @unchecked: it holds SQLite's connection (a C pointer), used only under `lock`.
 public final class CacheDatabase: ResponseStore, @unchecked Sendable {
   private var db: OpaquePointer?
   private let lock = NSLock()
