@@ -7,7 +7,10 @@ extension Settings.Key {
     switch self {
     case .apiKey: "NEWSAPI_KEY"
     case .apiBase: "NEWSATLAS_API_BASE"
-    default: nil
+    case .gdeltBase: "NEWSATLAS_GDELT_BASE"
+    case .country, .language, .category, .ttlHeadlines, .ttlSearch, .ttlSources, .quotaDay, .quotaHalfDay,
+      .provider, .gdeltSpacing:
+      nil
     }
   }
 
@@ -21,7 +24,10 @@ extension Settings.Key {
     case .ttlSources: return String(Int(defaults.timeToLive.sources))
     case .quotaDay: return String(defaults.dailyBudget)
     case .quotaHalfDay: return String(defaults.halfDayBudget)
-    default: return nil
+    case .provider: return defaults.provider.rawValue
+    case .gdeltBase: return defaults.gdeltBase
+    case .gdeltSpacing: return String(Int(defaults.gdeltSpacing))
+    case .country, .language, .category, .apiKey: return nil
     }
   }
 }
