@@ -78,9 +78,10 @@ struct ServiceOptions: ParsableArguments {
 
   /// The providers headlines may use under `choice`, on one libcurl client and one cache: NewsAPI when a key is
   /// set (or, for a dry run of `newsapi`, without one: it sends nothing), GDELT (no key; its base from
-  /// `NEWSATLAS_GDELT_BASE` or the `gdelt-base` setting) and, once configured, the feeds.
-  func providers(settings: Settings, choice: ProviderChoice, dryRun: Bool) throws(CLIError)
-    -> (NewsProviders, HTTPClient)
+  /// `NEWSATLAS_GDELT_BASE` or the `gdelt-base` setting) and the feeds: the feeds file's, or `oneOff` feeds
+  /// (`--feed`) for every country asked.
+  func providers(settings: Settings, choice: ProviderChoice, dryRun: Bool, oneOff: [String] = [])
+    throws(CLIError) -> (NewsProviders, HTTPClient)
   {
     let http = try httpClient()
     do {
@@ -98,7 +99,10 @@ struct ServiceOptions: ParsableArguments {
       } catch {
         throw CLIError(newsAPI: error)
       }
-      return (NewsProviders(newsAPI: newsAPI, gdelt: gdelt), http)
+      let feeds = FeedsProvider(
+        client: FeedsClient(http: http, timeout: .milliseconds(Int(timeout * 1000)), cache: cache),
+        list: oneOff.isEmpty ? try FeedList.load() : FeedList(path: FeedList.defaultPath), oneOff: oneOff)
+      return (NewsProviders(newsAPI: newsAPI, gdelt: gdelt, feeds: feeds), http)
     } catch let error as SettingsError {
       http.shutdown()
       throw CLIError(error)
@@ -284,10 +288,18 @@ struct HeadlinesCommand: AsyncParsableCommand {
       valueName: "name"))
   var provider: String?
 
+  @Option(
+    name: .customLong("feed"),
+    help: ArgumentHelp(
+      "An RSS or Atom feed for this run alone, in place of the feeds file's (repeatable); it answers every "
+        + "country asked, with --provider feeds or auto.", valueName: "url"))
+  var feeds: [String] = []
+
   @OptionGroup var service: ServiceOptions
 
   func run() async throws {
     let settings = try Settings.load()
+    for url in feeds { _ = try FeedList.validate(url: url) }
     let request = try Self.request(
       HeadlinesRequest.Given(
         country: country, countries: countries, near: near, cluster: cluster, zoom: zoom, all: all,
@@ -299,7 +311,11 @@ struct HeadlinesCommand: AsyncParsableCommand {
     } catch {
       throw CLIError.usage(error.description.replacingOccurrences(of: "provider;", with: "--provider;"))
     }
-    let (providers, http) = try service.providers(settings: settings, choice: choice, dryRun: dryRun)
+    if !feeds.isEmpty && choice != .feeds && choice != .auto {
+      throw CLIError.usage("--feed is read by the feeds provider: use it with --provider feeds or auto.")
+    }
+    let (providers, http) = try service.providers(
+      settings: settings, choice: choice, dryRun: dryRun, oneOff: feeds)
     defer { http.shutdown() }
     let jobs = request.jobs
     let options = HeadlinesOptions(

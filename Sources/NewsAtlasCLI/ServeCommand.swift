@@ -200,14 +200,15 @@ struct ServeCommand: AsyncParsableCommand {
     }
   }
 
-  /// The providers every headlines request shares (NewsAPI when a key is set, GDELT always; their cache,
-  /// budget and pacing from the settings), or the sentence that says why there are none.
+  /// The providers every headlines request shares (NewsAPI when a key is set, GDELT always, the feeds file's
+  /// feeds; their cache, budget and pacing from the settings), or the sentence that says why there are none.
   static func news(disabled: Bool) throws -> (NewsProviders?, HTTPClient?, String) {
     if disabled { return (nil, nil, "This server was started with --no-news, so it serves no headlines.") }
     let settings = try Settings.load()
     let key = try settings.apiKey()
     let base = try settings.apiBase()
     let gdeltBase = try settings.gdeltBase()
+    let feedList = try FeedList.load()
     // The cache counts every request against the budget and paces GDELT: without it the server sends none.
     let database: CacheDatabase
     do {
@@ -230,7 +231,8 @@ struct ServeCommand: AsyncParsableCommand {
       }
       let gdelt = try GDELTClient(
         baseURL: gdeltBase, http: http, cache: cache, configuration: NewsConfiguration(settings: settings))
-      return (NewsProviders(newsAPI: newsAPI, gdelt: gdelt), http, "")
+      let feeds = FeedsProvider(client: FeedsClient(http: http, cache: cache), list: feedList)
+      return (NewsProviders(newsAPI: newsAPI, gdelt: gdelt, feeds: feeds), http, "")
     } catch {
       http.shutdown()
       throw CLIError(newsAPI: error)

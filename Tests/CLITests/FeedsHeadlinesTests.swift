@@ -1,0 +1,74 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `newsatlas headlines` from feeds, end to end: the binary, the feed server on 127.0.0.1, a scratch settings
+/// folder and cache.
+@Suite(.serialized) struct FeedsHeadlinesTests {
+  let server: LocalServer
+  let scratch: ScratchDirectory
+  var environment: [String: String] {
+    ["XDG_CONFIG_HOME": scratch.path + "/config", "XDG_CACHE_HOME": scratch.path + "/cache"]
+  }
+
+  init() throws {
+    server = try LocalServer(script: "feed_server.py")
+    scratch = try ScratchDirectory()
+  }
+
+  func run(_ arguments: [String]) throws -> CLI.Result { try CLI.run(arguments, environment: environment) }
+
+  /// The feeds file's feeds answer their country under auto, with no key; the JSON names the provider.
+  @Test func autoTakesTheCountrysFeedsWithNoKey() throws {
+    #expect(try run(["feeds", "add", "fr", server.base + "/feeds/rss2-cdata.xml"]).status == 0)
+    #expect(try run(["feeds", "add", "fr", server.base + "/feeds/latin1.xml"]).status == 0)
+    let result = try run(["headlines", "--country", "fr", "--page-size", "3", "--format", "json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let first = (result.json?["results"] as? [[String: Any]])?.first
+    #expect(first?["provider"] as? String == "feeds")
+    #expect(first?["strategy"] as? String == "feeds")
+    let articles = first?["articles"] as? [[String: Any]] ?? []
+    #expect(
+      articles.map { $0["publishedAt"] as? String } == [
+        "2026-11-25T13:30:00Z", "2026-11-25T13:02:11Z", "2026-11-25T08:00:00Z",
+      ])
+    #expect(
+      articles.first?["url"] as? String == server.base + "/planete/article/2026/11/25/cop31_6512346_3244.html"
+    )
+    #expect((articles.last?["source"] as? [String: Any])?["name"] as? String == "El Diario - Última hora")
+    // Warm: nothing sent; --refresh asks again with the validators, and the 304s keep the articles.
+    #expect(try run(["headlines", "--country", "fr", "--format", "json"]).status == 0)
+    #expect(try server.log().count == 2)
+    let refreshed = try run([
+      "headlines", "--country", "fr", "--page-size", "3", "--format", "json", "--refresh",
+    ])
+    #expect(refreshed.stdout == result.stdout)
+    let log = try server.log()
+    #expect(log.count == 4)
+    #expect(log.suffix(2).allSatisfy { $0.contains("if-none-match=\"") })
+    // The dry run names each feed and whether the cache answers it.
+    let plan = try run(["headlines", "--country", "fr", "--dry-run"])
+    #expect(plan.stdout.contains("cached  feeds \(server.base)/feeds/rss2-cdata.xml"), "\(plan.stdout)")
+  }
+
+  /// `--feed` for one run, and hostile feeds through the whole command: an error object, nothing of the file.
+  @Test func oneOffFeedsAndHostileOnes() throws {
+    let atom = try run(["headlines", "--country", "jp", "--feed", server.base + "/feeds/atom-relative.xml"])
+    #expect(atom.status == 0, "\(atom.stderr)")
+    #expect(atom.stdout.contains("Markets rally as rates & yields fall"))
+    for name in ["billion-laughs.xml", "xxe.xml"] {
+      let result = try run(
+        ["headlines", "--country", "jp", "--feed", server.base + "/feeds/" + name, "--format", "json"])
+      #expect(result.status != 0)
+      let error = ((result.json?["results"] as? [[String: Any]])?.first?["error"]) as? [String: Any]
+      #expect(error?["kind"] as? String == "decoding")
+      #expect((error?["message"] as? String)?.contains("declares an XML entity") == true)
+      #expect(!result.stdout.contains("root:") && !result.stderr.contains("root:"))
+    }
+    let refused = try run(["headlines", "--country", "jp", "--feed", "file:///etc/passwd"])
+    #expect(refused.status == 64 && refused.stderr.contains("is not a feed URL"))
+    let mismatch = try run(
+      ["headlines", "--country", "jp", "--provider", "gdelt", "--feed", server.base + "/feeds/rdf.xml"])
+    #expect(mismatch.status == 64 && mismatch.stderr.contains("--feed is read by the feeds provider"))
+  }
+}
