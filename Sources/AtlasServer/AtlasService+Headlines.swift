@@ -38,7 +38,7 @@ extension AtlasService {
     let jobs = headlines.jobs
     do {
       let results = try await news.headlines(
-        jobs, choice: choice, options: HeadlinesOptions(pageSize: headlines.pageSize))
+        jobs, choice: choice, options: HeadlinesOptions(pageSize: headlines.pageSize, language: newsLanguage))
       return Reply(json: HeadlinesJSON.results(results))
     } catch {
       if case .invalidRequest(let sentence) = error { throw Problem.badParameter(sentence) }

@@ -54,7 +54,8 @@ extension AtlasService {
   func metricsText(_ request: ParsedRequest) throws -> Reply {
     try allow(request, [])
     let text = metrics.text(
-      news: news?.newsAPI.map { ($0.counters.cacheHits, $0.counters.sent) }, tileCache: tileCache.counters)
+      news: news?.newsAPI.map { ($0.counters.cacheHits, $0.counters.sent) },
+      gdelt: news?.gdelt.map { ($0.counters.cacheHits, $0.counters.sent) }, tileCache: tileCache.counters)
     return Reply(text: text, type: "text/plain; version=0.0.4; charset=utf-8")
   }
 

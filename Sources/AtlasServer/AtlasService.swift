@@ -28,6 +28,8 @@ public struct AtlasService: Sendable {
   public let news: NewsProviders?
   /// The provider a request that names none gets (the `provider` setting, else `auto`).
   public let defaultProvider: ProviderChoice
+  /// The language headlines are asked in (the `language` setting: GDELT's `sourcelang:`), nil for any.
+  public let newsLanguage: String?
   /// Why there is no news (`--no-news`, no cache): the 503 sentence of `/v1/headlines`.
   public let newsUnavailable: String
   /// What `/metrics` reports.
@@ -49,7 +51,7 @@ public struct AtlasService: Sendable {
 
   public init(
     datasets: [Dataset], corsOrigin: String? = nil, maxBodyBytes: Int = 1 << 30, news: NewsProviders? = nil,
-    defaultProvider: ProviderChoice = .auto,
+    defaultProvider: ProviderChoice = .auto, newsLanguage: String? = nil,
     newsUnavailable: String = "This server has no news: it was started with --no-news.",
     leafletDirectory: String = "/usr/share/javascript/leaflet",
     batchThreads: Int = ProcessInfo.processInfo.activeProcessorCount, tileCacheBytes: Int = 64 << 20,
@@ -68,6 +70,7 @@ public struct AtlasService: Sendable {
     self.corsOrigin = corsOrigin
     self.news = news
     self.defaultProvider = defaultProvider
+    self.newsLanguage = newsLanguage
     self.newsUnavailable = newsUnavailable
   }
 

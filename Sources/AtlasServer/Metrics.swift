@@ -71,9 +71,11 @@ final class Metrics: Sendable {
     counters.withLock { $0.tiles[dataset, default: 0] += 1 }
   }
 
-  /// The exposition text; `news` is NewsAPI's (cache hits, requests sent) when the service has news.
+  /// The exposition text; `news` is NewsAPI's (cache hits, requests sent) when the service has a key, `gdelt`
+  /// GDELT's when it has news.
   func text(
-    news: (cacheHits: Int, sent: Int)?, tileCache: (hits: Int, misses: Int, tiles: Int, bytes: Int)
+    news: (cacheHits: Int, sent: Int)?, gdelt: (cacheHits: Int, sent: Int)? = nil,
+    tileCache: (hits: Int, misses: Int, tiles: Int, bytes: Int)
   ) -> String {
     let counters = counters.withLock { $0 }  // a copy: the text is written outside the lock
     var text = """
@@ -147,6 +149,17 @@ final class Metrics: Sendable {
         # HELP newsatlas_newsapi_requests_sent_total Requests sent to NewsAPI (counted against the plan).
         # TYPE newsatlas_newsapi_requests_sent_total counter
         newsatlas_newsapi_requests_sent_total \(news.sent)
+
+        """
+    }
+    if let gdelt {
+      text += """
+        # HELP newsatlas_gdelt_cache_hits_total GDELT countries answered from the cache.
+        # TYPE newsatlas_gdelt_cache_hits_total counter
+        newsatlas_gdelt_cache_hits_total \(gdelt.cacheHits)
+        # HELP newsatlas_gdelt_requests_sent_total Requests sent to GDELT (paced, retries included).
+        # TYPE newsatlas_gdelt_requests_sent_total counter
+        newsatlas_gdelt_requests_sent_total \(gdelt.sent)
 
         """
     }

@@ -172,11 +172,14 @@ struct ServeCommand: AsyncParsableCommand {
     let log = BatchedLog()
     defer { log.close() }
     let logger = log.logger(label: "newsatlas")
-    let (news, http, newsUnavailable) = try Self.news(disabled: noNews)
+    // The settings are read only for news (--no-news needs none).
+    let settings = noNews ? nil : try Settings.load()
+    let (news, http, newsUnavailable) = try Self.news(settings: settings)
     defer { http?.shutdown() }
     let service = AtlasService(
       datasets: datasets, corsOrigin: cors, maxBodyBytes: maxBodyMegabytes << 20, news: news,
-      defaultProvider: try Settings.load().provider(), newsUnavailable: newsUnavailable,
+      defaultProvider: try settings?.provider() ?? .auto, newsLanguage: settings?[.language],
+      newsUnavailable: newsUnavailable,
       leafletDirectory: leaflet, batchThreads: threads,
       tileCacheBytes: tileCacheMegabytes << 20,
       connectionLimits: ConnectionLimits(
@@ -201,10 +204,12 @@ struct ServeCommand: AsyncParsableCommand {
   }
 
   /// The providers every headlines request shares (NewsAPI when a key is set, GDELT always, the feeds file's
-  /// feeds; their cache, budget and pacing from the settings), or the sentence that says why there are none.
-  static func news(disabled: Bool) throws -> (NewsProviders?, HTTPClient?, String) {
-    if disabled { return (nil, nil, "This server was started with --no-news, so it serves no headlines.") }
-    let settings = try Settings.load()
+  /// feeds; their cache, budget and pacing from the settings), or the sentence that says why there are none
+  /// (no settings: `--no-news`).
+  static func news(settings: Settings?) throws -> (NewsProviders?, HTTPClient?, String) {
+    guard let settings else {
+      return (nil, nil, "This server was started with --no-news, so it serves no headlines.")
+    }
     let key = try settings.apiKey()
     let base = try settings.apiBase()
     let gdeltBase = try settings.gdeltBase()

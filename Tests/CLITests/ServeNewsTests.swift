@@ -93,6 +93,11 @@ import Testing
     #expect(unknown.status == 400 && unknownSentence?.contains("auto, newsapi") == true)
     let health = try json(try await client.get(keyless.base + "/healthz"))
     #expect(health["status"] as? String == "ok" && health["news"] as? Bool == true)
+    // GDELT's own counters: one request sent, one country answered from the cache; no NewsAPI counters.
+    let metrics = text(try await client.get(keyless.base + "/metrics"))
+    #expect(metrics.contains("newsatlas_gdelt_requests_sent_total 1\n"), "\(metrics)")
+    #expect(metrics.contains("newsatlas_gdelt_cache_hits_total 1\n"))
+    #expect(!metrics.contains("newsatlas_newsapi_"))
     // --no-news still turns news off.
     let off = try Served(["--no-news"], environment: ["NEWSATLAS_GDELT_BASE": imitation.base])
     let offAnswer = try await client.get(off.base + "/v1/headlines?country=fr")
