@@ -25,6 +25,8 @@ public final class MBTilesWriter {
     self.path = path
     partial = path + ".partial-\(getpid())"
     unlink(partial)  // one of an earlier run of this pid (a link there is removed, not followed)
+    // Named for the signal handler before the file exists: a signal between the two would leave it behind.
+    Self.partialForSignals = strdup(partial)
     let created = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
     guard created >= 0 else {
       throw WriteError(
@@ -33,7 +35,6 @@ public final class MBTilesWriter {
       )
     }
     close(created)
-    Self.partialForSignals = strdup(partial)
     guard
       sqlite3_open_v2(partial, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, nil) == SQLITE_OK
     else {
