@@ -150,7 +150,7 @@ let package = Package(
       name: "VectorTilesTests",
       dependencies: ["VectorTiles", "AtlasAnswers", "GeoFormats", "GeoIndex", "TestSupport"]),
     // The tests' real HTTP server on 127.0.0.1 (server.py) and the code that starts it and waits for it.
-    .target(name: "TestSupport", dependencies: ["Fetch"], path: "Tests/Support", exclude: ["server.py", "feed_server.py", "harness.py"]),
+    .target(name: "TestSupport", dependencies: ["Fetch"], path: "Tests/Support", exclude: ["server.py", "feed_server.py", "harness.py", "barrier.py"]),
     .testTarget(name: "FetchTests", dependencies: ["Fetch", "TestSupport"]),
     .testTarget(name: "NewsAPITests", dependencies: ["NewsAPI", "Store", "TestSupport", "Feeds"]),
     .testTarget(name: "FeedsTests", dependencies: ["Feeds"]),

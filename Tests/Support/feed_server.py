@@ -19,25 +19,13 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from barrier import barrier
+
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fixtures", "feeds")
 LOG_FILE = sys.argv[1] if len(sys.argv) > 1 else None
 LAST_MODIFIED = "Wed, 25 Nov 2026 12:00:00 GMT"
 LOCK = threading.Lock()
 COUNTER = {"changing": 0}
-GROUPS = {}
-GROUP = threading.Condition()
-
-
-def held(group, n):
-    """Waits for the group's Nth arrival; True when it came, False when the group is broken."""
-    with GROUP:
-        state = GROUPS.setdefault(group, {"arrived": 0, "broken": False})
-        state["arrived"] += 1
-        GROUP.notify_all()
-        if not GROUP.wait_for(lambda: state["arrived"] >= n or state["broken"], timeout=20):
-            state["broken"] = True
-            GROUP.notify_all()
-        return not state["broken"]
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -85,7 +73,7 @@ class Handler(BaseHTTPRequestHandler):
         if len(parts) == 2 and parts[0] == "changing":
             return self.fixture(parts[1], changing=True)
         if len(parts) == 4 and parts[0] == "held" and parts[2].isdigit():
-            if not held(parts[1], int(parts[2])):
+            if not barrier(parts[1], int(parts[2])):
                 return self.send(504, b"<html><body>Group broken</body></html>", [("Content-Type", "text/html")])
             return self.fixture(parts[3])
         if len(parts) == 2 and parts[0] == "status" and parts[1].isdigit():

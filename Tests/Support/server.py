@@ -15,6 +15,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
+from barrier import barrier
+
 COUNT = {"requests": 0}
 LOCK = threading.Lock()
 ARGUMENTS = [argument for argument in sys.argv[1:] if not argument.startswith("--")]
@@ -26,24 +28,8 @@ LOG_FILE = ARGUMENTS[0] if ARGUMENTS else None  # every request's path and query
 SECOND_HOST = "--second-host" in sys.argv[1:]
 PORTS = {}
 FLAKY = {"jp": 1}  # countries that fail once with a 500 before answering
-# Barriers: /barrier?group=G&n=N (and a NewsAPI search for "barrier-G-N") holds each answer until N requests of
-# group G have arrived, so that N were in flight at once; a group not complete within 20 s is broken, and its
-# requests (those waiting, and any later one) answer 504 at once, so a client that sends one at a time fails
-# in 20 s rather than hanging. A readiness wait on a condition, never a sleep.
-BARRIERS = {}
-BARRIER = threading.Condition()
-
-
-def barrier(group, n):
-    """Waits for the group's Nth arrival; True when it came, False when the group is broken."""
-    with BARRIER:
-        state = BARRIERS.setdefault(group, {"arrived": 0, "broken": False})
-        state["arrived"] += 1
-        BARRIER.notify_all()
-        if not BARRIER.wait_for(lambda: state["arrived"] >= n or state["broken"], timeout=20):
-            state["broken"] = True
-            BARRIER.notify_all()
-        return not state["broken"]
+# Barriers (barrier.py): /barrier?group=G&n=N, and a NewsAPI search for "barrier-G-N", hold each answer until
+# N requests of group G have arrived; a broken group answers 504 at once.
 
 KEY = "test-key-0123456789abcdef0123456789"
 ARTICLE = {"source": {"id": None, "name": "Example"}, "author": None, "title": "T", "description": None,
