@@ -26,6 +26,17 @@ enum MapPage {
         <button type="submit" data-text="near">Near me</button>
         <button type="button" id="locate" data-text="locate">Use my location</button>
       </form>
+      <form id="find">
+        <input id="find-country" list="countries" autocomplete="off" size="14" required aria-label="Country">
+        <datalist id="countries"></datalist>
+        <button type="submit" data-text="find">Go</button>
+      </form>
+      <button type="button" id="world" data-text="world">Whole world</button>
+      <form id="filter">
+        <input id="filter-property" autocomplete="off" size="8" aria-label="Property">
+        <input id="filter-value" autocomplete="off" size="8" aria-label="Value">
+        <button type="submit" data-text="apply">Filter</button>
+      </form>
       <a id="lang" href="?lang=fr" hreflang="fr">Français</a>
     </header>
     <main>
@@ -33,11 +44,12 @@ enum MapPage {
       <aside id="panel" hidden aria-live="polite">
         <button type="button" id="panel-close" aria-label="Close">×</button>
         <h2 id="panel-title"></h2>
+        <select id="panel-category" aria-label="Category"></select>
         <p id="panel-status"></p>
         <ol id="panel-list"></ol>
       </aside>
     </main>
-    <p id="message" role="status"></p>
+    <p id="message" role="status"><span id="message-text"></span><button type="button" id="offer" hidden></button></p>
     <script src="/static/leaflet/leaflet.js"></script>
     <script src="/map.js"></script>
     </body>
@@ -64,7 +76,11 @@ enum MapPage {
     #panel ol { padding-left: 20px; }
     #panel li { margin-bottom: 10px; }
     #panel time, #panel .source { color: #5a6270; font-size: 13px; }
-    #message:empty { display: none; }
+    #panel img { display: block; max-width: 100%; max-height: 160px; margin: 4px 0; border-radius: 3px; }
+    #panel .description { margin: 4px 0 0; font-size: 14px; }
+    #panel select { font: inherit; margin-bottom: 6px; }
+    #offer { margin-left: 8px; font: inherit; }
+    #message:has(#message-text:empty):has(#offer[hidden]) { display: none; }
     #message { position: absolute; bottom: 8px; left: 8px; margin: 0; padding: 4px 8px; background: #fff;
       z-index: 1000; }
     .cluster { background: rgba(214, 90, 49, 0.85); border: 2px solid #fff; border-radius: 50%; color: #fff;
@@ -92,7 +108,13 @@ enum MapPage {
             sourcecountry: "by source country", feeds: "from its feeds", none: "" },
           providers: { newsapi: "NewsAPI", gdelt: "GDELT", feeds: "Feeds" },
           inside: "", nearest: "Nearest news country, {km} km away", badPlace: "Type a latitude and a longitude in degrees.",
-          noLocation: "Your browser gave no location.", failed: "The service did not answer: " },
+          noLocation: "Your browser gave no location.", failed: "The service did not answer: ",
+          find: "Go", country: "Country", world: "Whole world", property: "Property", value: "Value", apply: "Filter",
+          category: "Category", allCategories: "Top headlines", notFound: "No news country is called “{q}”.",
+          offer: "Centre on {name}, the news country nearest to you?", filtered: "Filter: {p} = {v}",
+          categories: { business: "Business", entertainment: "Entertainment", general: "General", health: "Health",
+            science: "Science", sports: "Sports", technology: "Technology" },
+          months: ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"] },
         fr: { dataset: "Jeu de données", latitude: "Latitude", longitude: "Longitude", near: "Près de moi",
           locate: "Ma position", other: "English", otherHref: "?lang=en", close: "Fermer", map: "Carte des actualités",
           loading: "Chargement…", noNews: "Aucun titre pour ce pays.", cluster: "{n} pays ou points : zoomer",
@@ -100,7 +122,13 @@ enum MapPage {
             sourcecountry: "par pays de la source", feeds: "par ses flux", none: "" },
           providers: { newsapi: "NewsAPI", gdelt: "GDELT", feeds: "Flux" },
           inside: "", nearest: "Pays d’actualités le plus proche, à {km} km", badPlace: "Saisissez une latitude et une longitude en degrés.",
-          noLocation: "Le navigateur n’a donné aucune position.", failed: "Le service n’a pas répondu : " },
+          noLocation: "Le navigateur n’a donné aucune position.", failed: "Le service n’a pas répondu : ",
+          find: "Aller", country: "Pays", world: "Monde entier", property: "Propriété", value: "Valeur",
+          apply: "Filtrer", category: "Catégorie", allCategories: "À la une",
+          notFound: "Aucun pays d’actualités ne s’appelle « {q} ».",
+          offer: "Centrer sur {name}, le pays d’actualités le plus proche ?", filtered: "Filtre : {p} = {v}",
+          categories: { business: "Économie", entertainment: "Divertissement", general: "Général", health: "Santé",
+            science: "Sciences", sports: "Sports", technology: "Technologie" } },
       };
       const t = TEXT[lang];
       document.documentElement.lang = lang;
@@ -113,7 +141,28 @@ enum MapPage {
       switcher.hreflang = lang === "fr" ? "en" : "fr";
       document.getElementById("map").setAttribute("aria-label", t.map);
       document.getElementById("panel-close").setAttribute("aria-label", t.close);
-      const dates = new Intl.DateTimeFormat(navigator.language || lang, { dateStyle: "medium", timeStyle: "short" });
+      for (const [id, label] of [["find-country", t.country], ["filter-property", t.property],
+        ["filter-value", t.value]]) {
+        const input = document.getElementById(id);
+        input.placeholder = label;
+        input.setAttribute("aria-label", label);
+      }
+      /** A date in the page's language and the reader's time zone, as the CLI prints it: "24 Nov 2026, 11:30",
+       *  "Le 24/11/2026 à 11:30"; the text as given when it is not a date. */
+      function humanDate(text) {
+        const date = new Date(text);
+        if (isNaN(date)) return text;
+        const two = (n) => String(n).padStart(2, "0");
+        const clock = `${two(date.getHours())}:${two(date.getMinutes())}`;
+        return lang === "fr"
+          ? `Le ${two(date.getDate())}/${two(date.getMonth() + 1)}/${date.getFullYear()} à ${clock}`
+          : `${date.getDate()} ${TEXT.en.months[date.getMonth()]} ${date.getFullYear()}, ${clock}`;
+      }
+      /** Lower case without accents, for matching names as typed ("egypte" finds Égypte). */
+      function fold(text) {
+        return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase().replace(/[-'’]/g, " ")
+          .replace(/\s+/g, " ").trim();
+      }
 
       /** The URL if it is an absolute http or https one, else null (it then becomes no link). */
       function safeHref(url) {
@@ -130,8 +179,9 @@ enum MapPage {
         if (!response.ok) throw new Error(body.error || response.statusText);
         return body;
       }
-      const message = document.getElementById("message");
-      function say(text) { message.textContent = text; }
+      const messageText = document.getElementById("message-text");
+      const offer = document.getElementById("offer");
+      function say(text) { messageText.textContent = text; offer.hidden = true; }
 
       // The view: #zoom/lat/lon, read at start and whenever it changes, written as the map moves.
       function readHash() {
@@ -178,6 +228,8 @@ enum MapPage {
       let dataset = "markers";
       const clusters = L.layerGroup().addTo(map);
       let generation = 0;
+      let filter = "";  // a MapLibre filter expression as JSON, or "" for every point
+      function filterQuery() { return filter ? `&filter=${encodeURIComponent(filter)}` : ""; }
       function viewBox() {
         const b = map.getBounds();
         let west = b.getWest(), east = b.getEast();
@@ -192,7 +244,7 @@ enum MapPage {
         const mine = ++generation;
         const zoom = Math.floor(map.getZoom());
         const data = await getJSON(
-          `/v1/datasets/${encodeURIComponent(dataset)}/clusters?zoom=${zoom}&bbox=${viewBox()}`);
+          `/v1/datasets/${encodeURIComponent(dataset)}/clusters?zoom=${zoom}&bbox=${viewBox()}${filterQuery()}`);
         if (mine !== generation) return;
         clusters.clearLayers();
         for (const feature of data.features) {
@@ -206,7 +258,8 @@ enum MapPage {
               title: t.cluster.replace("{n}", p.point_count), alt: String(p.point_count), keyboard: true,
             });
             marker.on("click", async () => {
-              const answer = await getJSON(`/v1/datasets/${encodeURIComponent(dataset)}/clusters/${p.cluster_id}/expansion-zoom`);
+              const answer = await getJSON(
+                `/v1/datasets/${encodeURIComponent(dataset)}/clusters/${p.cluster_id}/expansion-zoom?${filterQuery().slice(1)}`);
               map.setView([lat, lon], answer.expansionZoom);
             });
             marker.addTo(clusters);
@@ -228,6 +281,13 @@ enum MapPage {
       const status = document.getElementById("panel-status");
       const list = document.getElementById("panel-list");
       document.getElementById("panel-close").addEventListener("click", () => { panel.hidden = true; });
+      const categorySelect = document.getElementById("panel-category");
+      categorySelect.replaceChildren(new Option(t.allCategories, ""),
+        ...Object.keys(t.categories).map((c) => new Option(t.categories[c], c)));
+      let shown = null;  // the country in the panel and what was said of the place
+      categorySelect.addEventListener("change", () => { if (shown) showCountry(shown.country, shown.where); });
+
+      /** A place: its news country (the one it is in, else the nearest), then that country's headlines. */
       async function openPlace(lat, lon) {
         panel.hidden = false;
         title.textContent = "";
@@ -235,50 +295,77 @@ enum MapPage {
         list.replaceChildren();
         try {
           const place = await getJSON(`/v1/resolve?lat=${lat.toFixed(5)}&lon=${lon.toFixed(5)}`);
-          const country = place.country;
-          title.textContent = lang === "fr" ? country.nameFr : country.name;
-          title.dataset.code = country.code;
           const where = place.method === "nearest" ? t.nearest.replace("{km}", Math.round(place.distanceKm)) : "";
-          status.textContent = where;
-          let answer;
-          try {
-            answer = await getJSON(`/v1/headlines?country=${country.code}&pageSize=10`);
-          } catch (error) {
-            status.textContent = error.message;  // --no-news, or the budget: the service's sentence
-            return;
-          }
-          const result = answer.results[0];
-          list.dataset.provider = result.provider;  // which provider answered, for tests
-          if (result.error) { status.textContent = result.error.message; return; }
-          if (result.articles.length === 0) { status.textContent = result.reason || t.noNews; return; }
-          // The provider that answered, and how: "GDELT · by source country"; each article names its source.
-          status.textContent = [where, t.providers[result.provider], t.via[result.strategy]]
-            .filter((x) => x).join(" · ");
-          for (const article of result.articles) {
-            const item = document.createElement("li");
-            // Only an http(s) URL becomes a link: a javascript: or data: URL from a feed stays text.
-            const href = safeHref(article.url);
-            const link = document.createElement(href ? "a" : "span");
-            if (href) {
-              link.href = href;
-              link.rel = "noopener noreferrer";
-              link.target = "_blank";
-            }
-            link.textContent = article.title;
-            const meta = document.createElement("div");
-            const source = document.createElement("span");
-            source.className = "source";
-            source.textContent = article.source.name + " · ";
-            const time = document.createElement("time");
-            time.dateTime = article.publishedAt;
-            const date = new Date(article.publishedAt);
-            time.textContent = isNaN(date) ? article.publishedAt : dates.format(date);
-            meta.append(source, time);
-            item.append(link, meta);
-            list.append(item);
-          }
+          await showCountry(place.country, where);
         } catch (error) {
           status.textContent = t.failed + error.message;
+        }
+      }
+
+      /** A news country's headlines in the panel, in the chosen category. */
+      async function showCountry(country, where) {
+        shown = { country, where };
+        panel.hidden = false;
+        title.textContent = lang === "fr" ? country.nameFr : country.name;
+        title.dataset.code = country.code;
+        status.textContent = where || t.loading;
+        list.replaceChildren();
+        const category = categorySelect.value;
+        list.dataset.category = category;
+        let answer;
+        try {
+          answer = await getJSON(`/v1/headlines?country=${country.code}&pageSize=10`
+            + (category ? `&category=${category}` : ""));
+        } catch (error) {
+          status.textContent = error.message;  // --no-news, the budget, or GDELT's categories: the service's sentence
+          return;
+        }
+        if (shown.country !== country || categorySelect.value !== category) return;  // another was asked since
+        const result = answer.results[0];
+        list.dataset.provider = result.provider;  // which provider answered, for tests
+        if (result.error) { status.textContent = result.error.message; return; }
+        if (result.articles.length === 0) { status.textContent = result.reason || t.noNews; return; }
+        // The provider that answered, and how: "GDELT · by source country"; each article names its source.
+        status.textContent = [where, t.providers[result.provider], t.via[result.strategy]]
+          .filter((x) => x).join(" · ");
+        for (const article of result.articles) {
+          const item = document.createElement("li");
+          // Only an http(s) URL becomes a link: a javascript: or data: URL from a feed stays text.
+          const href = safeHref(article.url);
+          const link = document.createElement(href ? "a" : "span");
+          if (href) {
+            link.href = href;
+            link.rel = "noopener noreferrer";
+            link.target = "_blank";
+          }
+          link.textContent = article.title;
+          const meta = document.createElement("div");
+          const source = document.createElement("span");
+          source.className = "source";
+          source.textContent = article.source.name + " · ";
+          const time = document.createElement("time");
+          time.dateTime = article.publishedAt;
+          time.textContent = humanDate(article.publishedAt);
+          meta.append(source, time);
+          item.append(link, meta);
+          // The article's picture (from its publisher, an http(s) URL only) and description, as the app showed.
+          const image = article.imageUrl && safeHref(article.imageUrl);
+          if (image) {
+            const picture = document.createElement("img");
+            picture.src = image;
+            picture.alt = "";
+            picture.loading = "lazy";
+            picture.referrerPolicy = "no-referrer";
+            picture.addEventListener("error", () => { picture.hidden = true; });  // no broken-image icon
+            item.append(picture);
+          }
+          if (article.description) {
+            const description = document.createElement("p");
+            description.className = "description";
+            description.textContent = article.description;
+            item.append(description);
+          }
+          list.append(item);
         }
       }
       map.on("click", (event) => openPlace(event.latlng.lat, event.latlng.lng));
@@ -298,11 +385,77 @@ enum MapPage {
       });
       document.getElementById("locate").addEventListener("click", () => {
         if (!navigator.geolocation) { say(t.noLocation); return; }
-        navigator.geolocation.getCurrentPosition((position) => {
-          latInput.value = position.coords.latitude.toFixed(4);
-          lonInput.value = position.coords.longitude.toFixed(4);
-          form.requestSubmit();
+        navigator.geolocation.getCurrentPosition(async (position) => {
+          const lat = position.coords.latitude, lon = position.coords.longitude;
+          latInput.value = lat.toFixed(4);
+          lonInput.value = lon.toFixed(4);
+          try {
+            // The country the reader is in (else the nearest): offered, not forced, as the app asked.
+            const place = await getJSON(`/v1/resolve?lat=${lat.toFixed(5)}&lon=${lon.toFixed(5)}`);
+            const country = place.country;
+            say(t.offer.replace("{name}", lang === "fr" ? country.nameFr : country.name));
+            offer.textContent = lang === "fr" ? "Oui" : "Yes";
+            offer.hidden = false;
+            offer.onclick = () => { say(""); goToCountry(country.code); };
+          } catch (error) {
+            say(t.failed + error.message);
+          }
         }, () => say(t.noLocation));
+      });
+
+      // The 54 news countries (the markers' raw points), for the search box: English and French names.
+      let countries = [];
+      const countryList = getJSON("/v1/datasets/markers/clusters?zoom=31").then((answer) => {
+        countries = answer.features.map((f) => ({ code: f.properties.code, name: f.properties.name,
+          nameFr: f.properties.nameFr, lat: f.geometry.coordinates[1], lon: f.geometry.coordinates[0] }));
+        const names = [];
+        for (const c of countries) {
+          names.push(new Option(lang === "fr" ? c.nameFr : c.name, undefined));
+          names.push(new Option(lang === "fr" ? c.name : c.nameFr, undefined));
+        }
+        for (const option of names) option.value = option.text;
+        document.getElementById("countries").replaceChildren(...names);
+        return countries;
+      }).catch((error) => say(t.failed + error.message));
+      /** The country a typed text names: a code, an English or French name (accents and case ignored), or the
+       *  start of exactly one name. */
+      function findCountry(text) {
+        const q = fold(text);
+        if (!q) return null;
+        const exact = countries.find((c) => c.code === q || fold(c.name) === q || fold(c.nameFr) === q);
+        if (exact) return exact;
+        const starts = countries.filter((c) => fold(c.name).startsWith(q) || fold(c.nameFr).startsWith(q));
+        return starts.length === 1 ? starts[0] : null;
+      }
+      async function goToCountry(code) {
+        await countryList;
+        const country = countries.find((c) => c.code === code);
+        if (!country) return;
+        map.setView([country.lat, country.lon], 5);
+        showCountry(country, "");
+      }
+      document.getElementById("find").addEventListener("submit", async (event) => {
+        event.preventDefault();
+        await countryList;
+        const input = document.getElementById("find-country");
+        const country = findCountry(input.value);
+        if (!country) { say(t.notFound.replace("{q}", input.value.trim())); return; }
+        say("");
+        goToCountry(country.code);
+      });
+      document.getElementById("world").addEventListener("click", () => map.setView([25, 10], 2));
+
+      // A filter on the dataset's points: one property equal to one value (a number or true/false when typed
+      // as one, else text), sent as the MapLibre expression ["==", ["get", property], value].
+      document.getElementById("filter").addEventListener("submit", (event) => {
+        event.preventDefault();
+        const property = document.getElementById("filter-property").value.trim();
+        const text = document.getElementById("filter-value").value.trim();
+        let value = text;
+        if (/^(-?\d+(\.\d+)?([eE][-+]?\d+)?|true|false)$/.test(text)) value = JSON.parse(text);
+        filter = property ? JSON.stringify(["==", ["get", property], value]) : "";
+        say(property ? t.filtered.replace("{p}", property).replace("{v}", text) : "");
+        updateClusters().catch((error) => say(t.failed + error.message));
       });
 
       // The datasets the service has.
@@ -318,7 +471,7 @@ enum MapPage {
       }
       map.on("moveend", refresh);
       refresh();
-      window.newsAtlas = { map, openPlace, viewBox, safeHref };
+      window.newsAtlas = { map, openPlace, showCountry, goToCountry, findCountry, humanDate, viewBox, safeHref };
     })();
 
     """#
