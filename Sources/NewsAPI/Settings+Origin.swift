@@ -1,4 +1,5 @@
 import AtlasSettings
+import Fetch
 import Foundation
 
 extension Settings.Key {
@@ -51,7 +52,8 @@ extension Settings {
     }
   }
 
-  /// One setting as `config show` shows it: its value in use, never the key's (`set` or nil), and its origin.
+  /// One setting as `config show` shows it: its value in use, never the key's (`set` or nil) nor a base URL's
+  /// user information, and its origin.
   public struct Shown: Equatable, Sendable {
     public let key: Key
     public let value: String?
@@ -73,7 +75,14 @@ extension Settings {
       } else {
         (value, origin) = (nil, .unset)
       }
-      return Shown(key: key, value: key == .apiKey ? value.map { _ in "set" } : value, origin: origin)
+      // The key is never shown; a base URL without any user:password@ it holds, as errors and logs show it.
+      let shownValue =
+        switch key {
+        case .apiKey: value.map { _ in "set" }
+        case .apiBase, .gdeltBase: value.map(HTTPURL.redacted)
+        default: value
+        }
+      return Shown(key: key, value: shownValue, origin: origin)
     }
   }
 }

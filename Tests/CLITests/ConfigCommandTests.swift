@@ -24,7 +24,7 @@ import Testing
     #expect(try run(["config", "set", "country", "royaume-uni"]).status == 0)
     #expect(try run(["config", "set", "api-key", fileKey]).status == 0)
     #expect(try run(["config", "set", "ttl-search", "60"]).status == 0)
-    let text = try run(["config", "show"], ["NEWSATLAS_API_BASE": "http://127.0.0.1:9"])
+    let text = try run(["config", "show"], ["NEWSATLAS_API_BASE": "http://proxyuser:proxysecret@127.0.0.1:9"])
     #expect(text.status == 0, "\(text.stderr)")
     let lines = text.stdoutLines.map { $0.split(separator: " ").joined(separator: " ") }
     #expect(lines.contains("country gb file (\(file), line 2)"), "\(text.stdout)")
@@ -33,7 +33,7 @@ import Testing
     #expect(lines.contains("api-base http://127.0.0.1:9 environment ($NEWSATLAS_API_BASE)"))
     #expect(lines.contains("ttl-headlines 3600 default"))
     #expect(lines.contains("language - not set"))
-    #expect(!text.stdout.contains("WXYZ") && !text.stdout.contains("filekey"))
+    #expect(!text.stdout.contains("WXYZ") && !text.stdout.contains("filekey") && !text.stdout.contains("proxy"))
     let environmentKey = "envkey-0123456789abcdefQRST"
     let json = try run(["config", "show", "--format", "json"], ["NEWSAPI_KEY": environmentKey])
     #expect(!json.stdout.contains("QRST") && !json.stdout.contains("WXYZ"))
