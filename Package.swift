@@ -82,7 +82,8 @@ let package = Package(
       name: "MBTiles",
       dependencies: [
         "GeoIndex", "GeoFormats", "AtlasAnswers", "Store",
-        .product(name: "CompressNIO", package: "compress-nio"), .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "CompressNIO", package: "compress-nio"),
+        .product(name: "NIOCore", package: "swift-nio"),
       ]),
     // The user's folders (XDG config, cache and data homes) and the settings file: TOML read by TOMLKit,
     // written in place with the key's file never readable by others. What the keys mean is NewsAPI's.
@@ -91,11 +92,15 @@ let package = Package(
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     // The on-disk cache of answers and the request log for the quota.
     .target(name: "Store", dependencies: ["CSQLite"]),
-    // libxml2, reached only through this shim (Debian's libxml2-dev; its flags from pkg-config's libxml-2.0).
-    .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+    // libxml2, reached only through this shim, which opens libxml2.so.2 at the first parse rather than at every
+    // start (ICU and liblzma with it). It builds against Debian's libxml2-dev headers, in /usr/include/libxml2
+    // (pkg-config's libxml-2.0 cflags), for libxml2's types; nothing links the library.
+    .target(name: "CLibXML2", cSettings: [.unsafeFlags(["-I/usr/include/libxml2"])]),
     // Feed documents (RSS 2.0, RSS 1.0, Atom 1.0) to items: a real XML parser with entities and external reads
     // off; no Foundation, no I/O, so any front end (the Python package included) can reuse it.
-    .target(name: "Feeds", dependencies: ["CLibXML2"]),
+    .target(
+      name: "Feeds", dependencies: ["CLibXML2"],
+      swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/libxml2"])]),
     // The NewsAPI v2 client, with headlines for every country despite the service's limits.
     .target(
       name: "NewsAPI",
@@ -150,7 +155,9 @@ let package = Package(
       name: "VectorTilesTests",
       dependencies: ["VectorTiles", "AtlasAnswers", "GeoFormats", "GeoIndex", "TestSupport"]),
     // The tests' real HTTP server on 127.0.0.1 (server.py) and the code that starts it and waits for it.
-    .target(name: "TestSupport", dependencies: ["Fetch"], path: "Tests/Support", exclude: ["server.py", "feed_server.py", "harness.py", "barrier.py"]),
+    .target(
+      name: "TestSupport", dependencies: ["Fetch"], path: "Tests/Support",
+      exclude: ["server.py", "feed_server.py", "harness.py", "barrier.py"]),
     .testTarget(name: "FetchTests", dependencies: ["Fetch", "TestSupport"]),
     .testTarget(name: "NewsAPITests", dependencies: ["NewsAPI", "Store", "TestSupport", "Feeds"]),
     .testTarget(name: "FeedsTests", dependencies: ["Feeds"]),

@@ -13,6 +13,8 @@ public enum FeedError: Error, Equatable, Sendable, CustomStringConvertible {
   case tooLarge(bytes: Int)
   /// libxml2 could not make a parser (out of memory).
   case parserUnavailable
+  /// libxml2 could not be opened, or lacks a function NewsAtlas calls: the loader's sentence.
+  case libraryUnavailable(reason: String)
 
   public var description: String {
     switch self {
@@ -32,6 +34,7 @@ public enum FeedError: Error, Equatable, Sendable, CustomStringConvertible {
     case .empty: return "The feed is empty."
     case .tooLarge(let bytes): return "The feed's \(bytes) bytes are more than the parser accepts (2 GiB)."
     case .parserUnavailable: return "libxml2 could not make a parser (out of memory)."
+    case .libraryUnavailable(let reason): return reason
     }
   }
 }

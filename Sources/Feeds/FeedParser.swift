@@ -17,34 +17,32 @@ public enum FeedParser {
     media: "http://search.yahoo.com/mrss/"
   )
 
-  /// libxml2's global state, set up once before any thread parses (libxml2's rule for threaded use).
-  private static let initialized: Void = xmlInitParser()
-
   /// Parses `bytes`, a feed fetched from `url` (the base of its relative links).
   ///
   /// - Complexity: O(n) in the document's size.
-  /// - Throws: `FeedError` when the document is not well-formed, declares an entity, or is not a feed.
+  /// - Throws: `FeedError` when the document is not well-formed, declares an entity, or is not a feed, or when
+  ///   libxml2 cannot be loaded (it is opened by the first parse, and set up once before any thread parses).
   public static func parse(_ bytes: [UInt8], url: String) throws(FeedError) -> Feed {
-    _ = initialized
+    if let problem = cxml_load() { throw .libraryUnavailable(reason: String(cString: problem)) }
     guard bytes.count <= Int(Int32.max) else { throw .tooLarge(bytes: bytes.count) }
     guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) else {
       throw .empty
     }
     guard let context = cxml_new_parser_ctxt_refusing_entities() else { throw .parserUnavailable }
-    defer { xmlFreeParserCtxt(context) }
+    defer { cxml_xmlFreeParserCtxt(context) }
     let document = bytes.withUnsafeBufferPointer { buffer in
       buffer.withMemoryRebound(to: CChar.self) {
-        xmlCtxtReadMemory(context, $0.baseAddress, Int32($0.count), url, nil, cxml_feed_options())
+        cxml_xmlCtxtReadMemory(context, $0.baseAddress, Int32($0.count), url, nil, cxml_feed_options())
       }
     }
-    defer { if let document { xmlFreeDoc(document) } }
+    defer { if let document { cxml_xmlFreeDoc(document) } }
     if cxml_ctxt_stopped_by_user(context) != 0 { throw .declaresEntity }
     guard let document, context.pointee.wellFormed != 0 else {
       var line: Int32 = 0
       let message = cxml_ctxt_last_error(context, &line).map { String(cString: $0) }
       throw .malformed(line: Int(line), reason: message ?? "libxml2 gave no reason")
     }
-    guard let root = xmlDocGetRootElement(document) else { throw .empty }
+    guard let root = cxml_xmlDocGetRootElement(document) else { throw .empty }
     let reader = Reader(document: document)
     let rootElement = Element(root)
     switch (rootElement.namespace, rootElement.name) {
@@ -76,7 +74,7 @@ struct Element {
   var namespace: String? { node.pointee.ns?.pointee.href.map { String(cString: $0) } }
 
   func `is`(_ name: String, in namespace: String? = nil) -> Bool {
-    self.namespace == namespace && xmlStrEqual(node.pointee.name, name) != 0
+    self.namespace == namespace && cxml_xmlStrEqual(node.pointee.name, name) != 0
   }
 
   /// The child elements, in order.
@@ -106,18 +104,18 @@ struct Element {
 
   /// Calls `body` with the text inside as UTF-8 bytes (a start and a count), valid only within it.
   func withText<T>(_ body: (UnsafePointer<UInt8>, Int) -> T) -> T {
-    guard let content = xmlNodeGetContent(node) else {
+    guard let content = cxml_xmlNodeGetContent(node) else {
       return [UInt8(0)].withUnsafeBufferPointer { body($0.baseAddress!, 0) }
     }
-    defer { cxml_free(content) }
-    return body(content, Int(xmlStrlen(content)))
+    defer { cxml_xmlFree(content) }
+    return body(content, Int(cxml_xmlStrlen(content)))
   }
 
   /// An attribute without a namespace, or in `namespace`.
   func attribute(_ name: String, in namespace: String? = nil) -> String? {
-    let value = namespace.map { xmlGetNsProp(node, name, $0) } ?? xmlGetNoNsProp(node, name)
+    let value = namespace.map { cxml_xmlGetNsProp(node, name, $0) } ?? cxml_xmlGetNoNsProp(node, name)
     guard let value else { return nil }
-    defer { cxml_free(value) }
+    defer { cxml_xmlFree(value) }
     return String(cString: value)
   }
 }
@@ -134,10 +132,10 @@ struct Reader {
   /// only when it is an absolute http or https URL.
   func resolve(_ reference: String?, at element: Element) -> String? {
     guard let reference = reference?.trimmingSpaces(), !reference.isEmpty else { return nil }
-    let base = xmlNodeGetBase(document, element.node)
-    defer { if let base { cxml_free(base) } }
-    guard let resolved = xmlBuildURI(reference, base) else { return nil }
-    defer { cxml_free(resolved) }
+    let base = cxml_xmlNodeGetBase(document, element.node)
+    defer { if let base { cxml_xmlFree(base) } }
+    guard let resolved = cxml_xmlBuildURI(reference, base) else { return nil }
+    defer { cxml_xmlFree(resolved) }
     let absolute = String(cString: resolved)
     let lowered = absolute.prefix(8).lowercased()
     guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else { return nil }

@@ -13,25 +13,25 @@ enum HTMLText {
   ]
 
   /// The text of an HTML fragment given as `count` bytes of UTF-8 (already unescaped once from the XML it was
-  /// in).
+  /// in). Without libxml2 (`cxml_load` failed) the bytes are kept as they are.
   static func text(ofHTML start: UnsafePointer<UInt8>, count: Int) -> String {
     var text = CollapsedText()
     // Most titles and many descriptions hold neither a tag nor an entity: no parser needed.
     let buffer = UnsafeBufferPointer(start: start, count: count)
     guard buffer.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") }),
-      count <= Int(Int32.max)
+      count <= Int(Int32.max), cxml_load() == nil
     else {
       text.append(start, count: count)
       return text.string
     }
     let document = start.withMemoryRebound(to: CChar.self, capacity: count) {
-      htmlReadMemory($0, Int32(count), nil, "UTF-8", cxml_html_options())
+      cxml_htmlReadMemory($0, Int32(count), nil, "UTF-8", cxml_html_options())
     }
     guard let document else {
       text.append(start, count: count)
       return text.string
     }
-    defer { xmlFreeDoc(document) }
+    defer { cxml_xmlFreeDoc(document) }
     append(from: document.pointee.children, under: UnsafeRawPointer(document), to: &text)
     return text.string
   }

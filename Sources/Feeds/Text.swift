@@ -32,7 +32,7 @@ struct CollapsedText {
 
   /// Appends a NUL-terminated UTF-8 string (libxml2's `xmlChar *`).
   mutating func append(cString: UnsafePointer<UInt8>) {
-    append(cString, count: Int(xmlStrlen(cString)))
+    append(cString, count: Int(cxml_xmlStrlen(cString)))
   }
 
   /// Separates what comes next from what came before (a block element's edge), as white space does.

@@ -71,4 +71,41 @@ import Testing
       ["headlines", "--country", "jp", "--provider", "gdelt", "--feed", server.base + "/feeds/rdf.xml"])
     #expect(mismatch.status == 64 && mismatch.stderr.contains("--feed is read by the feeds provider"))
   }
+
+  /// libxml2 is opened by the first feed parsed, not at start: `resolve` and `nearest` never map it (nor
+  /// libcurl), a feed read does (the dynamic loader's own account, LD_DEBUG=libs).
+  @Test func libxml2OpensAtTheFirstFeed() throws {
+    var traced = environment
+    traced["LD_DEBUG"] = "libs"
+    for arguments in [["resolve", "48.85", "2.35"], ["nearest", "48.85", "2.35"]] {
+      let local = try CLI.run(arguments, environment: traced)
+      #expect(local.status == 0, "\(local.stderr)")
+      #expect(local.stderr.contains("find library="), "LD_DEBUG traced nothing: \(local.stderr)")
+      #expect(!local.stderr.contains("libxml2.so") && !local.stderr.contains("libcurl.so"), "\(local.stderr)")
+    }
+    let feed = try CLI.run(
+      ["headlines", "--country", "jp", "--feed", server.base + "/feeds/atom-relative.xml"],
+      environment: traced)
+    #expect(feed.status == 0)
+    #expect(feed.stderr.contains("find library=libxml2.so.2"))
+  }
+
+  /// Without libxml2, reading a feed fails with one sentence and everything else runs (the library named here
+  /// does not exist, or is not libxml2).
+  @Test(arguments: ["/nonexistent/libxml2.so.2", "libz.so.1"])
+  func withoutLibxml2OnlyFeedsFail(library: String) throws {
+    var environment = environment
+    environment["NEWSATLAS_LIBXML2"] = library
+    let feed = try CLI.run(
+      ["headlines", "--country", "jp", "--feed", server.base + "/feeds/atom-relative.xml"],
+      environment: environment)
+    #expect(feed.status != 0 && !feed.stdout.contains("Markets rally"))
+    #expect(
+      feed.stderr.contains(
+        library.hasPrefix("/")
+          ? "\(library) could not be loaded; install libxml2" : "libxml2 loaded lacks xmlInitParser"),
+      "\(feed.stderr)")
+    let local = try CLI.run(["nearest", "48.85", "2.35"], environment: environment)
+    #expect(local.status == 0 && local.stdout.hasPrefix("fr  France"), "\(local.stderr)")
+  }
 }

@@ -1,0 +1,92 @@
+#include "clibxml2.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct cxml_functions cxml_functions;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static const char *failure;
+
+// Resolves one function into the table, or leaves `load` with `failure` set when the library lacks it.
+#define CXML_RESOLVE(name)                                                                              \
+  do {                                                                                                  \
+    *(void **)(&cxml_functions.name) = dlsym(library, #name);                                           \
+    if (cxml_functions.name == NULL) {                                                                  \
+      failure = "The libxml2 loaded lacks " #name "; NewsAtlas reads feeds with libxml2 2.9 or later "  \
+                "(Debian 12's libxml2).";                                                               \
+      return;                                                                                           \
+    }                                                                                                   \
+  } while (0)
+
+static char message[512];
+
+static void load(void) {
+  // NEWSATLAS_LIBXML2 names another build of libxml2 2.9 or later (a path, or a name the loader finds).
+  const char *name = getenv("NEWSATLAS_LIBXML2");
+  if (name == NULL || *name == '\0') name = "libxml2.so.2";
+  // RTLD_LOCAL: libxml2's symbols stay out of the global namespace; nothing is ever unloaded.
+  void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (library == NULL) {
+    snprintf(message, sizeof message,
+             "%.200s could not be loaded; install libxml2 (Debian: apt-get install libxml2) or set "
+             "NEWSATLAS_LIBXML2 to its path to read feeds.",
+             name);
+    failure = message;
+    return;
+  }
+  CXML_RESOLVE(xmlInitParser);
+  CXML_RESOLVE(xmlNewParserCtxt);
+  CXML_RESOLVE(xmlFreeParserCtxt);
+  CXML_RESOLVE(xmlStopParser);
+  CXML_RESOLVE(xmlCtxtReadMemory);
+  CXML_RESOLVE(htmlReadMemory);
+  CXML_RESOLVE(xmlFreeDoc);
+  CXML_RESOLVE(xmlDocGetRootElement);
+  CXML_RESOLVE(xmlNodeGetContent);
+  CXML_RESOLVE(xmlNodeGetBase);
+  CXML_RESOLVE(xmlGetNsProp);
+  CXML_RESOLVE(xmlGetNoNsProp);
+  CXML_RESOLVE(xmlBuildURI);
+  CXML_RESOLVE(xmlStrlen);
+  CXML_RESOLVE(xmlStrEqual);
+  // xmlFree is a variable holding the deallocator (libxml2 is built without per-thread allocation hooks).
+  xmlFreeFunc *deallocator = (xmlFreeFunc *)dlsym(library, "xmlFree");
+  if (deallocator == NULL || *deallocator == NULL) {
+    failure = "The libxml2 loaded lacks xmlFree; NewsAtlas reads feeds with libxml2 2.9 or later (Debian 12's "
+              "libxml2).";
+    return;
+  }
+  cxml_functions.xmlFree = *deallocator;
+  cxml_functions.xmlInitParser();
+}
+
+const char *cxml_load(void) {
+  pthread_once(&once, load);
+  return failure;
+}
+
+static void refuse_entity_decl(void *context, const xmlChar *name, int type, const xmlChar *publicId,
+                               const xmlChar *systemId, xmlChar *content) {
+  (void)name, (void)type, (void)publicId, (void)systemId, (void)content;
+  cxml_functions.xmlStopParser((xmlParserCtxtPtr)context);
+}
+
+static void refuse_unparsed_entity_decl(void *context, const xmlChar *name, const xmlChar *publicId,
+                                        const xmlChar *systemId, const xmlChar *notationName) {
+  (void)name, (void)publicId, (void)systemId, (void)notationName;
+  cxml_functions.xmlStopParser((xmlParserCtxtPtr)context);
+}
+
+xmlParserCtxtPtr cxml_new_parser_ctxt_refusing_entities(void) {
+  xmlParserCtxtPtr context = cxml_functions.xmlNewParserCtxt();
+  if (context == NULL || context->sax == NULL) {
+    if (context != NULL) cxml_functions.xmlFreeParserCtxt(context);
+    return NULL;
+  }
+  context->sax->entityDecl = refuse_entity_decl;
+  context->sax->unparsedEntityDecl = refuse_unparsed_entity_decl;
+  return context;
+}
