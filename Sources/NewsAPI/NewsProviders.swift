@@ -119,7 +119,9 @@ public struct NewsProviders: Sendable {
   /// and budgets its own requests). Each result is handed to `onResult` as soon as it is final.
   ///
   /// - Throws: what `assign` throws, and a provider's refusal of its whole share (NewsAPI's plan over the
-  ///   budget); nothing is sent by that provider then.
+  ///   budget) when that provider has every job; nothing is sent by that provider then. When other providers
+  ///   (or settled results) share the jobs, the refused share's jobs carry the error instead, and the rest is
+  ///   kept.
   public func headlines(
     _ jobs: [HeadlinesJob], choice: ProviderChoice, options: HeadlinesOptions,
     onResult: (Int, HeadlinesResult) -> Void = { _, _ in }
@@ -157,9 +159,22 @@ public struct NewsProviders: Sendable {
     }
     for await (i, result) in stream { onResult(i, result) }
     let parts = await answers
+    // One provider for every job: its refusal is the command's. Several: a refused share (NewsAPI's plan over
+    // the budget) fails its own jobs, each with that error, and what the others answered is kept.
+    let shared = groups.count > 1 || results.contains { $0 != nil }
     for (n, (_, offsets)) in groups.enumerated() {
-      let part = try parts[n]!.get()
-      for (k, result) in part.enumerated() { results[offsets[k]] = result }
+      switch parts[n]! {
+      case .success(let part):
+        for (k, result) in part.enumerated() { results[offsets[k]] = result }
+      case .failure(let error):
+        guard shared else { throw error }
+        for i in offsets {
+          let result = HeadlinesResult(
+            job: jobs[i], provider: groups[n].0.provider, strategy: .none, error: error)
+          results[i] = result
+          onResult(i, result)
+        }
+      }
     }
     return results.map { $0! }
   }

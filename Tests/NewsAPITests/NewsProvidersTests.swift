@@ -35,7 +35,9 @@ import Testing
     }
   }
 
-  func providers(key: Bool, feeds: Set<String>? = nil) throws -> (NewsProviders, FakeTransport) {
+  func providers(key: Bool, feeds: Set<String>? = nil, budget: Int? = nil) throws -> (
+    NewsProviders, FakeTransport
+  ) {
     let transport = FakeTransport { url, headers throws(HTTPError) in
       url.contains("/api/v2/doc/doc") ? FakeGDELT.answer(url, headers) : try FakeNewsAPI.answer(url, headers)
     }
@@ -44,7 +46,11 @@ import Testing
       key
       ? try NewsAPIClient(
         key: FakeNewsAPI.key, baseURL: "http://127.0.0.1:8", http: transport,
-        cache: CachePolicy(database: store) { _ in }) : nil
+        cache: {
+          var policy = CachePolicy(database: store) { _ in }
+          if let budget { (policy.dailyBudget, policy.halfDayBudget) = (budget, budget) }
+          return policy
+        }()) : nil
     var configuration = NewsConfiguration()
     configuration.gdeltSpacing = 0
     let gdelt = try GDELTClient(
@@ -85,6 +91,25 @@ import Testing
     let plan = try await providers.plan(
       Country.all.map { HeadlinesJob(country: $0) }, choice: .auto, options: HeadlinesOptions())
     #expect(plan.requests.allSatisfy { $0.provider == .gdelt })
+  }
+
+  @Test func aRefusedShareFailsItsOwnJobsAndKeepsTheRest() async throws {
+    // A budget of one request, which the sources list takes (it tells lv has no NewsAPI route): NewsAPI then
+    // refuses its share (us, gb) before sending; GDELT's answer for lv is kept.
+    let (providers, transport) = try providers(key: true, budget: 1)
+    var arrived: [Int] = []
+    let results = try await providers.headlines(
+      jobs(["us", "lv", "gb"]), choice: .auto, options: HeadlinesOptions()
+    ) { i, _ in arrived.append(i) }
+    #expect(results.map(\.provider) == [.newsapi, .gdelt, .newsapi])
+    #expect(results[1].articles.count == 10 && results[1].error == nil)
+    #expect(results[0].error?.isQuota == true && results[2].error?.isQuota == true)
+    #expect(arrived.sorted() == [0, 1, 2])
+    #expect(!transport.requests.contains { $0.contains("/top-headlines?") })
+    // NewsAPI with every job: its refusal is the call's.
+    await #expect(throws: NewsAPIError.self) {
+      try await providers.headlines(jobs(["us", "gb"]), choice: .auto, options: HeadlinesOptions())
+    }
   }
 
   @Test func aProviderNamedOutright() async throws {
