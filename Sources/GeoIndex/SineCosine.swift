@@ -49,7 +49,23 @@ enum SineCosine {
   /// evaluation; SSE2 holds two doubles).
   @inlinable @inline(__always)
   static func ofDegrees(_ degrees: SIMD2<Double>) -> (sin: SIMD2<Double>, cos: SIMD2<Double>) {
-    let shift = SIMD2<Double>(repeating: 6_755_399_441_055_744.0)
+    ofDegrees(lanes: degrees, bits: SIMD2<UInt64>.self)
+  }
+
+  /// `ofDegrees` on four lanes at once: two queries' bearings in one evaluation (the batch `nearest`).
+  @inlinable @inline(__always)
+  static func ofDegrees(_ degrees: SIMD4<Double>) -> (sin: SIMD4<Double>, cos: SIMD4<Double>) {
+    ofDegrees(lanes: degrees, bits: SIMD4<UInt64>.self)
+  }
+
+  /// `ofDegrees(_: Double)`'s operations on every lane of `degrees`; `Bits` is the unsigned vector of as many
+  /// lanes, for the quadrant's masks.
+  @inlinable @inline(__always)
+  static func ofDegrees<Lanes: SIMD, Bits: SIMD>(lanes degrees: Lanes, bits: Bits.Type) -> (
+    sin: Lanes, cos: Lanes
+  )
+  where Lanes.Scalar == Double, Bits.Scalar == UInt64 {
+    let shift = Lanes(repeating: 6_755_399_441_055_744.0)
     let quadrant = (degrees * (1.0 / 90.0) + shift) - shift
     let remainder = degrees - 90 * quadrant
     let x = remainder * (Double.pi / 180)
@@ -69,16 +85,17 @@ enum SineCosine {
     let c8 = 1.0 / 6_402_373_705_728_000
     let c = (c01 + c23 * x4) + (c45 + c67 * x4) * x8 + c8 * (x8 * x8)
     let cosine = 1 - x2 * c
-    let q = SIMD2<Int64>(Int64(quadrant[0]), Int64(quadrant[1]))
-    let one = SIMD2<Int64>(repeating: 1)
-    let two = SIMD2<Int64>(repeating: 2)
-    let swap = SIMD2<UInt64>(truncatingIfNeeded: SIMD2<Int64>() &- (q & one))
-    let sineBits = unsafeBitCast(sine, to: SIMD2<UInt64>.self)
-    let cosineBits = unsafeBitCast(cosine, to: SIMD2<UInt64>.self)
-    let sineSign = SIMD2<UInt64>(truncatingIfNeeded: q & two) &<< 62
-    let cosineSign = SIMD2<UInt64>(truncatingIfNeeded: (q &+ one) & two) &<< 62
+    var q = Bits()
+    for i in q.indices { q[i] = UInt64(bitPattern: Int64(quadrant[i])) }
+    let one = Bits(repeating: 1)
+    let two = Bits(repeating: 2)
+    let swap = Bits() &- (q & one)
+    let sineBits = unsafeBitCast(sine, to: Bits.self)
+    let cosineBits = unsafeBitCast(cosine, to: Bits.self)
+    let sineSign = (q & two) &<< 62
+    let cosineSign = ((q &+ one) & two) &<< 62
     let newSine = ((sineBits & ~swap) | (cosineBits & swap)) ^ sineSign
     let newCosine = ((cosineBits & ~swap) | (sineBits & swap)) ^ cosineSign
-    return (unsafeBitCast(newSine, to: SIMD2<Double>.self), unsafeBitCast(newCosine, to: SIMD2<Double>.self))
+    return (unsafeBitCast(newSine, to: Lanes.self), unsafeBitCast(newCosine, to: Lanes.self))
   }
 }
