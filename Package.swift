@@ -65,7 +65,7 @@ let package = Package(
     .target(
       name: "AtlasServer",
       dependencies: [
-        "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "NewsAPI", "Store", "Fetch",
+        "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "NewsAPI", "Store", "Fetch", "AtlasSettings",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),  // FlatDictionary, the parsed query
         .product(name: "Logging", package: "swift-log"),

@@ -61,15 +61,16 @@ struct Answering: Sendable {
   /// 405 for a method that `path` does not answer, the answer to `OPTIONS` (with `--cors`, a CORS preflight's:
   /// the methods, the request headers a page may send, and how long a browser may keep the answer), or nil.
   private func refusal(_ method: HTTPRequest.Method, path: String) -> Reply? {
-    let batch = path == "/v1/nearest" || path == "/v1/resolve"
-    guard method != .get && method != .head && !(batch && method == .post) else { return nil }
-    let allowed = batch ? "GET, HEAD, POST, OPTIONS" : "GET, HEAD, OPTIONS"
+    let methods = Self.methods(path: path)
+    guard method == .options || !methods.contains(method) else { return nil }
+    let allowed = (methods.map(\.rawValue) + ["OPTIONS"]).joined(separator: ", ")
     if method == .options {
       var reply = Reply(json: [], status: .noContent)
       reply.headers = [.allow: allowed]
       if corsOrigin != nil {
         reply.headers[.accessControlAllowMethods] = allowed
-        reply.headers[.accessControlAllowHeaders] = "Content-Type, If-None-Match, Accept-Encoding"
+        reply.headers[.accessControlAllowHeaders] =
+          "Content-Type, If-None-Match, Accept-Encoding, Authorization"
         reply.headers[.accessControlMaxAge] = "86400"
         reply.headers[.vary] = "Origin"
       }
@@ -78,6 +79,22 @@ struct Answering: Sendable {
     var reply = Self.problem(.methodNotAllowed, "\(path.prefix(200)) answers \(allowed), not \(method).")
     reply.headers[.allow] = allowed
     return reply
+  }
+
+  /// The methods `path` answers, OPTIONS aside: POST on the batch paths, PUT and DELETE on a dataset, POST on
+  /// its features, DELETE on one of them; GET and HEAD everywhere else.
+  static func methods(path: String) -> [HTTPRequest.Method] {
+    if path == "/v1/nearest" || path == "/v1/resolve" { return [.get, .head, .post] }
+    let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+    if parts.count >= 4, parts[1] == "v1", parts[2] == "datasets" {
+      switch (parts.count, parts.count > 4 ? parts[4] : "") {
+      case (4, _): return [.get, .head, .put, .delete]
+      case (5, "features"): return [.post]
+      case (6, "features"): return [.delete]
+      default: break
+      }
+    }
+    return [.get, .head]
   }
 
   /// Adds the CORS header, counts the request and logs its line.

@@ -3,37 +3,58 @@ import GeoFormats
 import GeoIndex
 
 extension AtlasService {
-  /// `GET /v1/datasets`: each dataset's name, counts, options, bounds, build time and content hash.
+  /// `GET /v1/datasets`: each dataset's name, version, counts, options, bounds, build time and content hash.
   func datasetList(_ request: ParsedRequest) throws -> Reply {
     try allow(request, [])
     var writer = JSONWriter()
     writer.object { object in
-      object.array("datasets", names.compactMap { datasets[$0] }) { json, dataset in
-        json.object { item in
-          let options = dataset.index.options
-          item.string("name", dataset.name)
-          item.number("pointCount", Double(dataset.pointCount))
-          item.number("featureCount", Double(dataset.file.count))
-          item.object("options") {
-            $0.number("minZoom", Double(options.minZoom))
-            $0.number("maxZoom", Double(options.maxZoom))
-            $0.number("minPoints", Double(options.minPoints))
-            $0.number("radius", options.radiusPixels)
-            $0.number("extent", options.extent)
-            $0.number("nodeSize", Double(options.nodeSize))
-          }
-          item.value(
-            "bounds",
-            .array(
-              [dataset.bounds.west, dataset.bounds.south, dataset.bounds.east, dataset.bounds.north].map {
-                .number(Format.number($0))
-              }))
-          item.number("buildMilliseconds", (dataset.buildSeconds * 1e6).rounded() / 1e3)
-          item.string("contentHash", dataset.contentHash)
-        }
-      }
+      object.array("datasets", store.all) { json, dataset in json.object { Self.describe(dataset, in: &$0) } }
     }
     return Reply(json: writer.bytes + [0x0A])
+  }
+
+  /// `GET /v1/datasets/{name}`: one dataset as `/v1/datasets` lists it, with its `ETag` (the map polls it to
+  /// see a dataset change).
+  func datasetEntry(_ request: ParsedRequest) throws -> Reply {
+    let dataset = try dataset(request)
+    try allow(request, [])
+    if let unchanged = notModified(request, dataset) { return unchanged }
+    var reply = Reply(json: Self.entry(dataset))
+    reply.headers[.cacheControl] = "no-cache"
+    reply.headers[.eTag] = "W/" + dataset.entityTag
+    return reply
+  }
+
+  /// One dataset's entry, as JSON text.
+  static func entry(_ dataset: Dataset) -> [UInt8] {
+    var writer = JSONWriter()
+    writer.object { Self.describe(dataset, in: &$0) }
+    return writer.bytes + [0x0A]
+  }
+
+  /// A dataset's members in `/v1/datasets`.
+  static func describe(_ dataset: Dataset, in item: inout JSONWriter.ObjectWriter) {
+    let options = dataset.index.options
+    item.string("name", dataset.name)
+    item.number("version", Double(dataset.version))
+    item.number("pointCount", Double(dataset.pointCount))
+    item.number("featureCount", Double(dataset.file.count))
+    item.object("options") {
+      $0.number("minZoom", Double(options.minZoom))
+      $0.number("maxZoom", Double(options.maxZoom))
+      $0.number("minPoints", Double(options.minPoints))
+      $0.number("radius", options.radiusPixels)
+      $0.number("extent", options.extent)
+      $0.number("nodeSize", Double(options.nodeSize))
+    }
+    item.value(
+      "bounds",
+      .array(
+        [dataset.bounds.west, dataset.bounds.south, dataset.bounds.east, dataset.bounds.north].map {
+          .number(Format.number($0))
+        }))
+    item.number("buildMilliseconds", (dataset.buildSeconds * 1e6).rounded() / 1e3)
+    item.string("contentHash", dataset.contentHash)
   }
 
   /// `GET /v1/datasets/{name}/clusters?zoom=Z[&bbox=W,S,E,N]`: the clusters and points of a map at zoom Z.

@@ -31,7 +31,7 @@ extension AtlasService {
           country: query.get("country"), near: query.get("near"), cluster: query.get("cluster"),
           zoom: query.get("zoom"), category: query.get("category"), pageSize: query.get("pageSize")),
         offered: [.country, .near, .cluster],
-        clusterOptions: datasets["markers"]?.index.options ?? ClusterOptions())
+        clusterOptions: store["markers"]?.index.options ?? ClusterOptions())
     } catch {
       throw error.isNotFound ? Problem.notFound(error.description) : Problem.badParameter(error.description)
     }

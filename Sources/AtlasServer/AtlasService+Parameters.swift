@@ -6,7 +6,7 @@ extension AtlasService {
   /// The dataset the route's `name` names.
   func dataset(_ request: ParsedRequest) throws(Problem) -> Dataset {
     let name = request.parameters.get("name") ?? ""
-    guard let dataset = datasets[name] else { throw .unknownDataset(name) }
+    guard let dataset = store[name] else { throw .unknownDataset(name) }
     return dataset
   }
 

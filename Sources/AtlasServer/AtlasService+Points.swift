@@ -23,7 +23,7 @@ extension AtlasService {
     NearestTarget, count: Int, maxKilometers: Double
   ) {
     let name = parameters.get("dataset") ?? "markers"
-    guard let dataset = datasets[name] else { throw .unknownDataset(name) }
+    guard let dataset = store[name] else { throw .unknownDataset(name) }
     let count = try integer(parameters, "count", default: 1, minimum: 1)
     guard count <= 10_000 else { throw .badParameter("count is at most 10000, not \(count).") }
     let maxKilometers = try decimal(parameters, "maxKm") ?? .infinity

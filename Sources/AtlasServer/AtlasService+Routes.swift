@@ -28,6 +28,12 @@ extension AtlasService {
       try batch(ParsedRequest(request, context), body: request.body, resolving: true)
     }
     router.readable("/v1/datasets", datasetList)
+    router.readable("/v1/datasets/:name", datasetEntry)
+    // Writes (behind the write token): the dataset, its features, one feature.
+    router.put("/v1/datasets/:name", use: putDataset)
+    router.delete("/v1/datasets/:name", use: removeDataset)
+    router.post("/v1/datasets/:name/features", use: addFeatures)
+    router.delete("/v1/datasets/:name/features/:id", use: removeFeature)
     router.readable("/v1/datasets/:name/clusters", clusters)
     router.readable("/v1/datasets/:name/clusters/:id/children", children)
     router.readable("/v1/datasets/:name/clusters/:id/leaves", leaves)
@@ -55,7 +61,8 @@ extension AtlasService {
     try allow(request, [])
     let text = metrics.text(
       news: news?.newsAPI.map { ($0.counters.cacheHits, $0.counters.sent) },
-      gdelt: news?.gdelt.map { ($0.counters.cacheHits, $0.counters.sent) }, tileCache: tileCache.counters)
+      gdelt: news?.gdelt.map { ($0.counters.cacheHits, $0.counters.sent) }, tileCache: tileCache.counters,
+      filterCache: filtered.counters)
     return Reply(text: text, type: "text/plain; version=0.0.4; charset=utf-8")
   }
 

@@ -25,8 +25,9 @@ extension AtlasService {
     if let unchanged = notModified(request, dataset) { return unchanged }
     metrics.tileServed(dataset: dataset.name)
     let gzip = request.acceptsGzip
-    // A filtered dataset's tiles are kept under its content hash: the same subset, the same tiles.
-    let cacheName = dataset === base ? dataset.name : dataset.name + "\u{0}" + dataset.contentHash
+    // Tiles are kept under the content hash of the dataset (or filtered subset) they come from: the same
+    // features, the same tiles; a dataset written over HTTP has new ones.
+    let cacheName = dataset.name + (dataset === base ? "\u{1}" : "\u{0}") + dataset.contentHash
     let key = TileCache.Key(dataset: cacheName, z: z, x: x, y: yValue, vector: isVector, gzip: gzip)
     let entry: TileCache.Entry
     if let kept = tileCache.entry(key) {
@@ -58,7 +59,7 @@ extension AtlasService {
   /// TileJSON 3.0.0 for `/tiles/{name}.json`, its URL template built from the request's host.
   func tileJSON(_ request: ParsedRequest) throws -> Reply {
     let file = request.parameters.get("name") ?? ""
-    guard file.hasSuffix(".json"), let unfiltered = datasets[String(file.dropLast(5))] else {
+    guard file.hasSuffix(".json"), let unfiltered = store[String(file.dropLast(5))] else {
       throw Problem.notFound("No dataset answers '/tiles/\(file)'; /v1/datasets lists them.")
     }
     let parameters = try allow(request, ["filter"])

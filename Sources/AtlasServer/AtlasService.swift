@@ -1,5 +1,7 @@
+import AtlasAnswers
 import Foundation
 import GeoFormats
+import GeoIndex
 import Hummingbird
 import Logging
 import NewsAPI
@@ -14,9 +16,15 @@ import ServiceLifecycle
 /// routes for a host application's own `Application`, without the lane or the connection handlers), with
 /// `Dataset`, `ConnectionLimits` and `BatchedLog` (the log writer `serve` uses). Everything else is internal.
 public struct AtlasService: Sendable {
-  public let datasets: [String: Dataset]
-  /// Dataset names in the order they were given (`markers` first).
-  public let names: [String]
+  /// The datasets served now, by name (each write over HTTP swaps one).
+  public var datasets: [String: Dataset] { store.byName }
+  /// Dataset names in the order they were given or first written (`markers` first).
+  public var names: [String] { store.all.map(\.name) }
+  /// The datasets, each swapped whole when it is written.
+  let store: DatasetStore
+  /// Who may write datasets (`PUT /v1/datasets/{name}`, …), and where they are kept; nil when writes are off.
+  let writeAccess: WriteAccess
+  let writes: DatasetWrites?
   /// The `Access-Control-Allow-Origin` to send, if any.
   public let corsOrigin: String?
   /// The largest request body a batch POST takes, in bytes.
@@ -33,7 +41,7 @@ public struct AtlasService: Sendable {
   /// Why there is no news (`--no-news`, no cache): the 503 sentence of `/v1/headlines`.
   public let newsUnavailable: String
   /// What `/metrics` reports.
-  let metrics = Metrics()
+  let metrics: Metrics
   /// Where Debian's libjs-leaflet put Leaflet, which the map page loads from this server.
   public let leafletDirectory: String
   let basemaps = BasemapCache()
@@ -56,17 +64,32 @@ public struct AtlasService: Sendable {
     leafletDirectory: String = "/usr/share/javascript/leaflet",
     batchThreads: Int = ProcessInfo.processInfo.activeProcessorCount, tileCacheBytes: Int = 64 << 20,
     connectionLimits: ConnectionLimits = .init(), maxFeatures: Int = 100_000,
-    filterCacheBytes: Int = 256 << 20
+    filterCacheBytes: Int = 256 << 20, writeToken: String? = nil, datasetsDirectory: String? = nil,
+    clusterOptions: ClusterOptions = ClusterOptions(), aggregations: [Aggregation] = []
   ) {
-    filtered = FilteredDatasets(budget: filterCacheBytes)
+    let metrics = Metrics()
+    self.metrics = metrics
+    let filtered = FilteredDatasets(budget: filterCacheBytes)
+    self.filtered = filtered
+    let store = DatasetStore(datasets)
+    self.store = store
+    if let datasetsDirectory {
+      writeAccess = WriteAccess(token: writeToken)
+      writes = DatasetWrites(
+        directory: datasetsDirectory, options: clusterOptions, aggregations: aggregations, store: store,
+        metrics: metrics
+      ) { name, dataset in filtered.forget(name, keeping: dataset?.contentHash) }
+    } else {
+      writeAccess = WriteAccess(
+        token: nil, offReason: "Writes are off: this server keeps no datasets directory to write them to.")
+      writes = nil
+    }
     self.connectionLimits = connectionLimits
     self.maxFeatures = maxFeatures
     tileCache = TileCache(budget: tileCacheBytes)
     self.leafletDirectory = leafletDirectory
     self.maxBodyBytes = maxBodyBytes
     self.batchThreads = max(1, batchThreads)
-    self.datasets = Dictionary(datasets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-    names = datasets.map(\.name)
     self.corsOrigin = corsOrigin
     self.news = news
     self.defaultProvider = defaultProvider
@@ -95,6 +118,14 @@ public struct AtlasService: Sendable {
       services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
     configuration.maximumGracefulShutdownDuration = gracePeriod
     try await ServiceGroup(configuration: configuration).run()
+  }
+
+  /// The datasets kept in `directory` by writes over HTTP, to serve at start (as `DatasetWrites` keeps them);
+  /// `warn` hears of a file that cannot be served.
+  public static func keptDatasets(
+    directory: String, options: ClusterOptions, aggregations: [Aggregation], warn: (String) -> Void
+  ) -> [Dataset] {
+    DatasetWrites.load(directory: directory, options: options, aggregations: aggregations, warn: warn)
   }
 
   /// Failures as `{"error":…}`, `/metrics` counts and the log line, for every request.

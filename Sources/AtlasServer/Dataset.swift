@@ -32,6 +32,9 @@ public final class Dataset: @unchecked Sendable {
   public var entityTag: String { "\"\(contentHash)\"" }
   /// How many features have a Point.
   public let pointCount: Int
+  /// 1 for a dataset as loaded; each change written over HTTP (`PUT`, `POST …/features`, `DELETE …/features/ID`)
+  /// serves a dataset with the next version (counted per name since the server started).
+  public let version: Int
   /// The tile layer's fields and their TileJSON types: the cluster properties, the aggregates, and the input
   /// properties seen in the first thousand features.
   public let fields: [(name: String, type: String)]
@@ -46,8 +49,9 @@ public final class Dataset: @unchecked Sendable {
 
   /// Builds a dataset; the 54 markers when `file` is nil (named `markers`).
   public init(
-    name: String, file: FeatureFile?, options: ClusterOptions, aggregations: [Aggregation]
+    name: String, file: FeatureFile?, options: ClusterOptions, aggregations: [Aggregation], version: Int = 1
   ) throws(ClusterError) {
+    self.version = version
     let markers = file == nil
     let file = file ?? FeatureFile.countries(propertyNames: aggregations.map(\.property))
     self.name = name

@@ -12,6 +12,8 @@ import Synchronization
 final class FilteredDatasets: Sendable {
   struct Key: Hashable {
     let dataset: String
+    /// The content hash of the dataset filtered: a dataset written over HTTP gets filtered anew.
+    let base: String
     let filter: String
   }
 
@@ -37,7 +39,7 @@ final class FilteredDatasets: Sendable {
 
   /// The dataset of `base`'s features that pass `filter`.
   func dataset(_ base: Dataset, filter: FeatureFilter) throws(ClusterError) -> Dataset {
-    let key = Key(dataset: base.name, filter: filter.canonical)
+    let key = Key(dataset: base.name, base: base.contentHash, filter: filter.canonical)
     let found = state.withLock { state -> Dataset? in
       state.clock += 1
       guard var kept = state.kept[key] else { return nil }
@@ -50,8 +52,9 @@ final class FilteredDatasets: Sendable {
     var options = base.index.options
     options.retainedZooms = nil
     let built = try Dataset(
-      name: base.name, file: base.file.filtered(by: filter), options: options, aggregations: base.aggregations
-    )
+      name: base.name, file: base.file.filtered(by: filter), options: options,
+      aggregations: base.aggregations,
+      version: base.version)
     let bytes = built.approximateBytes
     state.withLock { state in
       state.builds += 1
@@ -65,6 +68,17 @@ final class FilteredDatasets: Sendable {
       }
     }
     return built
+  }
+
+  /// Lets go of the filtered datasets of `name` but those of the dataset whose content hash is `current` (the
+  /// one now served), once it is written over HTTP or removed.
+  func forget(_ name: String, keeping current: String?) {
+    state.withLock { state in
+      for (key, kept) in state.kept where key.dataset == name && key.base != current {
+        state.kept[key] = nil
+        state.bytes -= kept.bytes
+      }
+    }
   }
 
   /// Indexes built, answers from a kept one, how many are kept and their bytes, for `/metrics`.

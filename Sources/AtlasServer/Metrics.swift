@@ -35,6 +35,10 @@ final class Metrics: Sendable {
     var batchesRunning = 0
     var batches = 0
     var batchRows = 0
+    /// Dataset changes written and served, changes whose write failed, builds, and the builds' durations.
+    var datasetChanges = 0
+    var datasetChangesFailed = 0
+    var datasetBuilds = Histogram()
   }
   private let counters = Mutex(Counters())
 
@@ -67,6 +71,20 @@ final class Metrics: Sendable {
     }
   }
 
+  /// One build of a written dataset, serving `changes` changes (more than one when they were coalesced), from
+  /// the batch's start to its swap, in seconds.
+  func datasetBuilt(changes: Int, seconds: Double) {
+    counters.withLock { counters in
+      counters.datasetChanges += changes
+      counters.datasetBuilds.record(seconds)
+    }
+  }
+
+  /// A batch of `changes` dataset changes whose write or build failed.
+  func datasetWritesFailed(_ changes: Int) {
+    counters.withLock { $0.datasetChangesFailed += changes }
+  }
+
   func tileServed(dataset: String) {
     counters.withLock { $0.tiles[dataset, default: 0] += 1 }
   }
@@ -75,7 +93,8 @@ final class Metrics: Sendable {
   /// GDELT's when it has news.
   func text(
     news: (cacheHits: Int, sent: Int)?, gdelt: (cacheHits: Int, sent: Int)? = nil,
-    tileCache: (hits: Int, misses: Int, tiles: Int, bytes: Int)
+    tileCache: (hits: Int, misses: Int, tiles: Int, bytes: Int),
+    filterCache: (builds: Int, hits: Int, kept: Int, bytes: Int) = (0, 0, 0, 0)
   ) -> String {
     let counters = counters.withLock { $0 }  // a copy: the text is written outside the lock
     var text = """
@@ -130,6 +149,18 @@ final class Metrics: Sendable {
       # HELP newsatlas_tile_cache_bytes Body bytes the tile cache holds.
       # TYPE newsatlas_tile_cache_bytes gauge
       newsatlas_tile_cache_bytes \(tileCache.bytes)
+      # HELP newsatlas_filter_cache_builds_total Filtered indexes built (filter=), kept or not.
+      # TYPE newsatlas_filter_cache_builds_total counter
+      newsatlas_filter_cache_builds_total \(filterCache.builds)
+      # HELP newsatlas_filter_cache_hits_total Filtered requests answered from a kept filtered index.
+      # TYPE newsatlas_filter_cache_hits_total counter
+      newsatlas_filter_cache_hits_total \(filterCache.hits)
+      # HELP newsatlas_filter_cache_indexes Filtered indexes the filter cache holds.
+      # TYPE newsatlas_filter_cache_indexes gauge
+      newsatlas_filter_cache_indexes \(filterCache.kept)
+      # HELP newsatlas_filter_cache_bytes Bytes the filter cache holds, by its estimate (--filter-cache-mb).
+      # TYPE newsatlas_filter_cache_bytes gauge
+      newsatlas_filter_cache_bytes \(filterCache.bytes)
       # HELP newsatlas_batch_requests_total Batch POSTs whose rows began to be answered.
       # TYPE newsatlas_batch_requests_total counter
       newsatlas_batch_requests_total \(counters.batches)
@@ -139,6 +170,26 @@ final class Metrics: Sendable {
       # HELP newsatlas_batch_rows_total Rows of batch POSTs answered (a POST whose client went away stops).
       # TYPE newsatlas_batch_rows_total counter
       newsatlas_batch_rows_total \(counters.batchRows)
+      # HELP newsatlas_dataset_writes_total Dataset changes (PUT, POST features, DELETE) written and served.
+      # TYPE newsatlas_dataset_writes_total counter
+      newsatlas_dataset_writes_total \(counters.datasetChanges)
+      # HELP newsatlas_dataset_writes_failed_total Dataset changes whose write or build failed (500).
+      # TYPE newsatlas_dataset_writes_failed_total counter
+      newsatlas_dataset_writes_failed_total \(counters.datasetChangesFailed)
+      # HELP newsatlas_dataset_build_seconds Written datasets' builds (changes arriving meanwhile are coalesced \
+      into the next), from write to swap.
+      # TYPE newsatlas_dataset_build_seconds histogram
+
+      """
+    var cumulative = 0
+    for (bound, count) in zip(Self.buckets, counters.datasetBuilds.counts) {
+      cumulative += count
+      text += "newsatlas_dataset_build_seconds_bucket{le=\"\(bound)\"} \(cumulative)\n"
+    }
+    text += """
+      newsatlas_dataset_build_seconds_bucket{le="+Inf"} \(counters.datasetBuilds.count)
+      newsatlas_dataset_build_seconds_sum \(counters.datasetBuilds.sum)
+      newsatlas_dataset_build_seconds_count \(counters.datasetBuilds.count)
 
       """
     if let news {

@@ -16,6 +16,14 @@ enum Problem: Error {
   case tooManyFeatures(String)
   /// A body in a format the endpoint does not read.
   case unsupportedMediaType(String)
+  /// A write without the write token, or with another (401, with `WWW-Authenticate`).
+  case unauthorized(String)
+  /// A write to a server whose writes are off (403).
+  case forbidden(String)
+  /// A write the dataset cannot take (the built-in markers).
+  case conflict(String)
+  /// The server failed to keep or build what it was given.
+  case failed(String)
 
   var status: HTTPResponse.Status {
     switch self {
@@ -26,13 +34,18 @@ enum Problem: Error {
     case .tooManyRequests: return .tooManyRequests
     case .tooManyFeatures: return .unprocessableContent
     case .unsupportedMediaType: return .unsupportedMediaType
+    case .unauthorized: return .unauthorized
+    case .forbidden: return .forbidden
+    case .conflict: return .conflict
+    case .failed: return .internalServerError
     }
   }
 
   var message: String {
     switch self {
     case .badParameter(let text), .notFound(let text), .tooLarge(let text), .unavailable(let text),
-      .tooManyRequests(let text, _), .tooManyFeatures(let text), .unsupportedMediaType(let text):
+      .tooManyRequests(let text, _), .tooManyFeatures(let text), .unsupportedMediaType(let text),
+      .unauthorized(let text), .forbidden(let text), .conflict(let text), .failed(let text):
       return text
     case .unknownDataset(let name):
       return "No dataset is named '\(name.prefix(64))'; /v1/datasets lists them."
@@ -48,6 +61,7 @@ extension Answering {
       var reply = Self.problem(problem.status, problem.message)
       if case .unavailable = problem { reply.headers[.retryAfter] = "3600" }
       if case .tooManyRequests(_, let seconds?) = problem { reply.headers[.retryAfter] = String(seconds) }
+      if case .unauthorized = problem { reply.headers[.wwwAuthenticate] = #"Bearer realm="newsatlas""# }
       return reply
     case let error as HTTPError:
       let message =

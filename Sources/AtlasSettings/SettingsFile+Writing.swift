@@ -77,56 +77,24 @@ extension SettingsFile {
   }
 
   /// Writes `bytes` as the file at `path`, readable by the user alone, in a folder only the user can enter:
-  /// the settings file (which may hold the key) and the feeds file beside it.
-  ///
-  /// The bytes go to a temporary file created with `O_CREAT | O_EXCL` and mode 0600 (never wider, not even for
-  /// a moment), are synced, and the file is renamed over the old one; the folder is synced too. A failure
-  /// removes the temporary file and leaves the old file as it was. `what` names the file in errors.
+  /// the settings file (which may hold the key) and the feeds file beside it, through `PrivateFile` (a
+  /// temporary file created 0600, synced, renamed over the old one, the folder synced). A failure removes the
+  /// temporary file and leaves the old file as it was. `what` names the file in errors.
   public static func writePrivately(_ bytes: [UInt8], path: String, naming what: String) throws(SettingsError)
   {
-    let directory = (path as NSString).deletingLastPathComponent
-    let failure = { (step: String, code: Int32) -> SettingsError in
-      .cannotWrite(
-        "Cannot write \(what) '\(path)': \(step) failed (\(String(cString: strerror(code)))).")
-    }
-    guard makeFolder(directory) else { throw failure("creating its folder", errno) }
-    var temporary = ""
-    var fd: Int32 = -1
-    for _ in 0..<8 where fd < 0 {
-      temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: .min ... .max))"
-      fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-      if fd < 0 && errno != EEXIST { break }
-    }
-    guard fd >= 0 else { throw failure("creating a temporary file", errno) }
-    var written = 0
-    while written < bytes.count {
-      let count = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-      if count < 0 && errno == EINTR { continue }
-      guard count > 0 else {
-        let code = errno
-        close(fd)
-        unlink(temporary)
-        throw failure("writing", code)
-      }
-      written += count
-    }
-    guard fsync(fd) == 0 else {
+    let file = try PrivateFile(beside: path, naming: what)
+    guard bytes.withUnsafeBytes({ file.write($0) }) else {
       let code = errno
-      close(fd)
-      unlink(temporary)
-      throw failure("syncing", code)
+      file.close()
+      throw PrivateFile.failure(what, path, "writing", code)
     }
-    close(fd)
-    guard rename(temporary, path) == 0 else {
-      let code = errno
-      unlink(temporary)
-      throw failure("renaming", code)
+    do {
+      try file.commit(as: path, naming: what)
+    } catch {
+      file.close()
+      throw error
     }
-    let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if folder >= 0 {
-      _ = fsync(folder)  // the rename itself reaches the disk
-      close(folder)
-    }
+    file.close()
   }
 
   /// Creates `directory` and any missing parent with mode 0700, and with `own` makes `directory` itself 0700

@@ -18,9 +18,9 @@ struct ByteReader {
   /// Where each read lands before it joins `buffer`.
   private var chunk: [UInt8] = []
 
-  init(input: InputFile, showProgress: Bool) {
+  init(input: InputFile, showProgress: Bool, name: String? = nil) {
     self.input = input
-    self.path = input.path
+    self.path = name ?? input.path
     progress = ProgressLine(totalBytes: input.size, enabled: showProgress && input.size > 0)
     chunk = [UInt8](repeating: 0, count: 1 << 20)
     buffer.reserveCapacity(1 << 21)

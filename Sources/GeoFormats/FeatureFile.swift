@@ -12,20 +12,20 @@ import GeoIndex
 /// as text and as a parsed tree at once. Text from standard input or from CSV rows is kept in memory.
 public final class FeatureFile {
   /// One slot per feature of the collection; nil where a feature has no Point geometry.
-  public private(set) var points: [GeoPoint?] = []
+  public internal(set) var points: [GeoPoint?] = []
   /// Whether any feature has an `id` member (a tile then reads each point feature's whole text for it).
-  public private(set) var hasIDs = false
+  public internal(set) var hasIDs = false
   /// Each feature's text: its byte range in `source`.
-  private var starts: [Int] = []
-  private var ends: [Int] = []
+  var starts: [Int] = []
+  var ends: [Int] = []
   /// The numeric properties asked for, `properties.count` values per feature (NaN when absent).
-  public private(set) var values: [Double] = []
+  public internal(set) var values: [Double] = []
   public let propertyNames: [String]
-  private var source: Source
+  var source: Source
   /// How errors name the input: its path, or a description.
   public let path: String
 
-  private enum Source {
+  enum Source {
     case file(fd: Int32)
     case memory([UInt8])
   }
@@ -34,7 +34,7 @@ public final class FeatureFile {
     if case .file(let fd) = source { close(fd) }
   }
 
-  private init(path: String, propertyNames: [String], source: Source) {
+  init(path: String, propertyNames: [String], source: Source) {
     self.path = path
     self.propertyNames = propertyNames
     self.source = source
@@ -82,14 +82,15 @@ public final class FeatureFile {
   /// - Parameters:
   ///   - propertyNames: numeric properties to keep per feature, in `values` (NaN where absent).
   ///   - showProgress: a progress line on standard error while a large regular file is read.
+  ///   - name: how errors name the input (default: its path), when the path is not the user's to see.
   /// - Throws: `FormatError` with `.input` when the file cannot be read, `.data` when it is malformed (naming
   ///   line, column and byte for GeoJSON, the line for CSV).
-  public static func load(path: String, propertyNames: [String] = [], showProgress: Bool = false)
-    throws(FormatError) -> FeatureFile
-  {
+  public static func load(
+    path: String, propertyNames: [String] = [], showProgress: Bool = false, name: String? = nil
+  ) throws(FormatError) -> FeatureFile {
     let input = try InputFile(path: path)
-    var reader = ByteReader(input: input, showProgress: showProgress)
-    let file = FeatureFile(path: path, propertyNames: propertyNames, source: .memory([]))
+    var reader = ByteReader(input: input, showProgress: showProgress, name: name)
+    let file = FeatureFile(path: name ?? path, propertyNames: propertyNames, source: .memory([]))
     do {
       // A file that can be read again by offset keeps only positions; anything else keeps the text.
       let isJSON = try file.read(&reader, keepText: !input.isRegular)

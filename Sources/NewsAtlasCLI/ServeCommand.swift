@@ -3,6 +3,7 @@ import AtlasAnswers
 import AtlasServer
 import AtlasSettings
 import Fetch
+import Foundation
 import GeoFormats
 import GeoIndex
 import Logging
@@ -21,7 +22,9 @@ struct ServeCommand: AsyncParsableCommand {
       Loads each dataset once (the 54 markers are always there, as markers), then answers on HOST:PORT. Once \
       it listens it prints one line, 'newsatlas: serving on http://HOST:PORT', on standard output; it logs one \
       line per request on standard error. Port 0 picks a free port. /v1/headlines uses NEWSAPI_KEY (or the \
-      settings' api-key) through one cache and one request budget for the whole server; --no-news turns it off.
+      settings' api-key) through one cache and one request budget for the whole server; --no-news turns it off. \
+      Datasets written over HTTP (PUT /v1/datasets/NAME, with the write token of --write-token-file or \
+      NEWSATLAS_WRITE_TOKEN) are kept in --datasets-dir and served again after a restart.
       """
   )
 
@@ -109,6 +112,20 @@ struct ServeCommand: AsyncParsableCommand {
       valueName: "n"))
   var maxConnections: Int?
 
+  @Option(
+    name: .customLong("write-token-file"),
+    help: ArgumentHelp(
+      "A file (readable by you alone) holding the token that dataset writes must send; else NEWSATLAS_WRITE_TOKEN.",
+      valueName: "file"))
+  var writeTokenFile: String?
+
+  @Option(
+    name: .customLong("datasets-dir"),
+    help: ArgumentHelp(
+      "Where datasets written over HTTP are kept and read back at start (default: XDG data home's newsatlas/datasets).",
+      valueName: "dir"))
+  var datasetsDirectory: String?
+
   @Flag(name: .customLong("no-news"), help: "Serve no headlines (/v1/headlines answers 503).")
   var noNews = false
 
@@ -168,6 +185,22 @@ struct ServeCommand: AsyncParsableCommand {
       }
       datasets.append(try Self.dataset(name: name, file: file, options, aggregations))
     }
+    let writeToken = try Self.writeToken(file: writeTokenFile)
+    let directory = datasetsDirectory ?? UserFolders().data + "/datasets"
+    // What was written over HTTP is newer than any file given with --points: it is served in its place.
+    for kept in AtlasService.keptDatasets(
+      directory: directory, options: options, aggregations: aggregations,
+      warn: { StandardError.write("newsatlas: \($0)\n") })
+    {
+      if let given = datasets.firstIndex(where: { $0.name == kept.name }) {
+        StandardError.write(
+          "newsatlas: the dataset '\(kept.name)' is served as it was last written over HTTP, from "
+            + "'\(directory)', not from --points.\n")
+        datasets[given] = kept
+      } else {
+        datasets.append(kept)
+      }
+    }
     releaseFreedMemory()
     let log = BatchedLog()
     defer { log.close() }
@@ -185,7 +218,8 @@ struct ServeCommand: AsyncParsableCommand {
       connectionLimits: ConnectionLimits(
         idleSeconds: idleTimeout, headerSeconds: headerTimeout, bodySeconds: bodyTimeout,
         sendSeconds: sendTimeout, maxConnections: maxConnections),
-      maxFeatures: maxFeatures, filterCacheBytes: filterCacheMegabytes << 20)
+      maxFeatures: maxFeatures, filterCacheBytes: filterCacheMegabytes << 20, writeToken: writeToken,
+      datasetsDirectory: directory, clusterOptions: options, aggregations: aggregations)
     let host = self.host
     do {
       try await service.run(host: host, port: port, logger: logger, gracePeriod: .seconds(graceSeconds)) {
@@ -242,6 +276,54 @@ struct ServeCommand: AsyncParsableCommand {
       http.shutdown()
       throw CLIError(newsAPI: error)
     }
+  }
+
+  /// The write token: the file's first line (the file must be a regular file that only its owner can read, as
+  /// the settings file holding the key must), else `NEWSATLAS_WRITE_TOKEN`, else none (writes off).
+  static func writeToken(
+    file: String?, environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws(CLIError) -> String? {
+    let text: String
+    let origin: String
+    if let file {
+      let fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+      guard fd >= 0 else {
+        throw .usage("Cannot read the write token file '\(file)' (\(String(cString: strerror(errno)))).")
+      }
+      defer { close(fd) }
+      var status = stat()
+      guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size <= 4096 else {
+        throw .usage("The write token file '\(file)' is not a regular file of at most 4 KiB.")
+      }
+      guard status.st_mode & 0o077 == 0 else {
+        throw CLIError(
+          description:
+            "Other users can read the write token file '\(file)', so it is not used; run: chmod 600 '\(file)'.",
+          exitCode: 78)
+      }
+      var bytes = [UInt8](repeating: 0, count: 4097)
+      let count = read(fd, &bytes, bytes.count)
+      guard count >= 0 else {
+        throw .usage("Cannot read the write token file '\(file)' (\(String(cString: strerror(errno)))).")
+      }
+      text = String(decoding: bytes[..<count], as: UTF8.self)
+      origin = "The write token file '\(file)'"
+    } else if let value = environment["NEWSATLAS_WRITE_TOKEN"] {
+      text = value
+      origin = "NEWSATLAS_WRITE_TOKEN"
+    } else {
+      return nil
+    }
+    let token = String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+      .trimmingCharacters(in: .whitespaces)
+    guard token.utf8.count >= 16, token.utf8.count <= 1024,
+      token.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+    else {
+      throw .usage(
+        "\(origin) must hold a token of 16 to 1024 visible ASCII characters (for example the output of "
+          + "'openssl rand -hex 32').")
+    }
+    return token
   }
 
   static func dataset(

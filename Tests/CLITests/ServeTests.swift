@@ -38,6 +38,8 @@ final class Served: @unchecked Sendable {
     inherited["NEWSATLAS_GDELT_BASE"] = "http://127.0.0.1:\(LocalServer.closedPort())"
     inherited["XDG_CONFIG_HOME"] = scratch.path + "/config"
     inherited["XDG_CACHE_HOME"] = scratch.path + "/cache"
+    inherited["XDG_DATA_HOME"] = scratch.path + "/data"  // datasets written over HTTP, unless --datasets-dir
+    inherited["NEWSATLAS_WRITE_TOKEN"] = nil
     process.environment = inherited.merging(environment) { $1 }
     logPath = scratch.path + "/stderr.log"
     FileManager.default.createFile(atPath: logPath, contents: nil)

@@ -1,0 +1,132 @@
+import AtlasAnswers
+import AtlasSettings
+import Fetch
+import Foundation
+import GeoFormats
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+extension AtlasService {
+  /// `PUT /v1/datasets/{name}`: the body (a GeoJSON FeatureCollection or CSV, streamed to a file beside the
+  /// datasets) becomes the dataset, created or replaced; 201 when created, 200 when replaced, with the dataset's
+  /// entry as `/v1/datasets` lists it, once it is on disk and served.
+  func putDataset(_ request: Request, _ context: some RequestContext) async throws -> Response {
+    let (parsed, name, writes) = try writable(request, context)
+    let features = try await received(request.body, parsed, writes, name: name)
+    return try answer(await writes.apply(.replace(features), to: name))
+  }
+
+  /// `POST /v1/datasets/{name}/features`: the body's features (a FeatureCollection or CSV) added at the end.
+  func addFeatures(_ request: Request, _ context: some RequestContext) async throws -> Response {
+    let (parsed, name, writes) = try writable(request, context)
+    let features = try await received(request.body, parsed, writes, name: name)
+    return try answer(await writes.apply(.add(features), to: name))
+  }
+
+  /// `DELETE /v1/datasets/{name}/features/{id}`: every feature whose GeoJSON `id` is `id` removed (404 when
+  /// none has it).
+  func removeFeature(_ request: Request, _ context: some RequestContext) async throws -> Response {
+    let (_, name, writes) = try writable(request, context)
+    let raw = context.parameters.get("id") ?? ""
+    guard let id = raw.removingPercentEncoding, !id.isEmpty, id.utf8.count <= 1024 else {
+      throw Problem.badParameter("A feature id is 1 to 1024 bytes of percent-encoded UTF-8.")
+    }
+    return try answer(await writes.apply(.removeFeature(id: id), to: name))
+  }
+
+  /// `DELETE /v1/datasets/{name}`: the dataset and its file removed; 204.
+  func removeDataset(_ request: Request, _ context: some RequestContext) async throws -> Response {
+    let (_, name, writes) = try writable(request, context)
+    return try answer(await writes.apply(.removeDataset, to: name))
+  }
+
+  /// The request, the dataset name it writes and the writer, once the token, the name and the query are
+  /// checked: 403 when writes are off, 401 without the token, 400 for a name that is not one, 409 for the
+  /// markers.
+  private func writable(_ request: Request, _ context: some RequestContext) throws -> (
+    ParsedRequest, String, DatasetWrites
+  ) {
+    let parsed = ParsedRequest(request, context)
+    try writeAccess.check(parsed.headers)
+    guard let writes else { throw Problem.forbidden(writeAccess.offReason) }
+    let raw = context.parameters.get("name") ?? ""
+    let name = raw.removingPercentEncoding ?? raw
+    guard VectorLayer.isValidName(name) else {
+      throw Problem.badParameter(
+        "A dataset name is letters, digits, '-' and '_' (64 at most), not '\(printable(String(name.prefix(64))))'."
+      )
+    }
+    guard name != "markers" else {
+      throw Problem.conflict("The markers dataset is built in and cannot be written; write another name.")
+    }
+    try allow(parsed, [])
+    return (parsed, name, writes)
+  }
+
+  /// The body's features, streamed to a temporary file in the datasets folder (0600) and read from there; 413
+  /// over `maxBodyBytes`, 400 with the reader's sentence when it is neither a FeatureCollection nor CSV.
+  private func received(
+    _ body: RequestBody, _ request: ParsedRequest, _ writes: DatasetWrites, name: String
+  ) async throws -> FeatureFile {
+    let limit = maxBodyBytes
+    if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+      throw Problem.tooLarge(
+        "The body is \(length) bytes; this service takes at most \(limit) in one request.")
+    }
+    let file: PrivateFile
+    do {
+      file = try PrivateFile(beside: writes.path(of: name), naming: "the upload of '\(name)'")
+    } catch {
+      throw Problem.failed(error.description)
+    }
+    defer { file.close() }  // the features read back keep their own descriptor
+    var received = 0
+    var first: UInt8? = nil
+    for try await buffer in body {
+      received += buffer.readableBytes
+      guard received <= limit else {
+        throw Problem.tooLarge("The body is over \(limit) bytes, the most this service takes in one request.")
+      }
+      if first == nil {
+        first = buffer.readableBytesView.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+      }
+      let written = buffer.withUnsafeReadableBytes { file.write($0) }
+      guard written else {
+        throw Problem.failed("Cannot keep the body: \(String(cString: strerror(errno))).")
+      }
+    }
+    // A JSON body is a FeatureCollection; read as CSV its refusal would speak of columns.
+    if let type = request.headers[.contentType]?.lowercased(), type.contains("json"),
+      let first, first != UInt8(ascii: "{")
+    {
+      throw Problem.badParameter(
+        "The body is not a GeoJSON FeatureCollection: a FeatureCollection is a JSON object, starting with '{'."
+      )
+    }
+    do {
+      return try FeatureFile.load(
+        path: file.temporaryPath, propertyNames: writes.aggregations.map(\.property), name: "the body")
+    } catch {
+      throw Problem.badParameter(Self.capitalized(error.description))
+    }
+  }
+
+  /// The answer to a write: the dataset's entry with its validator, 204 for a removed dataset.
+  private func answer(_ outcome: DatasetWrites.Outcome) throws -> Response {
+    switch outcome {
+    case .refused(let problem): throw problem
+    case .removed: return Response(status: .noContent)
+    case .served(let dataset, let created):
+      var reply = Reply(json: Self.entry(dataset), status: created ? .created : .ok)
+      reply.headers[.eTag] = "W/" + dataset.entityTag
+      if created { reply.headers[.location] = "/v1/datasets/\(dataset.name)" }
+      return reply.response
+    }
+  }
+
+  static func capitalized(_ sentence: String) -> String {
+    guard let first = sentence.first, first.isLowercase else { return sentence }
+    return first.uppercased() + sentence.dropFirst()
+  }
+}

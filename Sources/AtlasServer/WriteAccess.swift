@@ -1,0 +1,47 @@
+import HTTPTypes
+
+/// Who may write datasets: the holder of the write token (`serve --write-token-file`, `NEWSATLAS_WRITE_TOKEN`),
+/// given as `Authorization: Bearer TOKEN`. The token is compared in constant time (the time depends on the
+/// length of what was sent, never on how much of it matches) and never logged, echoed or counted.
+struct WriteAccess: Sendable {
+  private let token: [UInt8]?
+  /// The sentence of a 403 when writes are off.
+  let offReason: String
+
+  init(token: String?, offReason: String = WriteAccess.defaultOffReason) {
+    self.token = token.map { Array($0.utf8) }.flatMap { $0.isEmpty ? nil : $0 }
+    self.offReason = offReason
+  }
+
+  static let defaultOffReason =
+    "Writes are off on this server; start serve with --write-token-file FILE (a file only you can read) or "
+    + "NEWSATLAS_WRITE_TOKEN set to a token, and send it as Authorization: Bearer TOKEN."
+
+  var isOn: Bool { token != nil }
+
+  /// Refuses a write that does not carry the token: 403 when writes are off, 401 without the header or with
+  /// another token.
+  func check(_ headers: HTTPFields) throws(Problem) {
+    guard let token else { throw .forbidden(offReason) }
+    guard let field = headers[.authorization] else {
+      throw .unauthorized("This write needs the server's write token, sent as Authorization: Bearer TOKEN.")
+    }
+    let bytes = Array(field.utf8)
+    let scheme = Array("bearer ".utf8)
+    guard bytes.count > scheme.count,
+      zip(bytes, scheme).allSatisfy({ ($0 | 0x20) == $1 || ($0 == $1) })
+    else {
+      throw .unauthorized("This write needs the server's write token, sent as Authorization: Bearer TOKEN.")
+    }
+    guard Self.equal(bytes[scheme.count...], token) else {
+      throw .unauthorized("The write token sent is not this server's; send the one serve was started with.")
+    }
+  }
+
+  /// Whether `given` is `token`, in a time that depends on `given.count` alone.
+  static func equal(_ given: ArraySlice<UInt8>, _ token: [UInt8]) -> Bool {
+    var difference = given.count == token.count ? 0 : 1
+    for (i, byte) in given.enumerated() { difference |= Int(byte ^ token[i % token.count]) }
+    return difference == 0
+  }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// A file written whole beside the one it replaces, readable by the user alone, and put in place in one step:
+/// the settings file, the feeds file and the datasets `serve` keeps (`--datasets-dir`).
+///
+/// The bytes go to a temporary file in the destination's folder created with `O_CREAT | O_EXCL` and mode 0600
+/// (never wider, not even for a moment); `commit(as:)` syncs it, renames it over the destination and syncs the
+/// folder, so that after it returns the new file is on disk and a crash at any moment before leaves the old one
+/// whole. A temporary file left by a crash is named `.NAME.tmp-PID-RANDOM` (`isTemporary`), for whoever owns
+/// the folder to remove.
+public final class PrivateFile {
+  /// The open temporary file, for writing (and reading back by offset).
+  public let fileDescriptor: Int32
+  /// Its path, until `commit(as:)` renames it.
+  public let temporaryPath: String
+  private var committed = false
+  private var closed = false
+
+  /// Creates the temporary file beside `path`, and `path`'s folder (0700) if need be.
+  ///
+  /// - Throws: `SettingsError` (`cannotWrite`) naming `what` and the step that failed.
+  public init(beside path: String, naming what: String) throws(SettingsError) {
+    let directory = (path as NSString).deletingLastPathComponent
+    guard SettingsFile.makeFolder(directory) else {
+      throw Self.failure(what, path, "creating its folder", errno)
+    }
+    let base = (path as NSString).lastPathComponent
+    var temporary = ""
+    var fd: Int32 = -1
+    for _ in 0..<8 where fd < 0 {
+      temporary = directory + "/." + base + ".tmp-\(getpid())-\(UInt32.random(in: .min ... .max))"
+      fd = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+      if fd < 0 && errno != EEXIST { break }
+    }
+    guard fd >= 0 else { throw Self.failure(what, path, "creating a temporary file", errno) }
+    fileDescriptor = fd
+    temporaryPath = temporary
+  }
+
+  /// Whether a file name is one of the temporary files this makes (left behind by a crash).
+  public static func isTemporary(_ name: String) -> Bool { name.hasPrefix(".") && name.contains(".tmp-") }
+
+  /// Writes all of `bytes` at the file's offset.
+  public func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    var written = 0
+    while written < bytes.count {
+      let count = Foundation.write(fileDescriptor, bytes.baseAddress! + written, bytes.count - written)
+      if count < 0 && errno == EINTR { continue }
+      guard count > 0 else { return false }
+      written += count
+    }
+    return true
+  }
+
+  /// Syncs the file, renames it to `path` and syncs the folder; the descriptor stays open (for reading the
+  /// file back) until `close()`.
+  ///
+  /// - Throws: `SettingsError` (`cannotWrite`); the temporary file is then removed, `path` untouched.
+  public func commit(as path: String, naming what: String) throws(SettingsError) {
+    guard fsync(fileDescriptor) == 0 else {
+      let code = errno
+      discard()
+      throw Self.failure(what, path, "syncing", code)
+    }
+    guard rename(temporaryPath, path) == 0 else {
+      let code = errno
+      discard()
+      throw Self.failure(what, path, "renaming", code)
+    }
+    committed = true
+    let folder = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if folder >= 0 {
+      _ = fsync(folder)  // the rename itself reaches the disk
+      Foundation.close(folder)
+    }
+  }
+
+  /// Removes the temporary file unless it was committed (the descriptor stays open).
+  public func discard() {
+    if !committed { unlink(temporaryPath) }
+    committed = true
+  }
+
+  /// Closes the descriptor, removing the temporary file unless it was committed.
+  public func close() {
+    discard()
+    if !closed { Foundation.close(fileDescriptor) }
+    closed = true
+  }
+
+  deinit { close() }
+
+  static func failure(_ what: String, _ path: String, _ step: String, _ code: Int32) -> SettingsError {
+    .cannotWrite("Cannot write \(what) '\(path)': \(step) failed (\(String(cString: strerror(code)))).")
+  }
+}
