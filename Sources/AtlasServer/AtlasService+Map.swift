@@ -7,9 +7,10 @@ import NewsAtlas
 import Synchronization
 
 extension AtlasService {
-  /// `GET /[?lang=xx]`: the news map's page (its script and style are `MapPage.script` and `MapPage.css`).
+  /// `GET /[?lang=xx][&poll=MS]`: the news map's page (its script and style are `MapPage.script` and
+  /// `MapPage.css`).
   func mapPage(_ request: ParsedRequest) throws -> Reply {
-    try allow(request, ["lang"])
+    try allow(request, ["lang", "poll"])
     return Reply(text: MapPage.html, type: "text/html; charset=utf-8")
   }
 

@@ -173,8 +173,8 @@ enum MapPage {
           return null;
         }
       }
-      async function getJSON(url) {
-        const response = await fetch(url);
+      async function getJSON(url, options) {
+        const response = await fetch(url, options);
         const body = await response.json().catch(() => ({ error: response.statusText }));
         if (!response.ok) throw new Error(body.error || response.statusText);
         return body;
@@ -243,8 +243,11 @@ enum MapPage {
       async function updateClusters() {
         const mine = ++generation;
         const zoom = Math.floor(map.getZoom());
+        // Revalidated (If-None-Match, a 304 when unchanged): a dataset written over HTTP has new clusters at the
+        // same URL, which the browser's cache would otherwise answer for the answer's max-age.
         const data = await getJSON(
-          `/v1/datasets/${encodeURIComponent(dataset)}/clusters?zoom=${zoom}&bbox=${viewBox()}${filterQuery()}`);
+          `/v1/datasets/${encodeURIComponent(dataset)}/clusters?zoom=${zoom}&bbox=${viewBox()}${filterQuery()}`,
+          { cache: "no-cache" });
         if (mine !== generation) return;
         clusters.clearLayers();
         for (const feature of data.features) {
@@ -273,6 +276,8 @@ enum MapPage {
           }
         }
         document.body.dataset.view = `${zoom}:${data.features.length}`;  // what the page shows, for tests
+        document.body.dataset.points =
+          String(data.features.reduce((n, f) => n + (f.properties.point_count || 1), 0));
       }
 
       // A place: its news country, then that country's headlines.
@@ -458,11 +463,30 @@ enum MapPage {
         updateClusters().catch((error) => say(t.failed + error.message));
       });
 
-      // The datasets the service has.
-      getJSON("/v1/datasets").then((answer) => {
-        select.replaceChildren(...answer.datasets.map((d) => new Option(`${d.name} (${d.pointCount})`, d.name)));
+      // The datasets the service has, asked again every few seconds while the page is seen: a dataset written
+      // over HTTP (PUT, POST …/features, DELETE) shows its new count, and its clusters are fetched again when
+      // the one on the map changed (its version or content hash).
+      let stamps = null;  // name -> "version:contentHash", as last seen
+      async function updateDatasets() {
+        const answer = await getJSON("/v1/datasets", { cache: "no-cache" });
+        const labels = answer.datasets.map((d) => `${d.name} (${d.pointCount})`);
+        if ([...select.options].map((o) => o.text).join("\n") !== labels.join("\n")) {
+          select.replaceChildren(...answer.datasets.map((d, i) => new Option(labels[i], d.name)));
+        }
+        const seen = new Map(answer.datasets.map((d) => [d.name, `${d.version}:${d.contentHash}`]));
+        if (!seen.has(dataset)) dataset = "markers";  // the dataset on the map was removed
         select.value = dataset;
-      }).catch((error) => say(t.failed + error.message));
+        const changed = stamps !== null && stamps.get(dataset) !== seen.get(dataset);
+        stamps = seen;
+        // For tests: each dataset's name and count, as the list shows them.
+        document.body.dataset.datasets = answer.datasets.map((d) => `${d.name}:${d.pointCount}`).join(" ");
+        if (changed) await updateClusters();
+      }
+      updateDatasets().catch((error) => say(t.failed + error.message));
+      const pollMilliseconds = Number(params.get("poll")) || 5000;  // ?poll=MS, 500 at the least
+      setInterval(() => {
+        if (!document.hidden) updateDatasets().catch(() => {});
+      }, Math.max(500, pollMilliseconds));
       select.addEventListener("change", () => { dataset = select.value; updateClusters().catch((e) => say(t.failed + e.message)); });
 
       function refresh() {

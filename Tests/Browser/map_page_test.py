@@ -7,7 +7,9 @@ error and no request leaving 127.0.0.1; at zoom 2 its cluster markers and their 
 clusters for the same view; a click on a cluster zooms in; `#zoom/lat/lon` restores a view; a click on France
 opens a panel whose headlines come from the imitation; `?lang=fr` speaks French; a phone-sized window still
 shows the map and the panel; and a second server with no key at all shows France's headlines from the GDELT
-imitation (the same server.py), naming GDELT as the provider and each article's source. Screenshots go to ARTIFACTS (default .build/browser-artifacts).
+imitation (the same server.py), naming GDELT as the provider and each article's source; a dataset written over
+HTTP (PUT, then POST …/features with the write token) changes on the open page, its count in the dataset list and
+its clusters' counts, without a reload. Screenshots go to ARTIFACTS (default .build/browser-artifacts).
 
     python3 Tests/Browser/map_page_test.py [path/to/newsatlas]
 
@@ -33,10 +35,22 @@ from harness import binary, check, finish  # noqa: E402
 
 ARTIFACTS = os.environ.get("ARTIFACTS", os.path.join(ROOT, ".build", "browser-artifacts"))
 NEWS_KEY = "test-key-0123456789abcdef0123456789"  # the imitation's key, a test fixture
+WRITE_TOKEN = "browser-test-write-token-0123456789"  # the server's write token, a test fixture
 
 
 def get_json(url):
     with urllib.request.urlopen(url, timeout=30) as response:
+        return json.load(response)
+
+
+def write(url, method, points):
+    """PUTs or POSTs a FeatureCollection of (lat, lon) points with the write token; the answer's JSON."""
+    features = [{"type": "Feature", "properties": {"name": f"live {i}"},
+                 "geometry": {"type": "Point", "coordinates": [lon, lat]}} for i, (lat, lon) in enumerate(points)]
+    body = json.dumps({"type": "FeatureCollection", "features": features}).encode()
+    request = urllib.request.Request(url, data=body, method=method, headers={
+        "Authorization": f"Bearer {WRITE_TOKEN}", "Content-Type": "application/geo+json"})
+    with urllib.request.urlopen(request, timeout=60) as response:
         return json.load(response)
 
 
@@ -48,9 +62,11 @@ def main():
     news_port = int(news.stdout.readline())  # readiness: the imitation prints its port once it listens
     environment = {**os.environ, "NEWSAPI_KEY": NEWS_KEY, "NEWSATLAS_API_BASE": f"http://127.0.0.1:{news_port}",
                    "NEWSATLAS_GDELT_BASE": f"http://127.0.0.1:{news_port}",
-                   "XDG_CACHE_HOME": scratch.name + "/cache", "XDG_CONFIG_HOME": scratch.name + "/config"}
+                   "XDG_CACHE_HOME": scratch.name + "/cache", "XDG_CONFIG_HOME": scratch.name + "/config",
+                   "XDG_DATA_HOME": scratch.name + "/data"}
     server = subprocess.Popen([binary(), "serve", "--port", "0"], stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, text=True, env=environment)
+                              stderr=subprocess.DEVNULL, text=True,
+                              env={**environment, "NEWSATLAS_WRITE_TOKEN": WRITE_TOKEN})
     ready = server.stdout.readline()  # "newsatlas: serving on http://127.0.0.1:PORT"
     base = ready.strip().rsplit(" ", 1)[-1]
     # The same server with no key at all: its headlines come from GDELT (the imitation), with a cache of its own.
@@ -189,6 +205,23 @@ def main():
         driver.find_element(By.ID, "filter-property").clear()
         driver.find_element(By.CSS_SELECTOR, "#filter button").click()
         wait.until(lambda d: view() != "2:1")
+
+        # A dataset that changes while the page is open: written over HTTP, seen without a reload (the page asks
+        # /v1/datasets again every ?poll= milliseconds and fetches the clusters again when the dataset changed).
+        write(base + "/v1/datasets/live", "PUT", [(48.0 + i * 0.01, 2.0 + i * 0.01) for i in range(30)])
+        open_page("/?poll=500#4/47/3", 4)
+        wait.until(lambda d: "live (30)" in [o.text for o in Select(d.find_element(By.ID, "dataset")).options])
+        Select(driver.find_element(By.ID, "dataset")).select_by_value("live")
+        wait.until(lambda d: d.execute_script("return document.body.dataset.points") == "30")
+        added = write(base + "/v1/datasets/live/features", "POST", [(50.0 + i * 0.01, 4.0) for i in range(12)])
+        wait.until(lambda d: d.execute_script("return document.body.dataset.points") == "42")
+        wait.until(lambda d: "live (42)" in [o.text for o in Select(d.find_element(By.ID, "dataset")).options])
+        counts = sorted(int(e.text) for e in driver.find_elements(By.CSS_SELECTOR, ".cluster span"))
+        check(added["pointCount"] == 42 and sum(counts) + len(driver.find_elements(By.CSS_SELECTOR, ".point")) == 42,
+              f"a dataset written while the page is open shows its new count and clusters without a reload ({counts})")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "live-dataset.png"))
+        Select(driver.find_element(By.ID, "dataset")).select_by_value("markers")
+        open_page("/#2/25/10", 2)
 
         # After locating: centre on the news country nearest to me is offered, and done when accepted.
         driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": base, "permissions": ["geolocation"]})
