@@ -1,4 +1,5 @@
 import GeoIndex
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -62,8 +63,9 @@ public struct CountryBoundaries: Sendable {
   let runs: LittleEndianArray<UInt64>
   /// The copy `init(data:)` reads from; nil when the data is static.
   private let storage: Storage?
-  /// The cells `locate` answers from the grid alone (see `QuietCells`), worked out from the cell index.
-  let quiet: QuietCells
+  /// The cells `locate` answers from the grid alone (see `QuietCells`), worked out from the cell index when
+  /// `locate` has been asked often enough to repay the work (see `QuietCellsOnce`).
+  let quiet: QuietCellsOnce
 
   /// The borders for drawing: each ring's country index and points (longitude, latitude in degrees),
   /// simplified by Douglas–Peucker (Douglas & Peucker 1973) so that no dropped point lies farther than
@@ -199,7 +201,9 @@ public struct CountryBoundaries: Sendable {
     else {
       throw FormatError(description: "The border data's cell index does not cover its cells and runs.")
     }
-    quiet = QuietCells(columns: columns, rows: rows, rowStarts: rowStarts, borderColumns: borderColumns)
+    quiet = QuietCellsOnce { [columns, rows, rowStarts, borderColumns] in
+      QuietCells(columns: columns, rows: rows, rowStarts: rowStarts, borderColumns: borderColumns)
+    }
   }
 
   /// Checks the whole cell index and grid against the data's own counts.
@@ -300,7 +304,7 @@ public struct CountryBoundaries: Sendable {
   public func locate(_ point: GeoPoint) -> Location {
     let (column, row) = cell(point)
     let index = row &* columns &+ column
-    if quiet.crossesNoBorder(index) {
+    if let quiet = quiet.cells(), quiet.crossesNoBorder(index) {
       // What the walk below would find with no edge to cross, and the coast search with none to search.
       let base = Int(cellCountry[index]) - 1
       precondition(base < codes.count, "The border data's grid names a country it does not have.")
@@ -425,14 +429,8 @@ public struct CountryBoundaries: Sendable {
 /// - Complexity: O(cells / 64 + b × r) to build, for the b border cells and the r rows of a search's reach
 ///   (about a millisecond here); 2 bits a cell (260 KB for 1440 × 720).
 struct QuietCells: Sendable {
-  private let noBorder: [UInt64]
-  private let noCoastNear: [UInt64]
-
-  @inline(__always)
-  func crossesNoBorder(_ cell: Int) -> Bool { noBorder[cell &>> 6] & (1 &<< UInt64(cell & 63)) != 0 }
-
-  @inline(__always)
-  func isFarFromEveryCoast(_ cell: Int) -> Bool { noCoastNear[cell &>> 6] & (1 &<< UInt64(cell & 63)) != 0 }
+  let noBorder: [UInt64]
+  let noCoastNear: [UInt64]
 
   init(
     columns: Int, rows: Int, rowStarts: LittleEndianArray<UInt32>, borderColumns: LittleEndianArray<UInt16>
@@ -496,6 +494,67 @@ struct QuietCells: Sendable {
     }
     self.noBorder = noBorder
     self.noCoastNear = noCoastNear
+  }
+}
+
+/// `QuietCells`, built once `locate` has been called `QuietCellsOnce.threshold` times: building them takes about
+/// a millisecond, which one `resolve` (a few `locate`s, each a few microseconds without them) would pay at every
+/// start; a batch repays it within its first thousand points. `locate`'s answers are the same with or without
+/// them, bit for bit (`QuietCellsTests`).
+///
+/// Once built, `cells()` is one acquiring load of a pointer, and readers on several cores share the bits
+/// without writing anything (no reference count is touched).
+/// (`@unchecked`: the pointer's words are written once, under `building`, before the releasing store that
+/// publishes them, and never again; they are freed with the object.)
+final class QuietCellsOnce: @unchecked Sendable {
+  /// The calls of `cells()` answered nil before the cells are built.
+  static let threshold = 512
+  private let calls = Atomic<Int>(0)
+  /// `noBorder`'s words, then `noCoastNear`'s, once built.
+  private let bits = Atomic<UnsafeMutablePointer<UInt64>?>(nil)
+  private let building = Mutex<Void>(())
+  private let build: @Sendable () -> QuietCells
+
+  init(build: @escaping @Sendable () -> QuietCells) { self.build = build }
+
+  deinit { bits.load(ordering: .acquiring)?.deallocate() }
+
+  /// The cells, if they are built (or once this call builds them); nil for the first `threshold` calls.
+  @inline(__always)
+  func cells() -> QuietBits? {
+    if let built = bits.load(ordering: .acquiring) { return QuietBits(base: built) }
+    if calls.wrappingAdd(1, ordering: .relaxed).newValue <= Self.threshold { return nil }
+    return built()
+  }
+
+  /// The cells, built now if they are not yet.
+  func built() -> QuietBits {
+    building.withLock { _ in
+      if let built = bits.load(ordering: .acquiring) { return QuietBits(base: built) }
+      let cells = build()
+      let words = cells.noBorder.count
+      // The word count first, so that a reader holding the pointer knows where the second set starts.
+      let built = UnsafeMutablePointer<UInt64>.allocate(capacity: 1 + 2 * words)
+      built.initialize(to: UInt64(words))
+      (built + 1).initialize(from: cells.noBorder, count: words)
+      (built + 1 + words).initialize(from: cells.noCoastNear, count: words)
+      bits.store(built, ordering: .releasing)
+      return QuietBits(base: built)
+    }
+  }
+}
+
+/// The built cells' two bit sets, read where `QuietCellsOnce` keeps them: the word count, then `noBorder`,
+/// then `noCoastNear`.
+struct QuietBits {
+  let base: UnsafeMutablePointer<UInt64>
+
+  @inline(__always)
+  func crossesNoBorder(_ cell: Int) -> Bool { base[1 &+ cell &>> 6] & (1 &<< UInt64(cell & 63)) != 0 }
+
+  @inline(__always)
+  func isFarFromEveryCoast(_ cell: Int) -> Bool {
+    base[1 &+ Int(truncatingIfNeeded: base[0]) &+ cell &>> 6] & (1 &<< UInt64(cell & 63)) != 0
   }
 }
 

@@ -49,15 +49,29 @@ import Testing
 
   @Test func uniformPointsAnswerAsBefore() {
     var points = SeededSpherePoints(seed: 2911)
+    let quiet = Self.boundaries.quiet.built()
     var shortcuts = 0
     for _ in 0..<200_000 {
       let point = points.next()!
       let (column, row) = Self.boundaries.cell(point)
-      if Self.boundaries.quiet.crossesNoBorder(row * Self.boundaries.columns + column) { shortcuts += 1 }
+      if quiet.crossesNoBorder(row * Self.boundaries.columns + column) { shortcuts += 1 }
       #expect(Self.boundaries.locate(point) == Self.reference(point), "seed 2911: \(point)")
     }
     // Most of the earth is answered from the grid (the shortcut is taken, and what is checked above).
     #expect(shortcuts > 150_000)
+  }
+
+  /// The cells are built at the call after the threshold, not at start (one `resolve` does not pay for them),
+  /// and the answers before and after are the same.
+  @Test func builtOnceLocateIsAskedOften() throws {
+    let fresh = try CountryBoundaries(data: BoundaryDataTests.embedded)
+    var points = SeededSpherePoints(seed: 2913)
+    let seeded = (0..<(2 * QuietCellsOnce.threshold)).map { _ in points.next()! }
+    let before = seeded.prefix(QuietCellsOnce.threshold - 1).map { fresh.locate($0) }
+    #expect(fresh.quiet.cells() == nil)  // the threshold's last call without them
+    #expect(fresh.quiet.cells() != nil)
+    #expect(seeded.prefix(QuietCellsOnce.threshold - 1).map { fresh.locate($0) } == before)
+    #expect(seeded.map { fresh.locate($0) } == seeded.map { Self.reference($0) })
   }
 
   /// Points at the edge of the shortcut's reach, where a wrong bound would miss a territorial sea: in every
@@ -65,6 +79,7 @@ import Testing
   /// places inside), over the whole grid, poles and antimeridian included.
   @Test func cellsAtTheEdgeOfTheReachAnswerAsBefore() {
     let b = Self.boundaries
+    let quiet = b.quiet.built()
     var generator = SplitMix(seed: 2912)
     var checked = 0
     let (columns, rows) = (b.columns, b.rows)
@@ -73,12 +88,12 @@ import Testing
     for row in 0..<rows {
       for column in 0..<columns {
         let cell = row * columns + column
-        guard b.quiet.crossesNoBorder(cell), b.quiet.isFarFromEveryCoast(cell) else { continue }
+        guard quiet.crossesNoBorder(cell), quiet.isFarFromEveryCoast(cell) else { continue }
         var edge = false
         for (dr, dc) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
           let r = row + dr
           let c = (column + dc + columns) % columns
-          if r >= 0 && r < rows && !b.quiet.isFarFromEveryCoast(r * columns + c) { edge = true }
+          if r >= 0 && r < rows && !quiet.isFarFromEveryCoast(r * columns + c) { edge = true }
         }
         guard edge else { continue }
         let south = -90 + Double(row) * height
