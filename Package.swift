@@ -52,7 +52,9 @@ let package = Package(
     // Data/boundaries.bin, embedded at build time (C23 #embed).
     .target(name: "CBoundaries"),
     // The 54 news countries and the world's borders (both embedded at build time).
-    .target(name: "NewsAtlas", dependencies: ["GeoIndex", "CBoundaries"]),
+    // What NewsAtlas says to people, in English and French: one catalogue of messages (standard library only).
+    .target(name: "AtlasMessages"),
+    .target(name: "NewsAtlas", dependencies: ["GeoIndex", "CBoundaries", "AtlasMessages"]),
     // General readers and writers, nothing of this application's answers: streaming GeoJSON/CSV features, one
     // quote-aware CSV record reader, a JSON parser and writer, numbers and coordinates (no Foundation).
     .target(name: "GeoFormats", dependencies: ["GeoIndex"]),
@@ -66,6 +68,7 @@ let package = Package(
       name: "AtlasServer",
       dependencies: [
         "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "NewsAPI", "Store", "Fetch", "AtlasSettings",
+        "AtlasMessages",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),  // FlatDictionary, the parsed query
         .product(name: "Logging", package: "swift-log"),
@@ -106,6 +109,7 @@ let package = Package(
       name: "NewsAPI",
       dependencies: [
         "Fetch", "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "Store", "Feeds", "AtlasSettings",
+        "AtlasMessages",
       ]),
     // The thin command-line front end.
     // Its folder is not `Sources/newsatlas`: a name differing from `Sources/NewsAtlas` only by case breaks a clone on
@@ -114,7 +118,7 @@ let package = Package(
       name: "NewsAtlasCLI",
       dependencies: [
         "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "AtlasServer", "MBTiles", "Fetch", "NewsAPI",
-        "Store", "AtlasSettings",
+        "Store", "AtlasSettings", "AtlasMessages",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -159,14 +163,16 @@ let package = Package(
       name: "TestSupport", dependencies: ["Fetch"], path: "Tests/Support",
       exclude: ["server.py", "feed_server.py", "harness.py", "barrier.py"]),
     .testTarget(name: "FetchTests", dependencies: ["Fetch", "TestSupport"]),
-    .testTarget(name: "NewsAPITests", dependencies: ["NewsAPI", "Store", "TestSupport", "Feeds"]),
+    .testTarget(
+      name: "NewsAPITests", dependencies: ["NewsAPI", "Store", "TestSupport", "Feeds", "AtlasMessages"]),
+    .testTarget(name: "AtlasMessagesTests", dependencies: ["AtlasMessages"]),
     .testTarget(name: "FeedsTests", dependencies: ["Feeds"]),
     .testTarget(name: "AtlasSettingsTests", dependencies: ["AtlasSettings", "TestSupport"]),
     .testTarget(
       name: "CLITests",
       dependencies: [
         "NewsAtlasCLI", "AtlasServer", "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "Fetch",
-        "NewsAPI",
+        "NewsAPI", "AtlasMessages",
         "TestSupport", "SeededPoints",
         // The service's router in process (ServeRoutesTests); a test target's dependency only, as it brings an
         // HTTP client and TLS (about 150 s more of a first build).

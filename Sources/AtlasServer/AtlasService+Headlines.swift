@@ -41,7 +41,7 @@ extension AtlasService {
         jobs, choice: choice, options: HeadlinesOptions(pageSize: headlines.pageSize, language: newsLanguage))
       return Reply(json: HeadlinesJSON.results(results))
     } catch {
-      if case .invalidRequest(let sentence) = error { throw Problem.badParameter(sentence) }
+      if case .invalidRequest(let sentence) = error { throw Problem.badParameter(sentence.description) }
       // The library's sentence names no command-line flag: an HTTP client is told when to try again.
       guard error.isQuota else { throw Problem.unavailable(error.description) }
       throw Problem.tooManyRequests(error.description, retryAfterSeconds: error.retryAfterSeconds)

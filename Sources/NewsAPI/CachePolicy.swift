@@ -1,3 +1,4 @@
+import AtlasMessages
 import Foundation
 import Store
 
@@ -76,14 +77,14 @@ public struct QuotaUsage: Sendable, Equatable {
 }
 
 /// "3 minutes", "2 hours", "5 days": a duration as people say it.
-public func spokenDuration(_ seconds: Double) -> String {
+public func spokenDuration(_ seconds: Double, in language: InterfaceLanguage = .english) -> String {
   let seconds = max(0, seconds)
-  func unit(_ value: Double, _ name: String) -> String {
+  func unit(_ value: Double, _ one: Message, _ many: Message) -> String {
     let whole = Int(value.rounded())
-    return "\(whole) \(name)\(whole == 1 ? "" : "s")"
+    return whole == 1 ? one(in: language) : many(whole, in: language)
   }
-  if seconds < 90 { return unit(seconds, "second") }
-  if seconds < 90 * 60 { return unit(seconds / 60, "minute") }
-  if seconds < 36 * 3600 { return unit(seconds / 3600, "hour") }
-  return unit(seconds / 86400, "day")
+  if seconds < 90 { return unit(seconds, .durationSecond, .durationSeconds) }
+  if seconds < 90 * 60 { return unit(seconds / 60, .durationMinute, .durationMinutes) }
+  if seconds < 36 * 3600 { return unit(seconds / 3600, .durationHour, .durationHours) }
+  return unit(seconds / 86400, .durationDay, .durationDays)
 }

@@ -1,3 +1,4 @@
+import AtlasMessages
 import Fetch
 import Foundation
 import NewsAtlas
@@ -33,11 +34,12 @@ public final class GDELTClient: HeadlinesProvider {
     do {
       _ = try Settings.Key.gdeltBase.validate(baseURL)
     } catch {
-      throw .invalidRequest(error.description)
+      throw .invalidRequest(Sentence(verbatim: error.description))
     }
     guard GDELTQuery.seconds(timespan: configuration.gdeltTimespan) != nil else {
       throw .invalidRequest(
-        "'\(printable(configuration.gdeltTimespan))' is not a GDELT timespan, such as 1d.")
+        Sentence(verbatim: "'\(printable(configuration.gdeltTimespan))' is not a GDELT timespan, such as 1d.")
+      )
     }
     self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
     self.http = http

@@ -1,3 +1,4 @@
+import AtlasMessages
 import Fetch
 import Foundation
 import GeoFormats
@@ -188,45 +189,50 @@ public enum HeadlinesRequestError: Error, Equatable, Sendable, CustomStringConve
   /// The sentence with the parameters called as the service's query calls them (`pageSize`).
   public var description: String { description(naming: \.rawValue) }
 
-  /// The sentence, with a parameter called by `name` (a CLI says `--page-size`, a query `pageSize`).
-  public func description(naming name: (HeadlinesRequest.Parameter) -> String) -> String {
+  /// The sentence in `language`, with a parameter called by `name` (a CLI says `--page-size`, a query
+  /// `pageSize`).
+  public func description(
+    naming name: (HeadlinesRequest.Parameter) -> String, in language: InterfaceLanguage = .english
+  ) -> String {
     func shown(_ text: String) -> String { printable(String(text.prefix(64))) }
     switch self {
     case .oneSelection(let offered):
-      let names = offered.map { $0 == .cluster ? "\(name(.cluster)) (with \(name(.zoom)))" : name($0) }
+      let names = offered.map {
+        $0 == .cluster ? Message.withZoom(name(.cluster), name(.zoom), in: language) : name($0)
+      }
       let list =
-        names.count > 1 ? names.dropLast().joined(separator: ", ") + " and " + names.last! : names.joined()
-      return "Name the countries with one of \(list)."
+        names.count > 1
+        ? Message.listAnd(names.dropLast().joined(separator: ", "), names.last!, in: language)
+        : names.joined()
+      return Message.nameTheCountries(list, in: language)
     case .unknownCountry(let text):
-      return CountryIdentification.none.refusal(shown: shown(text)) ?? ""
+      return CountryIdentification.none.refusal(shown: shown(text), in: language) ?? ""
     case .ambiguousCountry(let text, let candidates):
-      return CountryIdentification.ambiguous(candidates).refusal(shown: shown(text)) ?? ""
+      return CountryIdentification.ambiguous(candidates).refusal(shown: shown(text), in: language) ?? ""
     case .emptyCountries:
-      return "\(name(.countries)) takes codes or names separated by commas, such as fr,de,it."
+      return Message.countriesTakes(name(.countries), in: language)
     case .nearShape:
-      return "\(name(.near)) takes LAT,LON (or \"LAT LON\"), for example 48.85,2.35."
+      return Message.nearTakes(name(.near), in: language)
     case .place(let sentence):
       return sentence
     case .clusterWithoutZoom:
-      return "\(name(.cluster)) needs the \(name(.zoom)) of the map its id came from."
+      return Message.clusterNeedsZoom(name(.cluster), name(.zoom), in: language)
     case .zoomNotANumber(let text):
-      return "\(name(.zoom)) must be a decimal number, not '\(shown(text))'."
+      return Message.zoomNotANumber(name(.zoom), shown(text), in: language)
     case .zoomOutOfRange(let sentence):
       return sentence.replacingOccurrences(of: "\u{0}", with: name(.zoom))
     case .clusterId(let text):
-      return "A cluster id is a whole number, 0 or more, not '\(shown(text))'."
+      return Message.clusterIdShape(shown(text), in: language)
     case .noCluster(let sentence):
       return sentence
     case .categoryAndCategories:
-      return "Give \(name(.category)) or \(name(.categories)) all, not both."
+      return Message.categoryAndCategories(name(.category), name(.categories), in: language)
     case .categoriesAll(let text):
-      return
-        "\(name(.categories)) takes 'all' or categories separated by commas (business,sports), not '\(shown(text))'."
+      return Message.categoriesTakes(name(.categories), shown(text), in: language)
     case .category(let text):
-      return
-        "'\(shown(text))' is not a NewsAPI category; use one of \(newsCategories.joined(separator: ", "))."
+      return Message.notACategory(shown(text), newsCategories.joined(separator: ", "), in: language)
     case .pageSize(let text):
-      return "\(name(.pageSize)) must be 1 to 100 (a whole number), not '\(shown(text))'."
+      return Message.pageSizeFlag(name(.pageSize), shown(text), in: language)
     }
   }
 }

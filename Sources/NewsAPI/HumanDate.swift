@@ -1,22 +1,5 @@
+import AtlasMessages
 import Foundation
-
-/// The language of what the CLI prints for people (JSON is the same in every language).
-public enum InterfaceLanguage: String, Sendable, CaseIterable {
-  case english = "en"
-  case french = "fr"
-
-  /// The language a reader's locale asks for: `LC_ALL`, else `LC_MESSAGES`, else `LANG` (POSIX's order), French
-  /// when the first one set starts with `fr`, English otherwise.
-  public static func fromLocale(_ environment: [String: String] = ProcessInfo.processInfo.environment)
-    -> InterfaceLanguage
-  {
-    for name in ["LC_ALL", "LC_MESSAGES", "LANG"] {
-      guard let value = environment[name], !value.isEmpty else { continue }
-      return value.lowercased().hasPrefix("fr") ? .french : .english
-    }
-    return .english
-  }
-}
 
 /// An article's date as a reader wants it in text output: in their time zone, in their language, and relative
 /// for today. JSON keeps ISO 8601 in UTC.

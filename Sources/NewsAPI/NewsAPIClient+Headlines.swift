@@ -1,3 +1,4 @@
+import AtlasMessages
 import Foundation
 import NewsAtlas
 
@@ -281,7 +282,8 @@ extension NewsAPIClient {
             switch request.query {
             case .headlines(let query): return (n, .success(try await self.topHeadlines(query)))
             case .search(let query): return (n, .success(try await self.everything(query)))
-            case .gdelt, .other: throw .invalidRequest("NewsAPI does not send another provider's request.")
+            case .gdelt, .other:
+              throw .invalidRequest(Sentence(verbatim: "NewsAPI does not send another provider's request."))
             }
           } catch {
             return (n, .failure(error))

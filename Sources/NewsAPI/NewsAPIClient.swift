@@ -1,3 +1,4 @@
+import AtlasMessages
 import Fetch
 import Foundation
 import NewsAtlas
@@ -11,6 +12,24 @@ public let newsCategories = [
 /// NewsAPI's fourteen languages (`se` is accepted for Swedish and sent as `sv`).
 public let newsLanguages = [
   "ar", "de", "en", "es", "fr", "he", "it", "nl", "no", "pt", "ru", "sv", "ud", "zh",
+]
+
+/// NewsAPI's language for `text`: one of its codes (`se` read as `sv`), or a language's English or French name,
+/// any case, accents optional (`french`, `Français`, `allemand`); nil for anything else.
+public func newsLanguage(_ text: String) -> String? {
+  let folded = Folding.fold(text)
+  if folded == "se" { return "sv" }
+  if newsLanguages.contains(folded) { return folded }
+  return newsLanguageNames.first { $0.value.contains(folded) }?.key
+}
+
+/// The English and French names of NewsAPI's languages, folded as `Folding.fold` folds.
+private let newsLanguageNames: [String: [String]] = [
+  "ar": ["arabic", "arabe"], "de": ["german", "allemand", "deutsch"], "en": ["english", "anglais"],
+  "es": ["spanish", "espagnol"], "fr": ["french", "francais"], "he": ["hebrew", "hebreu"],
+  "it": ["italian", "italien"], "nl": ["dutch", "neerlandais"], "no": ["norwegian", "norvegien"],
+  "pt": ["portuguese", "portugais"], "ru": ["russian", "russe"], "sv": ["swedish", "suedois"],
+  "ud": ["urdu", "ourdou"], "zh": ["chinese", "chinois"],
 ]
 
 /// A page of articles, without NewsAPI's `[Removed]` placeholders.
@@ -120,7 +139,7 @@ public final class NewsAPIClient: Sendable {
       _ = try Settings.Key.apiKey.validate(key)
       _ = try Settings.Key.apiBase.validate(baseURL)
     } catch {
-      throw .invalidRequest(error.description)
+      throw .invalidRequest(Sentence(verbatim: error.description))
     }
     self.key = key
     self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
@@ -138,17 +157,17 @@ public final class NewsAPIClient: Sendable {
   /// The query string of a `top-headlines` request, or why the service would refuse it.
   static func parameters(_ query: HeadlinesQuery) throws(NewsAPIError) -> [(String, String)] {
     if !query.sources.isEmpty && (query.country != nil || query.category != nil) {
-      throw .invalidRequest("NewsAPI cannot mix sources with a country or a category; give one or the other.")
+      throw .invalidRequest(Sentence(.mixSourcesAndCountry))
     }
     guard !query.sources.isEmpty || query.q != nil || query.country != nil || query.category != nil else {
-      throw .invalidRequest("Top headlines need a country, a category, sources or a query.")
+      throw .invalidRequest(Sentence(.topHeadlinesNeed))
     }
     if let category = query.category, !newsCategories.contains(category) {
       throw .invalidRequest(
-        "'\(category)' is not a NewsAPI category; use one of \(newsCategories.joined(separator: ", ")).")
+        Sentence(.notACategory, printable(category), newsCategories.joined(separator: ", ")))
     }
     guard query.sources.count <= 20 else {
-      throw .invalidRequest("NewsAPI takes at most 20 sources a request.")
+      throw .invalidRequest(Sentence(.tooManySources))
     }
     try checkPaging(pageSize: query.pageSize, page: query.page)
     var parameters: [(String, String)] = []
@@ -168,33 +187,31 @@ public final class NewsAPIClient: Sendable {
   static func parameters(_ query: SearchQuery) throws(NewsAPIError) -> [(String, String)] {
     guard !(query.q ?? "").allSatisfy(\.isWhitespace) || !query.sources.isEmpty || !query.domains.isEmpty
     else {
-      throw .invalidRequest("A search needs words to look for, sources or domains.")
+      throw .invalidRequest(Sentence(.searchNeeds))
     }
     if let q = query.q, q.count > 500 {
-      throw .invalidRequest("NewsAPI takes search words up to 500 characters.")
+      throw .invalidRequest(Sentence(.searchWordsLong))
     }
     guard query.sources.count <= 20 else {
-      throw .invalidRequest("NewsAPI takes at most 20 sources a request.")
+      throw .invalidRequest(Sentence(.tooManySources))
     }
     let language = query.language == "se" ? "sv" : query.language
     if let language, !newsLanguages.contains(language) {
       throw .invalidRequest(
-        "'\(language)' is not a NewsAPI language; use one of \(newsLanguages.joined(separator: ", ")).")
+        Sentence(.notALanguage, printable(language), newsLanguages.joined(separator: ", ")))
     }
     if let sortBy = query.sortBy, !["relevancy", "popularity", "publishedAt"].contains(sortBy) {
-      throw .invalidRequest("Sort by relevancy, popularity or publishedAt, not '\(sortBy)'.")
+      throw .invalidRequest(Sentence(.notASortOrder, printable(sortBy)))
     }
     for (name, value) in [("from", query.from), ("to", query.to)] {
       guard let value, !isSearchDate(value) else { continue }
-      throw .invalidRequest(
-        "'\(printable(String(value.prefix(40))))' is not a date NewsAPI takes for \(name); give 2026-11-01 or "
-          + "2026-11-01T10:00:00 (UTC unless it ends with an offset).")
+      throw .invalidRequest(Sentence(.notADate, printable(String(value.prefix(40))), name))
     }
     if let from = query.from, let to = query.to, from.prefix(19) > to.prefix(19) {
-      throw .invalidRequest("The from date \(printable(from)) is after the to date \(printable(to)).")
+      throw .invalidRequest(Sentence(.fromAfterTo, printable(from), printable(to)))
     }
     for field in query.searchIn where !["title", "description", "content"].contains(field) {
-      throw .invalidRequest("searchIn takes title, description and content, not '\(field)'.")
+      throw .invalidRequest(Sentence(.searchInFields, printable(field)))
     }
     try checkPaging(pageSize: query.pageSize, page: query.page)
     var parameters: [(String, String)] = []
@@ -221,17 +238,15 @@ public final class NewsAPIClient: Sendable {
     let language = language == "se" ? "sv" : language
     if let language, !newsLanguages.contains(language) {
       throw .invalidRequest(
-        "'\(printable(language))' is not a NewsAPI language; use one of "
-          + "\(newsLanguages.joined(separator: ", ")).")
+        Sentence(.notALanguage, printable(language), newsLanguages.joined(separator: ", ")))
     }
     if let category, !newsCategories.contains(category) {
       throw .invalidRequest(
-        "'\(printable(category))' is not a NewsAPI category; use one of "
-          + "\(newsCategories.joined(separator: ", ")).")
+        Sentence(.notACategory, printable(category), newsCategories.joined(separator: ", ")))
     }
     // Any two-letter code: the sources list has countries beyond the 54 (es, for one).
     if let country, country.count != 2 || !country.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) }) {
-      throw .invalidRequest("'\(printable(country))' is not a two-letter country code, such as fr.")
+      throw .invalidRequest(Sentence(.twoLetterCountry, printable(country)))
     }
     if let language { parameters.append(("language", language)) }
     if let category { parameters.append(("category", category)) }
@@ -267,12 +282,11 @@ public final class NewsAPIClient: Sendable {
 
   static func checkPaging(pageSize: Int, page: Int) throws(NewsAPIError) {
     guard (1...100).contains(pageSize) else {
-      throw .invalidRequest("pageSize must be 1 to 100, not \(pageSize).")
+      throw .invalidRequest(Sentence(.pageSizeRange, pageSize))
     }
-    guard page >= 1 else { throw .invalidRequest("page must be 1 or more, not \(page).") }
+    guard page >= 1 else { throw .invalidRequest(Sentence(.pageRange, page)) }
     guard page * pageSize <= 100 else {
-      throw .invalidRequest(
-        "The free plan stops at the first 100 results; page \(page) of \(pageSize) goes past it.")
+      throw .invalidRequest(Sentence(.freePlanPages, page, pageSize))
     }
   }
 

@@ -1,3 +1,4 @@
+import AtlasMessages
 import Fetch
 import Foundation
 
@@ -7,7 +8,7 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
   /// No key was given.
   case missingKey
   /// The request was refused before sending: an impossible combination or value.
-  case invalidRequest(String)
+  case invalidRequest(Sentence)
   /// The network failed before an HTTP response arrived.
   case transport(HTTPError)
   /// The service answered `{"status":"error"}`: its HTTP status, code (kept even when unknown) and message.
@@ -111,66 +112,60 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
     }
   }
 
-  /// The sentence, with any control character from the service's code or message made printable.
-  public var description: String { printable(sentence) }
+  /// The sentence in English, with any control character from the service's code or message made printable.
+  public var description: String { description(in: .english) }
 
-  private var sentence: String {
+  /// The sentence in `language`, with any control character from the service's code or message made printable.
+  public func description(in language: InterfaceLanguage) -> String { printable(sentence(language)) }
+
+  private func sentence(_ language: InterfaceLanguage) -> String {
+    func closed(_ text: String) -> String { text.hasSuffix(".") ? text : text + "." }
     switch self {
     case .missingKey:
-      return
-        "No NewsAPI key: get a free one at https://newsapi.org/register and set it with export NEWSAPI_KEY=your-key."
+      return Message.missingKey(in: language)
     case .invalidRequest(let reason):
-      return reason
+      return reason.text(in: language)
     case .transport(let error):
       return error.description
     case .service(let status, let code, let message, let retryAfter):
-      var text: String
       if isQuota {
-        text = "NewsAPI refused the request because the key's quota is used up (\(code)): \(message)"
-        if !text.hasSuffix(".") { text += "." }
-        text +=
-          retryAfter.map { " Try again in \($0) seconds." }
-          ?? " The free plan allows 100 requests a day, 50 every 12 hours; try again later."
-        return text
+        return closed(Message.quotaUsedUp(code, message, in: language))
+          + (retryAfter.map { Message.tryAgainIn($0, in: language) } ?? Message.freePlanAllows(in: language))
       }
-      if status == 426 {
-        text = "NewsAPI says this is beyond the key's plan (\(code)): \(message)"
-      } else if code.hasPrefix("apiKey") {
-        text = "NewsAPI did not accept the key (\(code)): \(message)"
-      } else {
-        text = "NewsAPI answered HTTP \(status) (\(code)): \(message)"
-      }
-      return text.hasSuffix(".") ? text : text + "."
+      if status == 426 { return closed(Message.beyondPlan(code, message, in: language)) }
+      if code.hasPrefix("apiKey") { return closed(Message.keyNotAccepted(code, message, in: language)) }
+      return closed(Message.serviceAnswered(status, code, message, in: language))
     case .unexpectedResponse(let status, let detail):
-      return "NewsAPI answered HTTP \(status) with something that is not its JSON (\(detail))."
+      return Message.notItsJSON(status, detail, in: language)
     case .notCached(let what):
-      return "Offline, and the cache has no answer for \(what); run the command once online first."
+      return Message.notCached(what, in: language)
     case .budgetSpent(let usage):
-      return
-        "Sending would go past the plan's budget (\(usage.lastDay) of \(usage.dailyBudget) requests in 24 hours, "
-        + "\(usage.lastHalfDay) of \(usage.halfDayBudget) in 12 hours), so nothing was sent."
-        + Self.whenFree(usage)
+      return Message.budgetSpent(
+        usage.lastDay, usage.dailyBudget, usage.lastHalfDay, usage.halfDayBudget, in: language)
+        + Self.whenFree(usage, language)
     case .planOverBudget(let requests, let usage):
       let left = max(0, min(usage.dailyBudget - usage.lastDay, usage.halfDayBudget - usage.lastHalfDay))
-      return
-        "This needs \(requests) request\(requests == 1 ? "" : "s") and the plan's budget has \(left) left "
-        + "(\(usage.lastDay) of \(usage.dailyBudget) used in 24 hours, \(usage.lastHalfDay) of "
-        + "\(usage.halfDayBudget) in 12 hours), so nothing was sent." + Self.whenFree(usage)
+      let needed =
+        requests == 1 ? Message.planOneRequest(in: language) : Message.planRequests(requests, in: language)
+      return Message.planOverBudget(
+        needed, left, usage.lastDay, usage.dailyBudget, usage.lastHalfDay, usage.halfDayBudget, in: language)
+        + Self.whenFree(usage, language)
     case .cacheUnavailable(let path, let reason):
-      return
-        "The cache at \(path), which counts every request against the budget, could not count this one "
-        + "(\(reason)), so nothing was sent; try again in a moment."
+      return Message.cacheCouldNotCount(path, reason, in: language)
     case .feed(let url, let status, let reason):
-      guard let reason else { return "The feed \(url) answered HTTP \(status)." }
-      return "The feed \(url) could not be read: " + reason.prefix(1).lowercased() + reason.dropFirst()
+      guard let reason else { return Message.feedAnswered(url, status, in: language) }
+      return Message.feedUnreadable(url, reason.prefix(1).lowercased() + reason.dropFirst(), in: language)
     case .gdelt(let status, let message):
-      let text =
-        status == 200 ? "GDELT refused the query: \(message)" : "GDELT answered HTTP \(status): \(message)"
-      return text.hasSuffix(".") ? text : text + "."
+      return closed(
+        status == 200
+          ? Message.gdeltRefused(message, in: language) : Message.gdeltAnswered(status, message, in: language)
+      )
     }
   }
 
-  private static func whenFree(_ usage: QuotaUsage) -> String {
-    usage.nextFreeAt.map { " The next request frees up in \(spokenDuration($0.timeIntervalSinceNow))." } ?? ""
+  private static func whenFree(_ usage: QuotaUsage, _ language: InterfaceLanguage) -> String {
+    usage.nextFreeAt.map {
+      Message.nextFreeIn(spokenDuration($0.timeIntervalSinceNow, in: language), in: language)
+    } ?? ""
   }
 }

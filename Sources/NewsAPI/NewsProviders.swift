@@ -1,3 +1,4 @@
+import AtlasMessages
 import NewsAtlas
 
 /// The providers a front end has (NewsAPI only with a key; GDELT unless turned off; feeds once configured),
@@ -43,9 +44,9 @@ public struct NewsProviders: Sendable {
       guard newsAPI != nil else { throw .missingKey }
       return jobs.map { _ in .provider(.newsapi) }
     case .gdelt:
-      guard gdelt != nil else { throw .invalidRequest("GDELT is turned off here, so it cannot answer.") }
+      guard gdelt != nil else { throw .invalidRequest(Sentence(.gdeltOff)) }
       if let job = jobs.first(where: { $0.category != nil }) {
-        throw .invalidRequest(GDELTClient.noCategories(job))
+        throw .invalidRequest(Sentence(verbatim: GDELTClient.noCategories(job)))
       }
       return jobs.map { _ in .provider(.gdelt) }
     case .feeds:

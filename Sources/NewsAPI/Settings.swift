@@ -1,7 +1,11 @@
+import AtlasMessages
 import AtlasSettings
 import Fetch
 import Foundation
 import NewsAtlas
+
+/// NewsAPI's orders for search results (`sortBy`).
+public let searchOrders = ["relevancy", "popularity", "publishedAt"]
 
 /// The user's settings: `$XDG_CONFIG_HOME/newsatlas/config.toml` (default `~/.config/newsatlas/config.toml`).
 ///
@@ -14,6 +18,8 @@ public struct Settings {
     case country
     case language
     case category
+    case sortBy = "sort-by"
+    case interfaceLanguage = "interface-language"
     case apiBase = "api-base"
     case apiKey = "api-key"
     case ttlHeadlines = "ttl-headlines"
@@ -33,32 +39,29 @@ public struct Settings {
       }
     }
 
+    /// What the setting is for, in the process's language (`config --help` lists them).
     public var help: String {
       let defaults = NewsConfiguration.defaults
       let seconds = { (value: Double) in
-        "default \(Int(value))" + (value >= 86400 ? ", \(spokenDuration(value))" : "")
+        Message.settingDefaultSeconds(Int(value))
+          + (value >= 86400 ? ", \(spokenDuration(value, in: .current))" : "")
       }
       switch self {
-      case .country:
-        return "the favourite country, used by headlines when no country is named (one of the 54)"
-      case .language: return "the search language (one of NewsAPI's 14)"
-      case .category: return "the default headlines category"
-      case .apiBase: return "the service's base URL (default \(defaults.apiBase))"
-      case .apiKey: return "the NewsAPI key (the file must then be readable by you alone)"
-      case .ttlHeadlines:
-        return "seconds cached headlines stay fresh (\(seconds(defaults.timeToLive.headlines)))"
-      case .ttlSearch: return "seconds cached searches stay fresh (\(seconds(defaults.timeToLive.search)))"
-      case .ttlSources:
-        return "seconds the cached sources list stays fresh (\(seconds(defaults.timeToLive.sources)))"
-      case .quotaDay:
-        return "the plan's requests per 24 hours (default \(defaults.dailyBudget), the free plan)"
-      case .quotaHalfDay: return "the plan's requests per 12 hours (default \(defaults.halfDayBudget))"
-      case .provider:
-        return "where headlines come from: \(ProviderChoice.spoken) (default \(defaults.provider.rawValue))"
-      case .gdeltBase:
-        return "GDELT's base URL (default \(defaults.gdeltBase)); it never gets the NewsAPI key"
-      case .gdeltSpacing:
-        return "seconds between two GDELT requests, across processes (default \(Int(defaults.gdeltSpacing)))"
+      case .country: return Message.settingCountryHelp()
+      case .language: return Message.settingLanguageHelp()
+      case .category: return Message.settingCategoryHelp()
+      case .sortBy: return Message.settingSortByHelp()
+      case .interfaceLanguage: return Message.settingInterfaceLanguageHelp()
+      case .apiBase: return Message.settingAPIBaseHelp(defaults.apiBase)
+      case .apiKey: return Message.settingAPIKeyHelp()
+      case .ttlHeadlines: return Message.settingTTLHeadlinesHelp(seconds(defaults.timeToLive.headlines))
+      case .ttlSearch: return Message.settingTTLSearchHelp(seconds(defaults.timeToLive.search))
+      case .ttlSources: return Message.settingTTLSourcesHelp(seconds(defaults.timeToLive.sources))
+      case .quotaDay: return Message.settingQuotaDayHelp(defaults.dailyBudget)
+      case .quotaHalfDay: return Message.settingQuotaHalfDayHelp(defaults.halfDayBudget)
+      case .provider: return Message.settingProviderHelp(ProviderChoice.spoken, defaults.provider.rawValue)
+      case .gdeltBase: return Message.settingGDELTBaseHelp(defaults.gdeltBase)
+      case .gdeltSpacing: return Message.settingGDELTSpacingHelp(Int(defaults.gdeltSpacing))
       }
     }
 
@@ -73,37 +76,44 @@ public struct Settings {
         }
         return country.code
       case .language:
-        let language = value.lowercased() == "se" ? "sv" : value.lowercased()
-        guard newsLanguages.contains(language) else {
-          throw .usage(
-            "'\(shown)' is not a NewsAPI language; use one of \(newsLanguages.joined(separator: ", ")).")
+        guard let language = newsLanguage(value) else {
+          throw .usage(Message.notALanguage(shown, newsLanguages.joined(separator: ", ")))
         }
         return language
       case .category:
         guard newsCategories.contains(value.lowercased()) else {
-          throw .usage(
-            "'\(shown)' is not a NewsAPI category; use one of \(newsCategories.joined(separator: ", ")).")
+          throw .usage(Message.notACategory(shown, newsCategories.joined(separator: ", ")))
         }
         return value.lowercased()
+      case .sortBy:
+        guard let order = searchOrders.first(where: { $0.lowercased() == value.lowercased() }) else {
+          throw .usage(Message.notASortOrder(shown))
+        }
+        return order
+      case .interfaceLanguage:
+        guard let language = InterfaceLanguage(rawValue: value.lowercased()) else {
+          throw .usage(Message.notAnInterfaceLanguage(shown))
+        }
+        return language.rawValue
       case .apiBase, .gdeltBase:
         guard let url = HTTPURL(value), url.query == nil, url.fragment == nil else {
           let (what, example) =
             self == .apiBase
-            ? ("API base", "https://newsapi.org") : ("GDELT base", "https://api.gdeltproject.org")
+            ? (Message.apiBaseName(), "https://newsapi.org")
+            : (Message.gdeltBaseName(), "https://api.gdeltproject.org")
           throw .usage(
-            "The \(what) '\(printable(HTTPURL.redacted(String(value.prefix(200)))))' is not an http or "
-              + "https URL with a host (and no query or fragment), such as \(example).")
+            Message.notABase(what, printable(HTTPURL.redacted(String(value.prefix(200)))), example))
         }
         return value
       case .provider:
         guard let choice = ProviderChoice.named(value) else {
-          throw .usage("'\(shown)' is not a provider; use one of \(ProviderChoice.spoken).")
+          throw .usage(Message.notAProvider(shown, ProviderChoice.spoken))
         }
         return choice.rawValue
       case .ttlHeadlines, .ttlSearch, .ttlSources, .quotaDay, .quotaHalfDay, .gdeltSpacing:
         let minimum = self == .quotaDay || self == .quotaHalfDay ? 1 : 0
         guard let number = Int(value), number >= minimum else {
-          throw .usage("\(rawValue) takes a whole number, \(minimum) or more, not '\(shown)'.")
+          throw .usage(Message.notAWholeNumber(rawValue, minimum, shown))
         }
         return String(number)
       case .apiKey:
@@ -112,22 +122,18 @@ public struct Settings {
           ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || c == "-"
             || c == "_"
         }
-        var problem: String? = nil
+        var problem: Message? = nil
         if value.isEmpty {
-          problem = "is empty"
+          problem = .apiKeyEmpty
         } else if value.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
         ) {
-          problem = "holds a control character (a line break, a tab, an escape)"
+          problem = .apiKeyControl
         } else if value.unicodeScalars.count > 256 {
-          problem = "is longer than 256 characters"
+          problem = .apiKeyLong
         } else if !value.unicodeScalars.allSatisfy(allowed) {
-          problem = "holds a character other than a letter, a digit, - or _"
+          problem = .apiKeyCharacters
         }
-        if let problem {
-          throw .usage(
-            "The API key \(problem); a key is ASCII letters, digits, - and _ (NewsAPI's are 32 hexadecimal "
-              + "digits).")
-        }
+        if let problem { throw .usage(Message.apiKeyProblem(problem())) }
         return value
       }
     }
@@ -151,9 +157,7 @@ public struct Settings {
     let file = try SettingsFile.read(path: path)
     let settings = try Settings(file: file)
     if settings.values[.apiKey] != nil, file.othersCanRead {
-      throw .configuration(
-        "'\(path)' holds an API key but other users can read it, so it is not used; run: chmod 600 '\(path)'."
-      )
+      throw .configuration(Message.keyFileReadable(path))
     }
     return settings
   }
@@ -167,13 +171,13 @@ public struct Settings {
   init(file: SettingsFile) throws(SettingsError) {
     self.file = file
     for entry in file.entries {
-      let place = "line \(entry.line) of '\(file.path)'"
+      let place = Message.lineOfFile(entry.line, file.path)
       guard let key = Key(rawValue: entry.key) else {
         let near = Key.allCases.first { $0.rawValue == entry.key.lowercased().replacing("_", with: "-") }
         throw .configuration(
-          "Line \(entry.line) of '\(file.path)' sets '\(printable(String(entry.key.prefix(64))))', which is not a "
-            + "setting" + (near.map { " (did you mean \($0.rawValue)?)" } ?? "")
-            + "; 'newsatlas config --help' lists them.")
+          Message.notASetting(
+            entry.line, file.path, printable(String(entry.key.prefix(64))),
+            near.map { Message.didYouMean($0.rawValue) } ?? ""))
       }
       let text: String
       switch entry.value {
@@ -181,8 +185,8 @@ public struct Settings {
       case .integer(let number) where key.isNumber: text = String(number)
       default:
         throw .configuration(
-          "Line \(entry.line) of '\(file.path)': the value of \(key.rawValue) must be a quoted string"
-            + (key.isNumber ? " or a whole number." : "."))
+          (key.isNumber ? Message.settingMustBeStringOrNumber : Message.settingMustBeString)(
+            entry.line, file.path, key.rawValue))
       }
       do {
         values[key] = try key.validate(text)

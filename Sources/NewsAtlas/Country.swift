@@ -1,3 +1,4 @@
+import AtlasMessages
 import GeoIndex
 
 /// One of the 54 countries NewsAPI's top-headlines endpoint was built for.
@@ -120,29 +121,31 @@ extension Country {
 extension CountryIdentification {
   /// The sentence refusing a text that names no single country, or nil when it names one. `shown` is the text
   /// as typed, made printable and short by the caller.
-  public func refusal(shown: String) -> String? {
+  public func refusal(shown: String, in language: InterfaceLanguage = .english) -> String? {
     switch self {
     case .one:
       return nil
     case .none:
-      return "'\(shown)' is not one of NewsAPI's 54 countries by code or name, such as fr or France; "
-        + "'newsatlas countries' lists them."
+      return Message.unknownCountry(shown, in: language)
     case .ambiguous(let candidates):
-      let named = candidates.prefix(8).map { "\($0.code) (\($0.name))" }
-      let more = candidates.count > 8 ? " and \(candidates.count - 8) more" : ""
+      let named = candidates.prefix(8).map {
+        "\($0.code) (\(language == .french ? $0.nameFrench : $0.name))"
+      }
       let list =
-        named.count > 1 && more.isEmpty
-        ? named.dropLast().joined(separator: ", ") + " or " + named.last!
-        : named.joined(separator: ", ") + more
-      return "'\(shown)' could be \(list); give one code."
+        candidates.count > 8
+        ? Message.andMore(named.joined(separator: ", "), candidates.count - 8, in: language)
+        : named.count > 1
+          ? Message.listOr(named.dropLast().joined(separator: ", "), named.last!, in: language)
+          : named.joined()
+      return Message.ambiguousCountry(shown, list, in: language)
     }
   }
 }
 
 /// Case and accent folding for matching names typed on any keyboard ("égypte", "EGYPTE", "Egypte").
-enum Folding {
+public enum Folding {
   /// Lower case, without diacritics, with hyphens and runs of spaces as one space, trimmed.
-  static func fold(_ text: String) -> String {
+  public static func fold(_ text: String) -> String {
     var result = String.UnicodeScalarView()
     var pendingSpace = false
     for scalar in text.lowercased().unicodeScalars {

@@ -1,3 +1,4 @@
+import AtlasMessages
 import AtlasSettings
 import GeoFormats
 import NewsAPI
@@ -54,7 +55,7 @@ extension OutputBuffer {
 /// went away, else with one sentence and EX_IOERR (74).
 func standardOutputFailed(_ error: Int32) -> Never {
   if error == EPIPE { exit(0) }
-  StandardError.write("newsatlas: Could not write to standard output: \(String(cString: strerror(error))).\n")
+  StandardError.write("newsatlas: \(Message.standardOutputFailed(String(cString: strerror(error))))\n")
   exit(74)
 }
 

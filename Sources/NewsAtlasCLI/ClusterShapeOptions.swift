@@ -1,36 +1,37 @@
 import ArgumentParser
+import AtlasMessages
 import GeoIndex
 
 /// supercluster's options, as `clusters`, `serve` and `headlines --cluster` take them: a cluster id means
 /// something only with the options (and the zoom) of the map it came from.
 struct ClusterShapeOptions: ParsableArguments {
-  @Option(parsing: .unconditional, help: ArgumentHelp("Cluster radius in pixels.", valueName: "px"))
+  @Option(parsing: .unconditional, help: ArgumentHelp(Message.shapeRadiusHelp(), valueName: "px"))
   var radius = DecimalNumber(ClusterOptions().radiusPixels)
 
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Tile extent in pixels (the radius is relative to it).", valueName: "n"))
+    help: ArgumentHelp(Message.shapeExtentHelp(), valueName: "n"))
   var extent = DecimalNumber(ClusterOptions().extent)
 
   @Option(
     name: .customLong("min-zoom"), parsing: .unconditional,
-    help: ArgumentHelp("The lowest zoom clustered.", valueName: "z"))
+    help: ArgumentHelp(Message.shapeMinZoomHelp(), valueName: "z"))
   var minZoom = ClusterOptions().minZoom
 
   @Option(
     name: .customLong("max-zoom"), parsing: .unconditional,
-    help: ArgumentHelp("The highest zoom clustered.", valueName: "z"))
+    help: ArgumentHelp(Message.shapeMaxZoomHelp(), valueName: "z"))
   var maxZoom = ClusterOptions().maxZoom
 
   @Option(
     name: .customLong("min-points"), parsing: .unconditional,
-    help: ArgumentHelp("The fewest points that make a cluster.", valueName: "n"))
+    help: ArgumentHelp(Message.shapeMinPointsHelp(), valueName: "n"))
   var minPoints = ClusterOptions().minPoints
 
   @Option(
     name: .customLong("node-size"), parsing: .unconditional,
     help: ArgumentHelp(
-      "Leaf size of the k-d trees (it changes output order, as in supercluster).", valueName: "n"))
+      Message.shapeNodeSizeHelp(), valueName: "n"))
   var nodeSize = ClusterOptions().nodeSize
 
   /// The options as the index takes them, each checked against its range (`ClusterOptions.check`).

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AtlasAnswers
+import AtlasMessages
 import GeoFormats
 import GeoIndex
 import NewsAtlas
@@ -7,18 +8,14 @@ import NewsAtlas
 struct ClustersCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "clusters",
-    abstract: "Cluster points by zoom level exactly as supercluster does, and print GeoJSON.",
-    discussion: """
-      Without --points the input is the 54 news-country markers. Cluster ids, counts, centres and order are \
-      supercluster 8.0.1's for the same input and options, so map tooling can switch engines without changing \
-      a stored id.
-      """
+    abstract: Message.clustersAbstract(),
+    discussion: Message.clustersDiscussion()
   )
 
   @Option(
     name: .customLong("zoom"), parsing: .unconditional,  // a negative value is read as one, not as an option
     help: ArgumentHelp(
-      "The zoom level; fractions floor, zooms above --max-zoom give the raw points.", valueName: "z"))
+      Message.clustersZoomHelp(), valueName: "z"))
   var zoomOption: DecimalNumber?
 
   var zoom: Double? { zoomOption?.value }
@@ -26,53 +23,52 @@ struct ClustersCommand: ParsableCommand {
   @Option(
     parsing: .unconditional,  // "--bbox -10,35,30,60" needs no "="
     help: ArgumentHelp(
-      "The box to return, as west,south,east,north degrees (default: the world).", valueName: "w,s,e,n"))
+      Message.clustersBboxHelp(), valueName: "w,s,e,n"))
   var bbox: String?
 
   @Option(
     help: ArgumentHelp(
-      "A GeoJSON FeatureCollection or a CSV file (latitude,longitude[,…]); - for standard input.",
-      valueName: "file"))
+      Message.clustersPointsHelp(), valueName: "file"))
   var points: String?
 
   @OptionGroup var clustering: ClusteringOptions
 
+  @OptionGroup var interface: InterfaceOptions
+
   @Option(
     help: ArgumentHelp(
-      "Cluster only the features that pass this MapLibre filter expression, as JSON: "
-        + "'[\"==\", [\"get\", \"category\"], \"sports\"]' (all, any, !, ==, !=, <, <=, >, >=, in, has, get).",
-      valueName: "json"))
+      Message.clustersFilterHelp(), valueName: "json"))
   var filter: String?
 
   @Option(
     name: .customLong("expansion-zoom"), parsing: .unconditional,
-    help: ArgumentHelp("Print the zoom at which cluster ID splits.", valueName: "id"))
+    help: ArgumentHelp(Message.clustersExpansionZoomHelp(), valueName: "id"))
   var expansionZoom: Int?
 
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Print the clusters and points cluster ID splits into.", valueName: "id"))
+    help: ArgumentHelp(Message.clustersChildrenHelp(), valueName: "id"))
   var children: Int?
 
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Print the input points of cluster ID (see --limit and --offset).", valueName: "id"))
+    help: ArgumentHelp(Message.clustersLeavesHelp(), valueName: "id"))
   var leaves: Int?
 
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("With --leaves: how many points (0 means all).", valueName: "n"))
+    help: ArgumentHelp(Message.clustersLimitHelp(), valueName: "n"))
   var limit: Int = 10
 
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("With --leaves: how many points to skip first.", valueName: "n"))
+    help: ArgumentHelp(Message.clustersOffsetHelp(), valueName: "n"))
   var offset: Int = 0
 
   @Option(
     parsing: .unconditional,  // "-1/0/0" is read as a value (and refused as one), not as an option
     help: ArgumentHelp(
-      "Print map tile Z/X/Y in tile coordinates, as supercluster's getTile.", valueName: "z/x/y"))
+      Message.clustersTileHelp(), valueName: "z/x/y"))
   var tile: String?
 
   func run() throws {
@@ -83,12 +79,11 @@ struct ClustersCommand: ParsableCommand {
     guard queries.count == 1 else {
       throw CLIError.usage(
         queries.isEmpty
-          ? "Give --zoom Z (or --expansion-zoom, --children, --leaves or --tile) to say what to print."
-          : "Give one of --zoom, --expansion-zoom, --children, --leaves and --tile, not several.")
+          ? Message.clustersNoQuery() : Message.clustersSeveralQueries())
     }
-    if bbox != nil && zoom == nil { throw CLIError.usage("--bbox goes with --zoom.") }
+    if bbox != nil && zoom == nil { throw CLIError.usage(Message.clustersBboxWithZoom()) }
     if let zoom { try formats { () throws(FormatError) in try Coordinates.zoom(zoom, name: "--zoom") } }
-    guard limit >= 0, offset >= 0 else { throw CLIError.usage("--limit and --offset must be 0 or more.") }
+    guard limit >= 0, offset >= 0 else { throw CLIError.usage(Message.clustersLimitOffset()) }
     var options = try clustering.checkedOptions()
     let box =
       try bbox.map { text throws(CLIError) in
@@ -130,7 +125,7 @@ struct ClustersCommand: ParsableCommand {
         printer.tile(index.tile(zoom: z, x: x, y: y), to: out)
       }
     } catch {
-      throw CLIError.usage(error.description + " Cluster ids come from --zoom output (\"cluster_id\").")
+      throw CLIError.usage(Message.clustersIdsFromZoom(error.description))
     }
   }
 }
@@ -141,17 +136,17 @@ struct ClusteringOptions: ParsableArguments {
 
   @Option(
     help: ArgumentHelp(
-      "Give each cluster the sum of its points' numeric PROP (repeatable).", valueName: "prop"))
+      Message.clusteringSumHelp(), valueName: "prop"))
   var sum: [String] = []
 
   @Option(
     help: ArgumentHelp(
-      "Give each cluster the smallest of its points' numeric PROP (repeatable).", valueName: "prop"))
+      Message.clusteringMinHelp(), valueName: "prop"))
   var min: [String] = []
 
   @Option(
     help: ArgumentHelp(
-      "Give each cluster the largest of its points' numeric PROP (repeatable).", valueName: "prop"))
+      Message.clusteringMaxHelp(), valueName: "prop"))
   var max: [String] = []
 
   /// The options as the index takes them, each checked against its range (`ClusterOptions.check`).
@@ -188,12 +183,10 @@ struct ClusteringOptions: ParsableArguments {
       + max.map { Aggregation(property: $0, operation: .max) }
     var seen = Set<String>()
     for aggregation in all where !seen.insert(aggregation.property).inserted {
-      throw .usage(
-        "The property '\(aggregation.property)' is aggregated twice; give it to one of --sum, --min and --max."
-      )
+      throw .usage(Message.clusteringTwice(aggregation.property))
     }
     for aggregation in all where Aggregation.reservedNames.contains(aggregation.property) {
-      throw .usage("'\(aggregation.property)' is a cluster property of its own; aggregate another property.")
+      throw .usage(Message.clusteringReserved(aggregation.property))
     }
     return all
   }

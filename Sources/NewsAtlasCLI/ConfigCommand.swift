@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtlasMessages
 import AtlasSettings
 import Fetch
 import GeoFormats
@@ -11,28 +12,25 @@ import NewsAPI
 struct ConfigCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "config",
-    abstract: "Show or change the settings file ($XDG_CONFIG_HOME/newsatlas/config.toml).",
-    discussion: """
-      config show | config get KEY | config set KEY VALUE | config unset KEY | config reset | config path. \
-      show lists every setting, its value in use and where it comes from (environment, file and line, \
-      default); the API key is shown as set, never its value. Keys: \
-      \(Settings.Key.allCases.map { "\($0.rawValue) (\($0.help))" }.joined(separator: "; ")). \
-      Flags and the environment (NEWSAPI_KEY, NEWSATLAS_API_BASE) override the file.
-      """
+    abstract: Message.configAbstract(),
+    discussion: Message.configDiscussion(
+      Settings.Key.allCases.map { "\($0.rawValue) (\($0.help))" }.joined(separator: "; "))
   )
 
-  @Argument(help: "show, get, set, unset, reset or path.")
+  @Argument(help: ArgumentHelp(Message.configActionHelp()))
   var action: String
 
-  @Argument(help: "The setting's name.")
+  @Argument(help: ArgumentHelp(Message.configKeyHelp()))
   var key: String?
 
   @Argument(
-    help: "The value, for set; - reads it from standard input (keeps a key out of ps and shell history).")
+    help: ArgumentHelp(Message.configValueHelp()))
   var value: String?
 
-  @Option(help: "Output format of show: text or json.")
+  @Option(help: ArgumentHelp(Message.configFormatHelp()))
   var format: TextOrJSON = .text
+
+  @OptionGroup var interface: InterfaceOptions
 
   /// The value on standard input: one line, its line ending dropped (at most 4 KiB).
   static func standardInputLine() throws(CLIError) -> String {
@@ -41,14 +39,14 @@ struct ConfigCommand: ParsableCommand {
     while bytes.count <= 4096 {
       let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
       if count < 0 && errno == EINTR { continue }
-      guard count >= 0 else { throw .usage("Cannot read the value from standard input.") }
+      guard count >= 0 else { throw .usage(Message.configCannotRead()) }
       if count == 0 { break }
       bytes += buffer[..<count]
     }
     var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
     if lines.last?.isEmpty == true { lines.removeLast() }  // the final line ending
     guard bytes.count <= 4096, lines.count == 1, var line = lines.first else {
-      throw .usage("'config set KEY -' takes one line of at most 4 KiB on standard input.")
+      throw .usage(Message.configOneLine())
     }
     if line.last == 0x0D { line = line.dropLast() }
     return String(decoding: line, as: UTF8.self)
@@ -65,26 +63,26 @@ struct ConfigCommand: ParsableCommand {
       return
     }
     if action == "show" {
-      guard key == nil else { throw CLIError.usage("'config show' takes no setting; it shows them all.") }
+      guard key == nil else { throw CLIError.usage(Message.configShowTakesNothing()) }
       try show()
       return
     }
     guard ["get", "set", "unset"].contains(action) else {
-      throw CLIError.usage("'\(action)' is not a config action; use show, get, set, unset, reset or path.")
+      throw CLIError.usage(Message.configUnknownAction(action))
     }
     guard let name = key, let key = Settings.Key(rawValue: name) else {
       throw CLIError.usage(
-        "Name a setting: \(Settings.Key.allCases.map(\.rawValue).joined(separator: ", ")).")
+        Message.configNameASetting(Settings.Key.allCases.map(\.rawValue).joined(separator: ", ")))
     }
     var settings = try Settings.load()
     switch action {
     case "get":
       guard let current = settings[key] else {
-        throw CLIError(description: "\(key.rawValue) is not set.", exitCode: 1)
+        throw CLIError(description: Message.configNotSet(key.rawValue), exitCode: 1)
       }
       print(key == .apiKey ? String(repeating: "•", count: 4) + current.suffix(4) : current)
     case "set":
-      guard let value else { throw CLIError.usage("Give the value after 'config set \(key.rawValue)'.") }
+      guard let value else { throw CLIError.usage(Message.configGiveValue(key.rawValue)) }
       try settings.set(key, value == "-" ? try Self.standardInputLine() : value)
     default:
       try settings.set(key, nil)
@@ -124,10 +122,17 @@ struct ConfigCommand: ParsableCommand {
     let width = shown.map(\.key.rawValue.count).max() ?? 0
     let valueWidth = min(40, shown.map { printable($0.value ?? "-").count }.max() ?? 0)
     for item in shown {
-      let value = printable(item.value ?? "-")
+      let value = printable(
+        item.key == .apiKey && item.value != nil ? Message.originSet() : item.value ?? "-")
+      let origin: String
+      switch item.origin {
+      case .environment(let name): origin = Message.originEnvironment(name)
+      case .file(let path, let line): origin = Message.originFile(path, line)
+      case .defaultValue: origin = Message.originDefault()
+      case .unset: origin = Message.originUnset()
+      }
       out.append(
-        "\(item.key.rawValue.padding(to: width))  \(value.padding(to: valueWidth))  \(printable(item.origin.description))\n"
-      )
+        "\(item.key.rawValue.padding(to: width))  \(value.padding(to: valueWidth))  \(printable(origin))\n")
     }
   }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AtlasAnswers
+import AtlasMessages
 import GeoFormats
 import GeoIndex
 import NewsAtlas
@@ -7,14 +8,16 @@ import NewsAtlas
 struct CountriesCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "countries",
-    abstract: "List the 54 news countries, or those matching a code or an English or French name."
+    abstract: Message.countriesAbstract()
   )
 
-  @Argument(help: "A code or the start of a name, any case, accents optional (\"egypte\" finds Égypte).")
+  @Argument(help: ArgumentHelp(Message.countriesQueryHelp()))
   var query: String?
 
-  @Option(help: "Output format: text or json.")
+  @Option(help: ArgumentHelp(Message.formatTextOrJSON()))
   var format: TextOrJSON = .text
+
+  @OptionGroup var interface: InterfaceOptions
 
   func run() throws {
     let countries = Country.search(query ?? "")
@@ -29,8 +32,7 @@ struct CountriesCommand: ParsableCommand {
       return
     }
     if countries.isEmpty {
-      throw CLIError.data(
-        "No news country matches '\(query ?? "")'; try a code such as fr or a name such as Égypte.")
+      throw CLIError.data(Message.countriesNoMatch(query ?? ""))
     }
     let width = countries.map(\.name.count).max() ?? 0
     for country in countries {

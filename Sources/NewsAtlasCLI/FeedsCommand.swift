@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtlasMessages
 import AtlasSettings
 import Fetch
 import Foundation
@@ -8,39 +9,35 @@ import NewsAtlas
 struct FeedsCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "feeds",
-    abstract: "List, add or remove a country's RSS and Atom feeds ($XDG_CONFIG_HOME/newsatlas/feeds.txt).",
-    discussion: """
-      feeds add COUNTRY URL | feeds remove COUNTRY URL | feeds list [COUNTRY] | feeds path. COUNTRY is a code \
-      or a name (fr, France). A country's feeds answer its headlines with --provider feeds, and with auto \
-      before NewsAPI and GDELT. NewsAtlas ships no feeds of its own.
-      """
+    abstract: Message.feedsAbstract(),
+    discussion: Message.feedsDiscussion()
   )
 
-  @Argument(help: "add, remove, list or path.")
+  @Argument(help: ArgumentHelp(Message.feedsActionHelp()))
   var action: String
 
-  @Argument(help: "The country: its code or its name.")
+  @Argument(help: ArgumentHelp(Message.feedsCountryHelp()))
   var country: String?
 
-  @Argument(help: "The feed's URL (http or https), for add and remove.")
+  @Argument(help: ArgumentHelp(Message.feedsURLHelp()))
   var url: String?
 
-  @Option(help: "Output format of list: text or json.")
+  @Option(help: ArgumentHelp(Message.feedsFormatHelp()))
   var format: TextOrJSON = .text
+
+  @OptionGroup var interface: InterfaceOptions
 
   func validate() throws {
     guard ["add", "remove", "list", "path"].contains(action) else {
-      throw CLIError.usage(
-        "'\(printable(String(action.prefix(64))))' is not a feeds action; use add, remove, list or path.")
+      throw CLIError.usage(Message.feedsUnknownAction(printable(String(action.prefix(64)))))
     }
     if action == "add" || action == "remove" {
       guard country != nil, url != nil else {
-        throw CLIError.usage(
-          "'feeds \(action)' takes a country and a URL: newsatlas feeds \(action) fr https://….")
+        throw CLIError.usage(Message.feedsTakesCountryAndURL(action))
       }
     } else if url != nil || (action == "path" && country != nil) {
       throw CLIError.usage(
-        "'feeds \(action)' takes \(action == "path" ? "nothing" : "at most a country") more.")
+        (action == "path" ? Message.feedsTakesNothingMore : Message.feedsTakesACountryMore)(action))
     }
   }
 
@@ -56,18 +53,16 @@ struct FeedsCommand: ParsableCommand {
       let url = try FeedList.validate(url: url ?? "")
       let shown = printable(HTTPURL.redacted(url))
       if try list.add(country: code!, url: url) {
-        print("\(code!): added \(shown)")
+        print(Message.feedsAdded(code!, shown))
       } else {
-        print("\(code!): already has \(shown)")
+        print(Message.feedsAlreadyHas(code!, shown))
       }
     case "remove":
       let shown = printable(HTTPURL.redacted(url ?? ""))
       guard try list.remove(country: code!, url: url ?? "") else {
-        throw CLIError(
-          description: "\(code!) has no feed \(shown); 'newsatlas feeds list \(code!)' lists its feeds.",
-          exitCode: 1)
+        throw CLIError(description: Message.feedsNoSuchFeed(code!, shown), exitCode: 1)
       }
-      print("\(code!): removed \(shown)")
+      print(Message.feedsRemoved(code!, shown))
     default:
       let entries = list.entries.filter { code == nil || $0.country == code }
       switch format {
@@ -79,7 +74,9 @@ struct FeedsCommand: ParsableCommand {
         print(String(decoding: data, as: UTF8.self))
       case .text:
         for entry in entries {
-          let name = Country.named(code: entry.country)?.name ?? entry.country
+          let country = Country.named(code: entry.country)
+          let name =
+            (InterfaceLanguage.current == .french ? country?.nameFrench : country?.name) ?? entry.country
           print("\(entry.country)  \(name)  \(printable(HTTPURL.redacted(entry.url)))")
         }
       }

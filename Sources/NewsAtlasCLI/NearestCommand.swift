@@ -1,5 +1,6 @@
 import ArgumentParser
 import AtlasAnswers
+import AtlasMessages
 import GeoFormats
 import GeoIndex
 import NewsAtlas
@@ -11,22 +12,19 @@ import NewsAtlas
 struct NearestCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "nearest",
-    abstract: "Find the news countries (or your own points) nearest to a place by great-circle distance.",
+    abstract: Message.nearestAbstract(),
     usage: """
       newsatlas nearest LAT LON [--count <n>] [--max-km <km>] [--format <format>] [--points <file>]
       newsatlas nearest --input <file> [--format csv|jsonl] [--count <n>] [--points <file>] [--threads <n>]
       """,
-    discussion: """
-      Give LAT LON for one place, or --input FILE (or - for standard input) with one latitude,longitude per \
-      line to answer millions of places in one run; bad rows get an error row and the exit status 65.
-      """
+    discussion: Message.nearestDiscussion()
   )
 
   // Collected unparsed so that negative numbers ("-33.87 151.21") are read as coordinates, not options.
   @Argument(
     parsing: .allUnrecognized,
     help: ArgumentHelp(
-      "Latitude (degrees north, -90 to 90) and longitude (degrees east, -180 to 180): LAT LON or LAT,LON.",
+      Message.nearestPlaceHelp(),
       valueName: "lat lon"))
   var rawCoordinates: [String] = []
 
@@ -36,47 +34,47 @@ struct NearestCommand: ParsableCommand {
   var coordinates: [String] { Coordinates.placeFields(rawArguments) }
 
   @Option(
-    parsing: .unconditional, help: ArgumentHelp("How many neighbours to list, nearest first.", valueName: "n")
-  )
+    parsing: .unconditional, help: ArgumentHelp(Message.nearestCountHelp(), valueName: "n"))
   var count: Int = 1
 
   @Option(
     name: .customLong("max-km"), parsing: .unconditional,
-    help: ArgumentHelp("List only neighbours within this many kilometres.", valueName: "km"))
+    help: ArgumentHelp(Message.nearestMaxKmHelp(), valueName: "km"))
   var maxKilometersOption: DecimalNumber?
 
   var maxKilometers: Double? { maxKilometersOption?.value }
 
-  @Option(help: "Output format: text, json or geojson for one place; csv or jsonl with --input.")
+  @Option(help: ArgumentHelp(Message.nearestFormatHelp()))
   var format: OutputFormat?
 
   @Option(
     help: ArgumentHelp(
-      "Search your own points instead: a GeoJSON FeatureCollection of Points, or CSV with latitude and longitude columns.",
+      Message.nearestPointsHelp(),
       valueName: "file"))
   var points: String?
 
   @Option(
     help: ArgumentHelp(
-      "Answer every latitude,longitude line of this file (- for standard input), in order.", valueName: "file"
-    ))
+      Message.nearestInputHelp(), valueName: "file"))
   var input: String?
 
   @OptionGroup var threads: ThreadsOption
 
+  @OptionGroup var interface: InterfaceOptions
+
   func run() throws {
-    guard count >= 1 else { throw CLIError.usage("--count must be 1 or more, not \(count).") }
+    guard count >= 1 else { throw CLIError.usage(Message.nearestCountRange(count)) }
     if let maxKilometers, !(maxKilometers >= 0) {
-      throw CLIError.usage("--max-km must be a distance of 0 kilometres or more, not \(maxKilometers).")
+      throw CLIError.usage(Message.nearestMaxKmRange(maxKilometers))
     }
     if let option = rawArguments.first(where: { $0.hasPrefix("-") && !Coordinates.isPlaceArgument($0) }) {
-      throw CLIError.usage("Unknown option '\(option)'; 'newsatlas nearest --help' lists the options.")
+      throw CLIError.usage(Message.unknownOption(option, "nearest"))
     }
     guard coordinates.count <= 2 else {
-      throw CLIError.usage("Give one latitude and one longitude, not \(coordinates.count) values.")
+      throw CLIError.usage(Message.tooManyCoordinates(coordinates.count))
     }
     if input != nil && !coordinates.isEmpty {
-      throw CLIError.usage("Give either LAT LON or --input FILE, not both.")
+      throw CLIError.usage(Message.eitherPlaceOrInput())
     }
     let target =
       try points.map { path throws(CLIError) in
@@ -87,8 +85,7 @@ struct NearestCommand: ParsableCommand {
     if let input {
       let format = try batchFormat(self.format)
       guard format == .jsonl || count == 1 else {
-        throw CLIError.usage(
-          "--count above 1 needs --format jsonl with --input; csv has one row per input line.")
+        throw CLIError.usage(Message.nearestCountWithCSV())
       }
       try runBatch(
         path: input, query: .nearest(target, count: count, maxKilometers: maxKilometers ?? .infinity),
@@ -96,19 +93,17 @@ struct NearestCommand: ParsableCommand {
       return
     }
     guard let latitudeText = coordinates.first else {
-      throw CLIError.usage(
-        "Give a latitude and a longitude (for example: nearest 48.85 2.35), or --input FILE.")
+      throw CLIError.usage(Message.placeMissing("nearest"))
     }
     guard coordinates.count == 2 else {
-      throw CLIError.usage("Give the longitude after the latitude \(latitudeText).")
+      throw CLIError.usage(Message.longitudeMissing(latitudeText))
     }
     let query = try formats { () throws(FormatError) in
       try Coordinates.point(latitude: latitudeText, longitude: coordinates[1])
     }
     let format = self.format ?? .text
     guard format == .text || format == .json || format == .geojson else {
-      throw CLIError.usage(
-        "For one place the format is text, json or geojson; csv and jsonl go with --input.")
+      throw CLIError.usage(Message.nearestOnePlaceFormat())
     }
     let found = target.tree.neighbors(
       of: query, count: count, maxDistanceKilometers: maxKilometers ?? .infinity)
@@ -123,7 +118,8 @@ struct NearestCommand: ParsableCommand {
     default:
       if found.isEmpty {
         out.append(
-          "Nothing within \(Format.fixed(maxKilometers ?? 0, 1)) km of \(latitudeText), \(coordinates[1]).\n")
+          Message.nearestNothingWithin(Format.fixed(maxKilometers ?? 0, 1), latitudeText, coordinates[1])
+            + "\n")
       }
       for neighbor in found {
         out.append(target.textLine(neighbor, from: query))
@@ -137,7 +133,7 @@ func batchFormat(_ format: OutputFormat?) throws(CLIError) -> BatchFormat {
   switch format ?? .csv {
   case .csv: return .csv
   case .jsonl: return .jsonl
-  case let other: throw .usage("With --input the format is csv or jsonl, not \(other.rawValue).")
+  case let other: throw .usage(Message.batchFormat(other.rawValue))
   }
 }
 
@@ -146,14 +142,14 @@ struct ThreadsOption: ParsableArguments {
   @Option(
     name: .customLong("threads"), parsing: .unconditional,
     help: ArgumentHelp(
-      "Cores that answer --input rows (default: all); the output is the same.", valueName: "n"))
+      Message.threadsHelp(), valueName: "n"))
   var requested: Int?
 
   /// The cores asked for, else all of this machine's (not a default in the help, which would show this one's).
   var threads: Int { requested ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 
   func validate() throws {
-    guard (1...256).contains(threads) else { throw CLIError.usage("--threads is 1 to 256, not \(threads).") }
+    guard (1...256).contains(threads) else { throw CLIError.usage(Message.threadsRange(threads)) }
   }
 }
 
@@ -167,8 +163,8 @@ func runBatch(path: String, query: BatchQuery, format: BatchFormat, threads: Int
   }
   if summary.failedRows > 0 {
     throw .data(
-      "\(summary.failedRows) of \(summary.rows) rows failed (the first on line \(summary.firstFailedLine)); "
-        + "their \(format == .csv ? "error column" : "\"error\" member") says why.")
+      (format == .csv ? Message.batchFailedRows : Message.batchFailedRowsJSONL)(
+        summary.failedRows, summary.rows, summary.firstFailedLine))
   }
 }
 
@@ -183,12 +179,14 @@ extension NearestTarget {
     switch self {
     case .countries:
       let country = Country.all[neighbor.index]
-      return "\(country.code)  \(country.name.padding(to: 20)) \(distance)  bearing \(bearing)\n"
+      let name = InterfaceLanguage.current == .french ? country.nameFrench : country.name
+      return "\(country.code)  \(name.padding(to: 20)) \(distance)  \(Message.nearestBearing()) \(bearing)\n"
     case .userPoints:
       var json = JSONWriter()
       json.value(properties(neighbor))
       let properties = String(decoding: json.bytes, as: UTF8.self)
-      return "#\(featureIndex(neighbor))  \(distance)  bearing \(bearing)  \(properties)\n"
+      return
+        "#\(featureIndex(neighbor))  \(distance)  \(Message.nearestBearing()) \(bearing)  \(properties)\n"
     }
   }
 }

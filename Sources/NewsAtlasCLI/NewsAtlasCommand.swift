@@ -1,6 +1,8 @@
 import ArgumentParser
+import AtlasMessages
 import AtlasSettings
 import Fetch
+import Foundation
 import GeoFormats
 import NewsAPI
 
@@ -12,13 +14,8 @@ import NewsAPI
 struct NewsAtlasCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "newsatlas",
-    abstract: "Find the news country for a place, exactly and fast.",
-    discussion: """
-      EXIT STATUS (sysexits): 0 success; 64 a bad command line; 65 bad data (a malformed file, failed batch \
-      rows, the good ones still written); 69 the network or the service failed; 73 an output file that cannot \
-      be created; 74 a read or write failed; 75 try later (quota, request budget, a locked cache); 77 the \
-      service rejected the key; 78 a configuration problem (no key, a bad setting); 130 and 143 interrupted.
-      """,
+    abstract: Message.rootAbstract(),
+    discussion: Message.rootDiscussion(),
     version: "0.1.0",
     subcommands: [
       NearestCommand.self, ResolveCommand.self, ClustersCommand.self, ServeCommand.self, TilesCommand.self,
@@ -34,6 +31,11 @@ struct NewsAtlasCommand: AsyncParsableCommand {
     // A file-size limit (or a full quota) must fail the cache's write, not kill the command: the cache then
     // warns and the answer still prints.
     signal(SIGXFSZ, SIG_IGN)
+    // The interface's language, chosen before parsing: help and parsing errors are written in it.
+    let environment = ProcessInfo.processInfo.environment
+    InterfaceLanguage.current = InterfaceLanguage.chosen(
+      arguments: Array(CommandLine.arguments.dropFirst()),
+      setting: (try? Settings.load())?[.interfaceLanguage], environment: environment)
     do {
       var command = try parseAsRoot()
       if var command = command as? AsyncParsableCommand {
@@ -60,8 +62,17 @@ struct NewsAtlasCommand: AsyncParsableCommand {
       var message = message(for: error)
       if let newline = message.firstIndex(of: "\n") { message = String(message[..<newline]) }
       if !message.hasSuffix(".") { message += "." }
-      StandardError.write("newsatlas: \(printable(message)) See 'newsatlas help'.\n")
+      StandardError.write("newsatlas: \(printable(Message.seeHelp(message)))\n")
       Glibc.exit(code == .failure ? CLIError.usage : code.rawValue)
     }
   }
 }
+
+/// `--lang`, which every command takes: the language of what it says (read before parsing by `main`, which
+/// writes the help in it; parsed here so that each command's help lists it and a bad value is refused).
+struct InterfaceOptions: ParsableArguments {
+  @Option(help: ArgumentHelp(Message.langHelp(), valueName: "lang"))
+  var lang: InterfaceLanguage?
+}
+
+extension InterfaceLanguage: ExpressibleByArgument {}

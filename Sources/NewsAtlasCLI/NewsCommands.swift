@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtlasMessages
 import AtlasSettings
 import Fetch
 import Foundation
@@ -13,40 +14,37 @@ struct ServiceOptions: ParsableArguments {
   @Option(
     name: .customLong("api-base"),
     help: ArgumentHelp(
-      "The service's base URL (default $NEWSATLAS_API_BASE, else \(NewsConfiguration.defaults.apiBase)).",
+      Message.apiBaseHelp(NewsConfiguration.defaults.apiBase),
       valueName: "url"))
   var apiBase: String?
 
   @Option(
-    parsing: .unconditional, help: ArgumentHelp("Seconds allowed for each request.", valueName: "seconds"))
+    parsing: .unconditional, help: ArgumentHelp(Message.timeoutHelp(), valueName: "seconds"))
   var timeout = NewsConfiguration.defaults.requestTimeout
 
-  @Option(parsing: .unconditional, help: ArgumentHelp("Requests in flight at once.", valueName: "n"))
+  @Option(parsing: .unconditional, help: ArgumentHelp(Message.concurrencyHelp(), valueName: "n"))
   var concurrency = NewsConfiguration.defaults.concurrency
 
-  @Option(help: "Output format: text or json.")
+  @Option(help: ArgumentHelp(Message.formatTextOrJSON()))
   var format: TextOrJSON = .text
 
-  @Flag(help: "Dates in text as ISO 8601 in UTC (2026-11-24T10:15:00Z), for scripts that parse text.")
+  @Flag(help: ArgumentHelp(Message.utcHelp()))
   var utc = false
 
-  @Option(
-    help: ArgumentHelp(
-      "Language of dates in text: en or fr (default: fr when LC_ALL, LC_MESSAGES or LANG starts with fr).",
-      valueName: "lang"))
-  var lang: InterfaceLanguage?
+  @OptionGroup var interface: InterfaceOptions
 
-  @Flag(help: "Ask the service even when a fresh answer is cached.")
+  @Flag(help: ArgumentHelp(Message.refreshHelp()))
   var refresh = false
 
-  @Flag(help: "Answer only from the cache, saying how old each answer is.")
+  @Flag(help: ArgumentHelp(Message.offlineHelp()))
   var offline = false
 
-  @Flag(help: "Send even when the plan's daily budget is spent.")
+  @Flag(help: ArgumentHelp(Message.forceHelp()))
   var force = false
 
-  /// How text output shows an article's date: in the reader's time zone (`TZ`, else the system's) and language.
-  var dates: HumanDate { HumanDate(language: lang ?? .fromLocale(), utc: utc) }
+  /// How text output shows an article's date: in the reader's time zone (`TZ`, else the system's) and the
+  /// interface's language.
+  var dates: HumanDate { HumanDate(language: interface.lang ?? .current, utc: utc) }
 
   /// A client from the flags, else the environment (`NEWSAPI_KEY`, `NEWSATLAS_API_BASE`), else the settings file.
   func client(settings: Settings, keyRequired: Bool = true) throws(CLIError) -> (NewsAPIClient, HTTPClient) {
@@ -111,20 +109,20 @@ struct ServiceOptions: ParsableArguments {
       throw error
     } catch {
       http.shutdown()
-      throw CLIError(description: "\(error)", exitCode: 70)
+      throw CLIError(description: "\(error)", exitCode: 70)  // no sentence of ours: a programming error
     }
   }
 
   /// The libcurl client the flags describe.
   private func httpClient() throws(CLIError) -> HTTPClient {
     guard timeout > 0, timeout <= 86_400 else {
-      throw .usage("--timeout must be a number of seconds above 0 and at most a day (86400).")
+      throw .usage(Message.timeoutRange())
     }
     guard (1...256).contains(concurrency) else {
-      throw .usage("--concurrency must be 1 to 256, not \(concurrency).")
+      throw .usage(Message.concurrencyRange(concurrency))
     }
     guard !(refresh && offline) else {
-      throw .usage("--refresh asks the service and --offline never does; give one.")
+      throw .usage(Message.refreshAndOffline())
     }
     var configuration = HTTPClientConfiguration()
     configuration.maxConcurrentTransfers = concurrency
@@ -157,10 +155,8 @@ struct ServiceOptions: ParsableArguments {
         return nil
       }
       throw CLIError(
-        description: error.description
-          + (offline
-            ? " --offline answers only from it."
-            : " Without it no request can be counted against the budget, so nothing is sent."),
+        description: offline
+          ? Message.cacheOfflineOnly(error.description) : Message.cacheNeeded(error.description),
         exitCode: error.isTemporary ? 75 : error.isIOError ? 74 : 73)
     }
   }
@@ -191,11 +187,11 @@ extension CLIError {
     default: code = 69
     }
     // What only a command line can do about our own budget.
-    var description = error.description
+    var description = error.description(in: .current)
     if case .planOverBudget = error {
-      description += " --dry-run shows the plan; --force sends anyway."
+      description = Message.planOverBudgetHint(description)
     } else if error.isOwnBudget {
-      description += " --force sends anyway."
+      description = Message.ownBudgetHint(description)
     }
     self.init(description: description, exitCode: code)
   }
@@ -204,95 +200,84 @@ extension CLIError {
 struct HeadlinesCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "headlines",
-    abstract: "Fetch headlines for news countries in as few requests as their provider allows.",
-    discussion: """
-      Headlines come from a provider: newsapi, gdelt or feeds; auto (the default) takes, for each country, \
-      its configured feeds if it has any, else NewsAPI when a key is set and NewsAPI has a route for it, else \
-      GDELT, which needs no key. NewsAPI's top-headlines?country= now answers only for us. The others are \
-      served by their sources: several countries share one request of up to 20 sources, split back by each \
-      article's source, and a country that a shared answer crowds out gets one request of its own. GDELT \
-      packs several countries into one sourcecountry query, split back by each article's sourcecountry, at \
-      most one request every 5 seconds (across processes) and 12 a run. --dry-run prints the plan and how \
-      long it takes, and sends nothing. The key comes from NEWSAPI_KEY and travels only in a request header \
-      to NewsAPI's host.
-      """
+    abstract: Message.headlinesAbstract(),
+    discussion: Message.headlinesDiscussion()
   )
 
   @Option(
     help: ArgumentHelp(
-      "One country: a code (fr) or an English or French name, any case, accents optional (France, Allemagne).",
+      Message.headlinesCountryHelp(),
       valueName: "country"))
   var country: String?
 
   @Option(
     help: ArgumentHelp(
-      "Several countries, comma-separated codes or names (fr,de or France,Germany).", valueName: "list"))
+      Message.headlinesCountriesHelp(), valueName: "list"))
   var countries: String?
 
   @Option(
     parsing: .unconditional,  // "--near -33.87,151.21" needs no "="
     help: ArgumentHelp(
-      "The news country of a place: the one it is in, else the nearest (as resolve).", valueName: "lat,lon"))
+      Message.headlinesNearHelp(), valueName: "lat,lon"))
   var near: String?
 
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp(
-      "Every country of a cluster of the 54 markers (with --zoom, and the clustering options of its map).",
+      Message.headlinesClusterHelp(),
       valueName: "id"))
   var cluster: String?
 
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("The zoom of the map --cluster is on (0 to 31).", valueName: "z"))
+    help: ArgumentHelp(Message.headlinesZoomHelp(), valueName: "z"))
   var zoom: String?
 
-  @OptionGroup(title: "Clustering (with --cluster: the options of the map its id came from)")
+  @OptionGroup(title: Message.shapeTitle())
   var clustering: ClusterShapeOptions
 
-  @Flag(help: "All 54 countries.")
+  @Flag(help: ArgumentHelp(Message.headlinesAllHelp()))
   var all = false
 
   @Option(
     help: ArgumentHelp(
-      "One category (business, entertainment, general, health, science, sports, technology).", valueName: "c")
+      Message.headlinesCategoryHelp(), valueName: "c")
   )
   var category: String?
 
   @Option(
     help: ArgumentHelp(
-      "Several categories of each country, comma-separated (business,sports), or all seven.",
+      Message.headlinesCategoriesHelp(),
       valueName: "list"))
   var categories: String?
 
   @Option(
     name: .customLong("page-size"), parsing: .unconditional,
     help: ArgumentHelp(
-      "Articles per country, 1 to 100 (default \(HeadlinesRequest.defaultPageSize)).", valueName: "n"))
+      Message.headlinesPageSizeHelp(HeadlinesRequest.defaultPageSize), valueName: "n"))
   var pageSize: String?
 
   @Flag(
     name: .customLong("search-fallback"),
-    help: "Search everything for countries that have no sources (one request each).")
+    help: ArgumentHelp(Message.headlinesSearchFallbackHelp()))
   var searchFallback = false
 
-  @Flag(help: "Ask top-headlines?country= again, even where the service is known to answer it empty.")
+  @Flag(help: ArgumentHelp(Message.headlinesProbeHelp()))
   var probe = false
 
-  @Flag(name: .customLong("dry-run"), help: "Print the requests the command would send, and send nothing.")
+  @Flag(name: .customLong("dry-run"), help: ArgumentHelp(Message.headlinesDryRunHelp()))
   var dryRun = false
 
   @Option(
     help: ArgumentHelp(
-      "Where headlines come from: auto, newsapi, gdelt or feeds (default the provider setting, else auto).",
+      Message.headlinesProviderHelp(),
       valueName: "name"))
   var provider: String?
 
   @Option(
     name: .customLong("feed"),
     help: ArgumentHelp(
-      "An RSS or Atom feed for this run alone, in place of the feeds file's (repeatable); it answers every "
-        + "country asked, with --provider feeds or auto.", valueName: "url"))
+      Message.headlinesFeedHelp(), valueName: "url"))
   var feeds: [String] = []
 
   @OptionGroup var service: ServiceOptions
@@ -309,10 +294,11 @@ struct HeadlinesCommand: AsyncParsableCommand {
     do {
       choice = try settings.provider(given: provider)
     } catch {
-      throw CLIError.usage(error.description.replacingOccurrences(of: "provider;", with: "--provider;"))
+      throw CLIError.usage(
+        Message.headlinesProviderFlag(printable(String((provider ?? "").prefix(64))), ProviderChoice.spoken))
     }
     if !feeds.isEmpty && choice != .feeds && choice != .auto {
-      throw CLIError.usage("--feed is read by the feeds provider: use it with --provider feeds or auto.")
+      throw CLIError.usage(Message.headlinesFeedNeedsFeeds())
     }
     let (providers, http) = try service.providers(
       settings: settings, choice: choice, dryRun: dryRun, oneOff: feeds)
@@ -337,7 +323,9 @@ struct HeadlinesCommand: AsyncParsableCommand {
       results = try await providers.headlines(jobs, choice: choice, options: options) { _, result in
         guard format == .text else { return }
         if let error = result.error {  // as they complete; a lone result's error is the closing sentence
-          if jobs.count > 1 { StandardError.write("newsatlas: \(result.job.label): \(error.description)\n") }
+          if jobs.count > 1 {
+            StandardError.write("newsatlas: \(result.job.label): \(error.description(in: .current))\n")
+          }
         } else {
           out.append(Self.text(result, dates: service.dates))
           out.flush()
@@ -354,7 +342,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
     guard let worst, let error = worst.error else { return }
     throw CLIError(
       description: Self.failureSentence(
-        failed: failed.count, of: jobs.count, worst: "\(worst.job.label): \(error.description)",
+        failed: failed.count, of: jobs.count, worst: "\(worst.job.label): \(error.description(in: .current))",
         errorsPrinted: format == .text),
       exitCode: CLIError(newsAPI: error).exitCode)
   }
@@ -364,12 +352,13 @@ struct HeadlinesCommand: AsyncParsableCommand {
   /// document, and the sentence names the one that sets the exit status.
   static func failureSentence(failed: Int, of total: Int, worst: String, errorsPrinted: Bool) -> String {
     if total == 1 { return worst }
-    let count = failed == total ? "All \(total) results failed" : "\(failed) of \(total) results failed"
+    let count =
+      failed == total ? Message.headlinesAllFailed(total) : Message.headlinesSomeFailed(failed, total)
     let rest = total - failed
     let others =
-      rest == 0 ? "" : rest == 1 ? "; the other one is above" : "; the other \(rest) are above"
+      rest == 0 ? "" : rest == 1 ? Message.headlinesOtherAbove() : Message.headlinesOthersAbove(rest)
     if errorsPrinted { return count + others + "." }
-    return count + " (their errors are in the JSON); " + worst
+    return Message.headlinesErrorsInJSON(count, worst)
   }
 
   /// The request the flags make, checked by the news library as the service's `/v1/headlines` checks its
@@ -384,10 +373,10 @@ struct HeadlinesCommand: AsyncParsableCommand {
     do {
       return try HeadlinesRequest(given, clusterOptions: clusterOptions)
     } catch {
-      let sentence = error.description(naming: flag)
+      let sentence = error.description(naming: flag, in: .current)
       guard case .oneSelection = error, !given.namesCountries else { throw .usage(sentence) }
       // Nothing named and no favourite: say how to keep one.
-      throw .usage(sentence.dropLast() + ", or keep a favourite with 'newsatlas config set country fr'.")
+      throw .usage(Message.headlinesKeepFavourite(sentence.dropLast()))
     }
   }
 
@@ -399,14 +388,16 @@ struct HeadlinesCommand: AsyncParsableCommand {
   static func text(_ result: HeadlinesResult, dates: HumanDate) -> String {
     var text = result.job.label
     let count = result.articles.count
+    let articles = count == 1 ? Message.headlinesOneArticle() : Message.headlinesArticles(count)
     switch result.strategy {
     case .none:
-      return text + " · no headlines: \(result.reason ?? "nothing to ask")\n"
-    case .country: text += " · \(count) article\(count == 1 ? "" : "s") via top headlines\n"
-    case .sources: text += " · \(count) article\(count == 1 ? "" : "s") via its sources\n"
-    case .search: text += " · \(count) article\(count == 1 ? "" : "s") via a search of its name\n"
-    case .sourcecountry: text += " · \(count) article\(count == 1 ? "" : "s") via GDELT\n"
-    case .feeds: text += " · \(count) article\(count == 1 ? "" : "s") via its feeds\n"
+      return text + " · " + Message.headlinesNoHeadlines(result.reason ?? Message.headlinesNothingToAsk())
+        + "\n"
+    case .country: text += " · \(articles) \(Message.headlinesViaTop())\n"
+    case .sources: text += " · \(articles) \(Message.headlinesViaSources())\n"
+    case .search: text += " · \(articles) \(Message.headlinesViaSearch())\n"
+    case .sourcecountry: text += " · \(articles) \(Message.headlinesViaGDELT())\n"
+    case .feeds: text += " · \(articles) \(Message.headlinesViaFeeds())\n"
     }
     for article in result.articles { text += article.textLines(dates) }
     return text
@@ -417,47 +408,54 @@ struct HeadlinesCommand: AsyncParsableCommand {
     let codes = { (offsets: [Int]) in
       offsets.map { plan.jobs[$0].label(short: true) }.joined(separator: ", ")
     }
-    var text =
-      "Plan for \(plan.jobs.count) result\(plan.jobs.count == 1 ? "" : "s"), "
-      + "\(plan.options.pageSize) article\(plan.options.pageSize == 1 ? "" : "s") each:\n"
+    let language = InterfaceLanguage.current
+    let (cached, send) = (Message.planCached(), Message.planSend())
+    let width = max(cached.count, send.count, Message.planLater().count, Message.planNone().count)
+    func column(_ word: String) -> String { word.padding(to: width) }
+    let results = plan.jobs.count == 1 ? Message.planOneResult() : Message.planResults(plan.jobs.count)
+    let articles =
+      plan.options.pageSize == 1
+      ? Message.headlinesOneArticle() : Message.headlinesArticles(plan.options.pageSize)
+    var text = Message.planHeading(results, articles) + "\n"
     switch plan.sourcesList {
     case .notNeeded: break
-    case .cached: text += "  cached  top-headlines/sources  (the sources list)\n"
-    case .send: text += "  send    top-headlines/sources  (the sources list)\n"
+    case .cached: text += "  \(column(cached))  top-headlines/sources  \(Message.planSourcesList())\n"
+    case .send: text += "  \(column(send))  top-headlines/sources  \(Message.planSourcesList())\n"
     }
     for request in plan.requests {
       let provider = request.provider == .newsapi ? "" : request.provider.rawValue + " "
       text +=
-        "  \(request.cached ? "cached" : "send  ")  \(provider)\(printable(request.text))  → "
+        "  \(column(request.cached ? cached : send))  \(provider)\(printable(request.text))  → "
         + codes(request.jobs)
-        + (request.route == .packed ? " (packed)" : request.route == .probe ? " (probe)" : "") + "\n"
+        + (request.route == .packed
+          ? " " + Message.planPacked() : request.route == .probe ? " " + Message.planProbe() : "") + "\n"
     }
     if !plan.awaitingSourcesList.isEmpty {
       text +=
-        "  later   top-headlines?sources=…  → \(codes(plan.awaitingSourcesList)), packed once the sources "
-        + "list is known (a dry run does not fetch it)\n"
+        "  \(column(Message.planLater()))  top-headlines?sources=…  → \(codes(plan.awaitingSourcesList)), "
+        + Message.planAwaiting() + "\n"
     }
     for i in plan.settled.keys.sorted() {
       let result = plan.settled[i]!
-      text += "  none    \(codes([i])): \(printable(result.reason ?? "nothing to ask"))\n"
-    }
-    text += "Sends \(plan.cost) request\(plan.cost == 1 ? "" : "s")"
-    if plan.followUpsAtMost > 0 {
-      text += " (up to \(plan.followUpsAtMost) more if shared answers crowd countries out)"
-    } else {
-      text += " (more only if a shared answer crowds a country out)"
-    }
-    if let usage, plan.requests.contains(where: { $0.provider == .newsapi }) {
       text +=
-        "; last 24 hours: \(usage.lastDay) + \(plan.cost) of \(usage.dailyBudget); "
-        + "last 12 hours: \(usage.lastHalfDay) + \(plan.cost) of \(usage.halfDayBudget)"
+        "  \(column(Message.planNone()))  \(codes([i])): "
+        + "\(printable(result.reason ?? Message.headlinesNothingToAsk()))\n"
+    }
+    text += Message.planSends(plan.cost == 1 ? Message.planOneRequest() : Message.planRequests(plan.cost))
+    text +=
+      " "
+      + (plan.followUpsAtMost > 0 ? Message.planUpToMore(plan.followUpsAtMost) : Message.planMoreOnly())
+    if let usage, plan.requests.contains(where: { $0.provider == .newsapi }) {
+      text += Message.planBudget(
+        usage.lastDay, plan.cost, usage.dailyBudget, usage.lastHalfDay, plan.cost, usage.halfDayBudget)
     }
     text += ".\n"
     if plan.seconds > 0 || plan.secondsAtMost > 0 {
       text +=
-        "Takes about \(spokenDuration(plan.seconds))"
-        + (plan.secondsAtMost > plan.seconds ? ", at most \(spokenDuration(plan.secondsAtMost))" : "")
-        + ", GDELT being asked once every \(spokenDuration(plan.spacing)).\n"
+        Message.planTakes(spokenDuration(plan.seconds, in: language))
+        + (plan.secondsAtMost > plan.seconds
+          ? Message.planAtMost(spokenDuration(plan.secondsAtMost, in: language)) : "")
+        + Message.planGDELTSpacing(spokenDuration(plan.spacing, in: language)) + "\n"
     }
     return text
   }
@@ -467,57 +465,58 @@ extension HeadlinesJob {
   /// "fr  France · business", or with `short` "fr/business".
   func label(short: Bool = false) -> String {
     if short { return country.code + (category.map { "/" + $0 } ?? "") }
-    return "\(country.code)  \(country.name)" + (category.map { " · " + $0 } ?? "")
+    let name = InterfaceLanguage.current == .french ? country.nameFrench : country.name
+    return "\(country.code)  \(name)" + (category.map { " · " + $0 } ?? "")
   }
   var label: String { label() }
 }
 
 struct SearchCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "search", abstract: "Search every article NewsAPI indexes (its everything endpoint).")
+    commandName: "search", abstract: Message.searchAbstract())
 
-  @Argument(help: "Words to look for; NewsAPI's syntax (\"exact phrase\", +must, -not, AND/OR/NOT) works.")
+  @Argument(help: ArgumentHelp(Message.searchQueryHelp()))
   var query: String
 
-  @Option(help: ArgumentHelp("One of NewsAPI's 14 languages, such as fr.", valueName: "l"))
+  @Option(help: ArgumentHelp(Message.searchLanguageHelp(), valueName: "l"))
   var language: String?
 
   @Option(
     name: .customLong("sort-by"),
-    help: ArgumentHelp("relevancy, popularity or publishedAt.", valueName: "order"))
+    help: ArgumentHelp(Message.searchSortByHelp(), valueName: "order"))
   var sortBy: String?
 
   @Option(
     help: ArgumentHelp(
-      "Oldest date or time, ISO 8601 (2026-11-01 or 2026-11-01T10:00:00), UTC unless it has an offset.",
+      Message.searchFromHelp(),
       valueName: "date"))
   var from: String?
 
-  @Option(help: ArgumentHelp("Newest date or time, ISO 8601.", valueName: "date"))
+  @Option(help: ArgumentHelp(Message.searchToHelp(), valueName: "date"))
   var to: String?
 
   @Option(
-    help: ArgumentHelp("Only these sources, comma-separated ids (up to 20; see sources).", valueName: "ids"))
+    help: ArgumentHelp(Message.searchSourcesHelp(), valueName: "ids"))
   var sources: String?
 
   @Option(
-    help: ArgumentHelp("Only these domains, comma-separated (bbc.co.uk,lemonde.fr).", valueName: "domains"))
+    help: ArgumentHelp(Message.searchDomainsHelp(), valueName: "domains"))
   var domains: String?
 
   @Option(
     name: .customLong("exclude-domains"),
-    help: ArgumentHelp("Never these domains, comma-separated.", valueName: "domains"))
+    help: ArgumentHelp(Message.searchExcludeDomainsHelp(), valueName: "domains"))
   var excludeDomains: String?
 
   @Option(
     name: .customLong("search-in"),
     help: ArgumentHelp(
-      "Where the words must be: title, description, content, comma-separated.", valueName: "fields"))
+      Message.searchSearchInHelp(), valueName: "fields"))
   var searchIn: String?
 
   @Option(
     name: .customLong("page-size"), parsing: .unconditional,
-    help: ArgumentHelp("Articles, 1 to 100.", valueName: "n"))
+    help: ArgumentHelp(Message.searchPageSizeHelp(), valueName: "n"))
   var pageSize: Int = 20
 
   @OptionGroup var service: ServiceOptions
@@ -525,8 +524,9 @@ struct SearchCommand: AsyncParsableCommand {
   func run() async throws {
     let settings = try Settings.load()
     var search = SearchQuery(q: query)
-    search.language = language ?? settings[.language]
-    search.sortBy = sortBy
+    // A language by name as well as by code (french, français); the settings' language and order otherwise.
+    search.language = language.map { newsLanguage($0) ?? $0 } ?? settings[.language]
+    search.sortBy = sortBy ?? settings[.sortBy]
     search.from = from
     search.to = to
     func list(_ text: String?) -> [String] {
@@ -550,7 +550,7 @@ struct SearchCommand: AsyncParsableCommand {
       out.append(encodedLine(Body(totalResults: page.totalResults, articles: page.articles)))
       return
     }
-    out.append("\(page.articles.count) of \(page.totalResults) articles\n")
+    out.append(Message.searchCount(page.articles.count, page.totalResults) + "\n")
     let dates = service.dates
     for article in page.articles { out.append(article.textLines(dates)) }
   }
@@ -559,21 +559,20 @@ struct SearchCommand: AsyncParsableCommand {
 struct SourcesCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "sources",
-    abstract: "List NewsAPI's top-headline sources (country codes normalised: zh→cn, is→il).")
+    abstract: Message.sourcesAbstract())
 
-  @Argument(help: "Only sources whose id or name contains this text (any case).")
+  @Argument(help: ArgumentHelp(Message.sourcesNameHelp()))
   var name: String?
 
   @Option(
     help: ArgumentHelp(
-      "A country: a two-letter code, or the name of one of the 54 in English or French.", valueName: "country"
-    ))
+      Message.sourcesCountryHelp(), valueName: "country"))
   var country: String?
 
-  @Option(help: ArgumentHelp("A language.", valueName: "l"))
+  @Option(help: ArgumentHelp(Message.sourcesLanguageHelp(), valueName: "l"))
   var language: String?
 
-  @Option(help: ArgumentHelp("A category.", valueName: "c"))
+  @Option(help: ArgumentHelp(Message.sourcesCategoryHelp(), valueName: "c"))
   var category: String?
 
   @OptionGroup var service: ServiceOptions
@@ -605,9 +604,8 @@ struct SourcesCommand: AsyncParsableCommand {
       ].compactMap { $0 }
       throw CLIError.usage(
         filters.isEmpty
-          ? "NewsAPI listed no sources."
-          : "No NewsAPI source matches \(filters.joined(separator: " and ")); 'newsatlas sources' lists them all."
-      )
+          ? Message.sourcesNoneListed()
+          : Message.sourcesNoMatch(filters.joined(separator: Message.sourcesAnd())))
     }
     let out = OutputBuffer.standardOutput()
     if service.format == .json {
@@ -631,8 +629,6 @@ extension Article {
   }
 }
 
-extension InterfaceLanguage: ExpressibleByArgument {}
-
 /// One JSON document on a line, keys sorted, slashes as they are.
 func encodedLine(_ value: some Encodable) -> [UInt8] {
   let encoder = JSONEncoder()
@@ -643,24 +639,23 @@ func encodedLine(_ value: some Encodable) -> [UInt8] {
 struct QuotaCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "quota",
-    abstract: "Show the requests sent in the last 24 and 12 hours, and when they free up.")
+    abstract: Message.quotaAbstract())
+
+  @OptionGroup var interface: InterfaceOptions
 
   func run() throws {
     let settings = try Settings.load()
     let path = UserFolders().cacheFile
     guard let database = CacheDatabase(path: path, warn: { StandardError.write("newsatlas: \($0)\n") }) else {
-      throw CLIError.data("There is no cache at \(path), so no requests are counted.")
+      throw CLIError.data(Message.quotaNoCache(path))
     }
     let usage = CachePolicy(database: database, settings: settings) { _ in }.usage()
     var text =
-      "\(usage.lastDay) of \(usage.dailyBudget) requests in the last 24 hours, "
-      + "\(usage.lastHalfDay) of \(usage.halfDayBudget) in the last 12 hours.\n"
+      Message.quotaUsage(usage.lastDay, usage.dailyBudget, usage.lastHalfDay, usage.halfDayBudget) + "\n"
     if let next = usage.nextFreeAt {
-      text +=
-        "The budget is spent; the next request frees up in \(spokenDuration(next.timeIntervalSinceNow)).\n"
+      text += Message.quotaSpent(spokenDuration(next.timeIntervalSinceNow, in: .current)) + "\n"
     } else if let oldest = usage.dayFreesAt {
-      text +=
-        "The oldest of them leaves the 24-hour window in \(spokenDuration(oldest.timeIntervalSinceNow)).\n"
+      text += Message.quotaOldest(spokenDuration(oldest.timeIntervalSinceNow, in: .current)) + "\n"
     }
     print(text, terminator: "")
   }

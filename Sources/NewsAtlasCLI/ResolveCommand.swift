@@ -1,5 +1,6 @@
 import ArgumentParser
 import AtlasAnswers
+import AtlasMessages
 import GeoFormats
 import GeoIndex
 import NewsAtlas
@@ -7,43 +8,40 @@ import NewsAtlas
 struct ResolveCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "resolve",
-    abstract: "Resolve a place to a news country: the one it is in, else the nearest.",
+    abstract: Message.resolveAbstract(),
     usage: """
       newsatlas resolve LAT LON [--format text|json]
       newsatlas resolve --input <file> [--format csv|jsonl] [--threads <n>]
       """,
-    discussion: """
-      A place inside one of the 54 countries' borders, or within 12 nautical miles of their coasts, resolves to \
-      that country, even when another country's marker is nearer; anywhere else resolves to the nearest marker \
-      by great-circle distance. Borders: Natural Earth 1:10m admin-0 (public domain), compiled in. \
-      --input FILE (or -) resolves one latitude,longitude per line, as nearest does.
-      """
+    discussion: Message.resolveDiscussion()
   )
 
   @Argument(
     parsing: .allUnrecognized,
-    help: ArgumentHelp("Latitude and longitude in degrees: LAT LON or LAT,LON.", valueName: "lat lon"))
+    help: ArgumentHelp(Message.resolvePlaceHelp(), valueName: "lat lon"))
   var rawCoordinates: [String] = []
 
-  @Option(help: "Output format: text or json for one place; csv or jsonl with --input.")
+  @Option(help: ArgumentHelp(Message.resolveFormatHelp()))
   var format: ResolveFormat?
 
   @Option(
     help: ArgumentHelp(
-      "Resolve every latitude,longitude line of this file (- for standard input).", valueName: "file"))
+      Message.resolveInputHelp(), valueName: "file"))
   var input: String?
 
   @OptionGroup var threads: ThreadsOption
 
+  @OptionGroup var interface: InterfaceOptions
+
   func run() throws {
     let arguments = rawCoordinates.filter { $0 != "--" }
     if let option = arguments.first(where: { $0.hasPrefix("-") && !Coordinates.isPlaceArgument($0) }) {
-      throw CLIError.usage("Unknown option '\(option)'; 'newsatlas resolve --help' lists the options.")
+      throw CLIError.usage(Message.unknownOption(option, "resolve"))
     }
     let coordinates = Coordinates.placeFields(arguments)
     if let input {
       guard coordinates.isEmpty else {
-        throw CLIError.usage("Give either LAT LON or --input FILE, not both.")
+        throw CLIError.usage(Message.eitherPlaceOrInput())
       }
       try runBatch(
         path: input, query: .resolve, format: try batchFormat(format?.output), threads: threads.threads)
@@ -52,17 +50,17 @@ struct ResolveCommand: ParsableCommand {
     guard coordinates.count == 2 else {
       throw CLIError.usage(
         coordinates.isEmpty
-          ? "Give a latitude and a longitude (for example: resolve 48.58 7.75), or --input FILE."
+          ? Message.placeMissing("resolve")
           : coordinates.count == 1
-            ? "Give the longitude after the latitude \(coordinates[0])."
-            : "Give one latitude and one longitude, not \(coordinates.count) values.")
+            ? Message.longitudeMissing(coordinates[0])
+            : Message.tooManyCoordinates(coordinates.count))
     }
     let point = try formats { () throws(FormatError) in
       try Coordinates.point(latitude: coordinates[0], longitude: coordinates[1])
     }
     let format = self.format ?? .text
     guard format == .text || format == .json else {
-      throw CLIError.usage("For one place the format is text or json; csv and jsonl go with --input.")
+      throw CLIError.usage(Message.resolveOnePlaceFormat())
     }
     let resolution = Country.resolve(point)
     let out = OutputBuffer.standardOutput()
@@ -73,11 +71,19 @@ struct ResolveCommand: ParsableCommand {
       out.append("\n")
       return
     }
-    var line = "\(resolution.country.code)  \(resolution.country.name)  (\(resolution.method.rawValue)"
-    if let containing = resolution.containing, resolution.method == .nearest {
-      line += "; in \(containing.name)"
+    let french = InterfaceLanguage.current == .french
+    let method: String
+    switch resolution.method {
+    case .inside: method = Message.resolveInside()
+    case .territorialSea: method = Message.resolveSea()
+    case .nearest: method = Message.resolveNearest()
     }
-    line += ", marker \(Format.fixed(resolution.distanceKilometers, 1)) km away)\n"
+    var line =
+      "\(resolution.country.code)  \(french ? resolution.country.nameFrench : resolution.country.name)  (\(method)"
+    if let containing = resolution.containing, resolution.method == .nearest {
+      line += "; " + Message.resolveIn(containing.name)
+    }
+    line += ", " + Message.resolveMarkerAway(Format.fixed(resolution.distanceKilometers, 1)) + ")\n"
     out.append(line)
   }
 }

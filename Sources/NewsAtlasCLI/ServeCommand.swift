@@ -1,5 +1,6 @@
 import ArgumentParser
 import AtlasAnswers
+import AtlasMessages
 import AtlasServer
 import AtlasSettings
 import Fetch
@@ -17,151 +18,140 @@ import Store
 struct ServeCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "serve",
-    abstract: "Serve the news map, nearest, resolve, clusters, vector tiles and headlines over HTTP.",
-    discussion: """
-      Loads each dataset once (the 54 markers are always there, as markers), then answers on HOST:PORT. Once \
-      it listens it prints one line, 'newsatlas: serving on http://HOST:PORT', on standard output; it logs one \
-      line per request on standard error. Port 0 picks a free port. /v1/headlines uses NEWSAPI_KEY (or the \
-      settings' api-key) through one cache and one request budget for the whole server; --no-news turns it off. \
-      Datasets written over HTTP (PUT /v1/datasets/NAME, with the write token of --write-token-file or \
-      NEWSATLAS_WRITE_TOKEN) are kept in --datasets-dir and served again after a restart.
-      """
+    abstract: Message.serveAbstract(),
+    discussion: Message.serveDiscussion()
   )
 
-  @Option(help: "The address to listen on (loopback unless told otherwise).")
+  @Option(help: ArgumentHelp(Message.serveHostHelp()))
   var host = "127.0.0.1"
 
-  @Option(help: "The port to listen on (0 picks a free one).")
+  @Option(help: ArgumentHelp(Message.servePortHelp()))
   var port = 8080
 
   @Option(
     help: ArgumentHelp(
-      "Serve a GeoJSON or CSV file as dataset NAME (letters, digits, '-' and '_'); repeatable.",
-      valueName: "name=file"))
+      Message.servePointsHelp(), valueName: "name=file"))
   var points: [String] = []
 
   @Option(
     name: .customLong("max-body-mb"),
-    help: ArgumentHelp("The largest batch POST body taken, in MiB (bigger ones get 413).", valueName: "mib"))
+    help: ArgumentHelp(Message.serveMaxBodyHelp(), valueName: "mib"))
   var maxBodyMegabytes = 1024
 
   @Option(
     name: .customLong("grace"),
     help: ArgumentHelp(
-      "Seconds requests in flight get to finish after SIGINT or SIGTERM.", valueName: "seconds"))
+      Message.serveGraceHelp(), valueName: "seconds"))
   var graceSeconds = 10
 
   @OptionGroup var clustering: ClusteringOptions
 
+  @OptionGroup var interface: InterfaceOptions
+
   @Option(
-    help: ArgumentHelp("Send Access-Control-Allow-Origin: ORIGIN with every answer.", valueName: "origin"))
+    help: ArgumentHelp(Message.serveCorsHelp(), valueName: "origin"))
   var cors: String?
 
   @Option(
     help: ArgumentHelp(
-      "Cores that answer each batch POST's rows (default: all); the answers are the same.", valueName: "n"))
+      Message.serveThreadsHelp(), valueName: "n"))
   var threads: Int = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 
   @Option(
     name: .customLong("tile-cache-mb"),
     help: ArgumentHelp(
-      "Encoded tiles kept between requests, in MiB (0 keeps none); the oldest go first.", valueName: "mib"))
+      Message.serveTileCacheHelp(), valueName: "mib"))
   var tileCacheMegabytes = 64
 
   @Option(
     name: .customLong("filter-cache-mb"),
     help: ArgumentHelp(
-      "Filtered indexes (filter=) kept between requests, in MiB (0 keeps none); the least recently used go first.",
-      valueName: "mib"))
+      Message.serveFilterCacheHelp(), valueName: "mib"))
   var filterCacheMegabytes = 256
 
   @Option(
     name: .customLong("max-features"),
     help: ArgumentHelp(
-      "The most features one clusters, children or leaves answer holds (more: 422, ask with a bbox).",
-      valueName: "n"))
+      Message.serveMaxFeaturesHelp(), valueName: "n"))
   var maxFeatures = 100_000
 
   @Option(
     name: .customLong("idle-timeout"),
     help: ArgumentHelp(
-      "Seconds a connection may wait with no request before it is closed.", valueName: "seconds"))
+      Message.serveIdleTimeoutHelp(), valueName: "seconds"))
   var idleTimeout = ConnectionLimits().idleSeconds
 
   @Option(
     name: .customLong("header-timeout"),
     help: ArgumentHelp(
-      "Seconds a request's head may take to arrive, from its first byte.", valueName: "seconds"))
+      Message.serveHeaderTimeoutHelp(), valueName: "seconds"))
   var headerTimeout = ConnectionLimits().headerSeconds
 
   @Option(
     name: .customLong("body-timeout"),
-    help: ArgumentHelp("Seconds a request body may pause between two reads.", valueName: "seconds"))
+    help: ArgumentHelp(Message.serveBodyTimeoutHelp(), valueName: "seconds"))
   var bodyTimeout = ConnectionLimits().bodySeconds
 
   @Option(
     name: .customLong("send-timeout"),
     help: ArgumentHelp(
-      "Seconds a client may take none of its answer before it is dropped.", valueName: "seconds"))
+      Message.serveSendTimeoutHelp(), valueName: "seconds"))
   var sendTimeout = ConnectionLimits().sendSeconds
 
   @Option(
     name: .customLong("max-connections"),
     help: ArgumentHelp(
-      "Connections open at once (default: the open-file limit less 100); more are closed at once.",
-      valueName: "n"))
+      Message.serveMaxConnectionsHelp(), valueName: "n"))
   var maxConnections: Int?
 
   @Option(
     name: .customLong("write-token-file"),
-    help: ArgumentHelp(
-      "A file (readable by you alone) holding the token that dataset writes must send; else NEWSATLAS_WRITE_TOKEN.",
-      valueName: "file"))
+    help: ArgumentHelp(Message.serveWriteTokenFileHelp(), valueName: "file"))
   var writeTokenFile: String?
 
   @Option(
     name: .customLong("datasets-dir"),
-    help: ArgumentHelp(
-      "Where datasets written over HTTP are kept and read back at start (default: XDG data home's newsatlas/datasets).",
-      valueName: "dir"))
+    help: ArgumentHelp(Message.serveDatasetsDirHelp(), valueName: "dir"))
   var datasetsDirectory: String?
 
-  @Flag(name: .customLong("no-news"), help: "Serve no headlines (/v1/headlines answers 503).")
+  @Flag(name: .customLong("no-news"), help: ArgumentHelp(Message.serveNoNewsHelp()))
   var noNews = false
 
   @Option(
     help: ArgumentHelp(
-      "Where Leaflet is, for the map page at / (Debian's libjs-leaflet puts it here).", valueName: "dir"))
+      Message.serveLeafletHelp(), valueName: "dir"))
   var leaflet = "/usr/share/javascript/leaflet"
 
   func run() async throws {
-    guard (0...65535).contains(port) else { throw CLIError.usage("--port is 0 to 65535, not \(port).") }
+    guard (0...65535).contains(port) else {
+      throw CLIError.usage(Message.serveRange("--port", 0, 65535, port))
+    }
     guard (0...3600).contains(graceSeconds) else {
-      throw CLIError.usage("--grace is 0 to 3600 seconds, not \(graceSeconds).")
+      throw CLIError.usage(Message.serveSecondsRange("--grace", 0, 3600, graceSeconds))
     }
     guard (1...(1 << 20)).contains(maxBodyMegabytes) else {
-      throw CLIError.usage("--max-body-mb is 1 to 1048576, not \(maxBodyMegabytes).")
+      throw CLIError.usage(Message.serveRange("--max-body-mb", 1, 1_048_576, maxBodyMegabytes))
     }
     guard (0...(1 << 20)).contains(tileCacheMegabytes) else {
-      throw CLIError.usage("--tile-cache-mb is 0 to 1048576, not \(tileCacheMegabytes).")
+      throw CLIError.usage(Message.serveRange("--tile-cache-mb", 0, 1_048_576, tileCacheMegabytes))
     }
     guard (0...(1 << 20)).contains(filterCacheMegabytes) else {
-      throw CLIError.usage("--filter-cache-mb is 0 to 1048576, not \(filterCacheMegabytes).")
+      throw CLIError.usage(Message.serveRange("--filter-cache-mb", 0, 1_048_576, filterCacheMegabytes))
     }
-    guard (1...256).contains(threads) else { throw CLIError.usage("--threads is 1 to 256, not \(threads).") }
+    guard (1...256).contains(threads) else { throw CLIError.usage(Message.threadsRange(threads)) }
     guard (1...100_000_000).contains(maxFeatures) else {
-      throw CLIError.usage("--max-features is 1 to 100000000, not \(maxFeatures).")
+      throw CLIError.usage(Message.serveRange("--max-features", 1, 100_000_000, maxFeatures))
     }
     let openFiles = raiseOpenFileLimit()
     let maxConnections = self.maxConnections ?? max(openFiles / 2, openFiles - 100)
     guard maxConnections >= 1 else {
-      throw CLIError.usage("--max-connections is 1 or more, not \(maxConnections).")
+      throw CLIError.usage(Message.serveMaxConnectionsRange(maxConnections))
     }
     for (name, seconds) in [
       ("--idle-timeout", idleTimeout), ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout),
       ("--send-timeout", sendTimeout),
     ] where !(1...86_400).contains(seconds) {
-      throw CLIError.usage("\(name) is 1 to 86400 seconds, not \(seconds).")
+      throw CLIError.usage(Message.serveSecondsRange(name, 1, 86400, seconds))
     }
     let aggregations = try clustering.aggregations()
     let options = try clustering.checkedOptions()
@@ -169,15 +159,15 @@ struct ServeCommand: AsyncParsableCommand {
     var datasets = [try Self.dataset(name: "markers", file: nil, options, aggregations)]
     for given in points {
       guard let equals = given.firstIndex(of: "="), equals != given.startIndex else {
-        throw CLIError.usage("--points takes NAME=FILE (for example cafes=cafes.geojson), not '\(given)'.")
+        throw CLIError.usage(Message.servePointsShape(given))
       }
       let name = String(given[..<equals])
       let path = String(given[given.index(after: equals)...])
       guard VectorLayer.isValidName(name) else {
-        throw CLIError.usage("A dataset name is letters, digits, '-' and '_' (64 at most), not '\(name)'.")
+        throw CLIError.usage(Message.serveDatasetName(name))
       }
       guard !datasets.contains(where: { $0.name == name }) else {
-        throw CLIError.usage("Two datasets are named '\(name)'; give each its own name.")
+        throw CLIError.usage(Message.serveDatasetTwice(name))
       }
       let file = try formats { () throws(FormatError) in
         try FeatureFile.load(
@@ -232,7 +222,7 @@ struct ServeCommand: AsyncParsableCommand {
     } catch {
       // The port is taken, the host is no address of this machine, or the server failed while running.
       throw CLIError(
-        description: "Cannot serve on \(host):\(port): \(String(describing: error).prefix(200)).",
+        description: Message.serveCannotServe(host, port, String(describing: error).prefix(200)),
         exitCode: 69)
     }
   }
@@ -242,7 +232,7 @@ struct ServeCommand: AsyncParsableCommand {
   /// (no settings: `--no-news`).
   static func news(settings: Settings?) throws -> (NewsProviders?, HTTPClient?, String) {
     guard let settings else {
-      return (nil, nil, "This server was started with --no-news, so it serves no headlines.")
+      return (nil, nil, Message.serviceNoNews(in: .english))
     }
     let key = try settings.apiKey()
     let base = try settings.apiBase()
@@ -255,10 +245,8 @@ struct ServeCommand: AsyncParsableCommand {
         StandardError.write("newsatlas: \($0)\n")
       }
     } catch {
-      StandardError.write("newsatlas: \(error.description) The server answers no headlines.\n")
-      return (
-        nil, nil, error.description + " Without it no request can be counted, so this server sends none."
-      )
+      StandardError.write("newsatlas: \(Message.serveNoCacheWarning(error.description))\n")
+      return (nil, nil, Message.serviceNoCache(error.description, in: .english))
     }
     let http = HTTPClient()
     let cache = CachePolicy(database: database, settings: settings) {
@@ -288,26 +276,23 @@ struct ServeCommand: AsyncParsableCommand {
     if let file {
       let fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
       guard fd >= 0 else {
-        throw .usage("Cannot read the write token file '\(file)' (\(String(cString: strerror(errno)))).")
+        throw .usage(Message.serveTokenUnreadable(file, String(cString: strerror(errno))))
       }
       defer { close(fd) }
       var status = stat()
       guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size <= 4096 else {
-        throw .usage("The write token file '\(file)' is not a regular file of at most 4 KiB.")
+        throw .usage(Message.serveTokenNotRegular(file))
       }
       guard status.st_mode & 0o077 == 0 else {
-        throw CLIError(
-          description:
-            "Other users can read the write token file '\(file)', so it is not used; run: chmod 600 '\(file)'.",
-          exitCode: 78)
+        throw CLIError(description: Message.serveTokenReadable(file), exitCode: 78)
       }
       var bytes = [UInt8](repeating: 0, count: 4097)
       let count = read(fd, &bytes, bytes.count)
       guard count >= 0 else {
-        throw .usage("Cannot read the write token file '\(file)' (\(String(cString: strerror(errno)))).")
+        throw .usage(Message.serveTokenUnreadable(file, String(cString: strerror(errno))))
       }
       text = String(decoding: bytes[..<count], as: UTF8.self)
-      origin = "The write token file '\(file)'"
+      origin = Message.serveTokenFileOrigin(file)
     } else if let value = environment["NEWSATLAS_WRITE_TOKEN"] {
       text = value
       origin = "NEWSATLAS_WRITE_TOKEN"
@@ -319,9 +304,7 @@ struct ServeCommand: AsyncParsableCommand {
     guard token.utf8.count >= 16, token.utf8.count <= 1024,
       token.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
     else {
-      throw .usage(
-        "\(origin) must hold a token of 16 to 1024 visible ASCII characters (for example the output of "
-          + "'openssl rand -hex 32').")
+      throw .usage(Message.serveTokenShape(origin))
     }
     return token
   }

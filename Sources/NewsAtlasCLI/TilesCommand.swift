@@ -1,5 +1,6 @@
 import ArgumentParser
 import AtlasAnswers
+import AtlasMessages
 import GeoFormats
 import GeoIndex
 import MBTiles
@@ -8,33 +9,29 @@ import Store
 struct TilesCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "tiles",
-    abstract: "Write every non-empty vector tile of zooms --min-zoom...--max-zoom into an MBTiles file.",
-    discussion: """
-      The tiles serve answers (supercluster's getTile, Mapbox Vector Tile 2.1, one layer), gzipped, in an \
-      MBTiles 1.3 file (SQLite, TMS rows, json metadata with vector_layers) for static hosting or a tile \
-      server. The zooms written are the clustering's own --min-zoom and --max-zoom. Progress goes to standard \
-      error when it is a terminal. The file is built beside FILE and moved there when complete.
-      """
+    abstract: Message.tilesAbstract(),
+    discussion: Message.tilesDiscussion()
   )
 
-  @Option(help: ArgumentHelp("A GeoJSON or CSV file of points (default: the 54 markers).", valueName: "file"))
+  @Option(help: ArgumentHelp(Message.tilesPointsHelp(), valueName: "file"))
   var points: String?
 
   @Option(
     help: ArgumentHelp(
-      "The MBTiles file to write (an existing regular file is replaced; not the input).", valueName: "file"))
+      Message.tilesOutHelp(), valueName: "file"))
   var out: String
 
   @Option(
-    help: ArgumentHelp("The tile layer's name (default: the file's name, or markers).", valueName: "name"))
+    help: ArgumentHelp(Message.tilesLayerHelp(), valueName: "name"))
   var layer: String?
 
   @OptionGroup var clustering: ClusteringOptions
 
+  @OptionGroup var interface: InterfaceOptions
+
   @Option(
     help: ArgumentHelp(
-      "Tile only the features that pass this MapLibre filter expression, as JSON (as clusters --filter).",
-      valueName: "json"))
+      Message.tilesFilterHelp(), valueName: "json"))
   var filter: String?
 
   func run() throws {
@@ -42,7 +39,7 @@ struct TilesCommand: ParsableCommand {
     let aggregations = try clustering.aggregations()
     let options = try clustering.checkedOptions()
     guard options.maxZoom <= 24 else {
-      throw CLIError.usage("tiles writes zooms up to 24; --max-zoom \(options.maxZoom) is past it.")
+      throw CLIError.usage(Message.tilesMaxZoom(options.maxZoom))
     }
     do {
       try MBTilesWriter.checkDestination(out, input: points)
@@ -56,8 +53,7 @@ struct TilesCommand: ParsableCommand {
         return String(base.prefix { $0 != "." })
       } ?? "markers"
     guard VectorLayer.isValidName(name) else {
-      throw CLIError.usage(
-        "A layer name is letters, digits, '-' and '_' (64 at most), not '\(name)'; give --layer.")
+      throw CLIError.usage(Message.tilesLayerName(name))
     }
     let progress = StandardError.isTerminal
     MBTilesWriter.removePartialFileOnSignals()
@@ -66,7 +62,7 @@ struct TilesCommand: ParsableCommand {
       summary = try TileExport.export(
         file, layer: name, options: options, aggregations: aggregations, to: out
       ) { zoom, written in
-        if progress { StandardError.write("\rnewsatlas: zoom \(zoom), \(written) tiles written") }
+        if progress { StandardError.write("\rnewsatlas: " + Message.tilesProgress(zoom, written)) }
       }
     } catch {
       if progress { StandardError.write("\n") }
@@ -75,7 +71,7 @@ struct TilesCommand: ParsableCommand {
     if progress { StandardError.write("\n") }
     let out = OutputBuffer.standardOutput()
     out.append(
-      "\(summary.tiles) tiles, \(summary.bytes) bytes of gzipped MVT, zooms \(options.minZoom)-\(options.maxZoom), layer \(name), in \(self.out)\n"
-    )
+      Message.tilesSummary(summary.tiles, summary.bytes, options.minZoom, options.maxZoom, name, self.out)
+        + "\n")
   }
 }

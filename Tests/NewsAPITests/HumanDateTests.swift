@@ -1,3 +1,4 @@
+import AtlasMessages
 import Foundation
 import NewsAPI
 import Testing

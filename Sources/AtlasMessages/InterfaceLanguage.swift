@@ -1,0 +1,75 @@
+import Synchronization
+
+/// The language of what NewsAtlas says to people: messages, help, table headings, dates and error sentences
+/// (JSON keys and values are the same in every language).
+public enum InterfaceLanguage: String, Sendable, CaseIterable {
+  case english = "en"
+  case french = "fr"
+
+  /// The language a reader's locale asks for: `LC_ALL`, else `LC_MESSAGES`, else `LANG` (POSIX's order), French
+  /// when the first one set starts with `fr`, English otherwise.
+  public static func fromLocale(_ environment: [String: String]) -> InterfaceLanguage {
+    for name in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+      guard let value = environment[name], !value.isEmpty else { continue }
+      return value.lowercased().hasPrefix("fr") ? .french : .english
+    }
+    return .english
+  }
+
+  /// The language a command line asks for, read before it is parsed (help is written in it): `--lang xx`
+  /// (or `--lang=xx`, before any `--`), else the `interface-language` setting, else the locale.
+  public static func chosen(arguments: [String], setting: String?, environment: [String: String])
+    -> InterfaceLanguage
+  {
+    var given: String?
+    var rest = arguments[...]
+    while let argument = rest.popFirst(), argument != "--" {
+      if argument == "--lang" {
+        given = rest.popFirst()
+      } else if argument.hasPrefix("--lang=") {
+        given = String(argument.dropFirst(7))
+      }
+    }
+    return given.flatMap(InterfaceLanguage.init(rawValue:)) ?? setting.flatMap(
+      InterfaceLanguage.init(rawValue:))
+      ?? fromLocale(environment)
+  }
+
+  /// The language of a web request: `lang=xx` in its query, else the first of `Accept-Language`'s languages
+  /// (by weight) that is English or French; English otherwise.
+  public static func requested(query lang: String?, acceptLanguage: String?) -> InterfaceLanguage {
+    if let lang, let language = InterfaceLanguage(rawValue: lang.lowercased()) { return language }
+    guard let acceptLanguage else { return .english }
+    var best: (language: InterfaceLanguage, weight: Double)?
+    for item in acceptLanguage.split(separator: ",").prefix(32) {
+      let parts = item.split(separator: ";")
+      guard let tag = parts.first?.trimmingWhiteSpace.lowercased() else { continue }
+      let primary = tag.split(separator: "-").first.map(String.init) ?? tag
+      guard let language = InterfaceLanguage(rawValue: primary) else { continue }
+      var weight = 1.0
+      for parameter in parts.dropFirst() {
+        let pair = parameter.trimmingWhiteSpace
+        if pair.hasPrefix("q="), let value = Double(pair.dropFirst(2)), value >= 0, value <= 1 {
+          weight = value
+        }
+      }
+      if weight > 0, weight > (best?.weight ?? 0) { best = (language, weight) }
+    }
+    return best?.language ?? .english
+  }
+
+  /// The process's language, for a command-line run: set once at launch from `chosen(…)`. The service never
+  /// reads it; each of its answers is in the language its request asks for.
+  public static var current: InterfaceLanguage {
+    get { processLanguage.withLock { $0 } }
+    set { processLanguage.withLock { $0 = newValue } }
+  }
+}
+
+private let processLanguage = Mutex<InterfaceLanguage>(.english)
+
+extension Substring {
+  fileprivate var trimmingWhiteSpace: String {
+    String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+  }
+}

@@ -1,0 +1,1713 @@
+/// Every message NewsAtlas says to people, by key, in English and French: the one catalogue the command line
+/// and the service word their help, output and errors from (`Message.text(_:in:)`). A new message is a case
+/// here and a line in `texts`; `MessageCatalogueTests` checks that both languages are there with the same
+/// placeholders.
+public enum Message: String, CaseIterable, Sendable {
+  case rootAbstract
+  case rootDiscussion
+  case seeHelp
+  case langHelp
+  case standardOutputFailed
+  case formatTextOrJSON
+  case unknownOption
+  case eitherPlaceOrInput
+  case tooManyCoordinates
+  case longitudeMissing
+  case placeMissing
+  case threadsHelp
+  case threadsRange
+  case batchFormat
+  case batchFailedRows
+  case batchFailedRowsJSONL
+  case nearestAbstract
+  case nearestDiscussion
+  case nearestPlaceHelp
+  case nearestCountHelp
+  case nearestMaxKmHelp
+  case nearestFormatHelp
+  case nearestPointsHelp
+  case nearestInputHelp
+  case nearestCountRange
+  case nearestMaxKmRange
+  case nearestCountWithCSV
+  case nearestOnePlaceFormat
+  case nearestNothingWithin
+  case nearestBearing
+  case resolveAbstract
+  case resolveDiscussion
+  case resolvePlaceHelp
+  case resolveFormatHelp
+  case resolveInputHelp
+  case resolveOnePlaceFormat
+  case resolveInside
+  case resolveSea
+  case resolveNearest
+  case resolveIn
+  case resolveMarkerAway
+  case countriesAbstract
+  case countriesQueryHelp
+  case countriesNoMatch
+  case clustersAbstract
+  case clustersDiscussion
+  case clustersZoomHelp
+  case clustersBboxHelp
+  case clustersPointsHelp
+  case clustersFilterHelp
+  case clustersExpansionZoomHelp
+  case clustersChildrenHelp
+  case clustersLeavesHelp
+  case clustersLimitHelp
+  case clustersOffsetHelp
+  case clustersTileHelp
+  case clustersNoQuery
+  case clustersSeveralQueries
+  case clustersBboxWithZoom
+  case clustersLimitOffset
+  case clustersIdsFromZoom
+  case clusteringSumHelp
+  case clusteringMinHelp
+  case clusteringMaxHelp
+  case clusteringTwice
+  case clusteringReserved
+  case shapeTitle
+  case shapeRadiusHelp
+  case shapeExtentHelp
+  case shapeMinZoomHelp
+  case shapeMaxZoomHelp
+  case shapeMinPointsHelp
+  case shapeNodeSizeHelp
+  case tilesAbstract
+  case tilesDiscussion
+  case tilesPointsHelp
+  case tilesOutHelp
+  case tilesLayerHelp
+  case tilesFilterHelp
+  case tilesMaxZoom
+  case tilesLayerName
+  case tilesProgress
+  case tilesSummary
+  case serveAbstract
+  case serveDiscussion
+  case serveHostHelp
+  case servePortHelp
+  case servePointsHelp
+  case serveMaxBodyHelp
+  case serveGraceHelp
+  case serveCorsHelp
+  case serveThreadsHelp
+  case serveTileCacheHelp
+  case serveFilterCacheHelp
+  case serveMaxFeaturesHelp
+  case serveIdleTimeoutHelp
+  case serveHeaderTimeoutHelp
+  case serveBodyTimeoutHelp
+  case serveSendTimeoutHelp
+  case serveMaxConnectionsHelp
+  case serveNoNewsHelp
+  case serveLeafletHelp
+  case serveRange
+  case serveSecondsRange
+  case serveMaxConnectionsRange
+  case servePointsShape
+  case serveDatasetName
+  case serveDatasetTwice
+  case serveCannotServe
+  case serveWriteTokenFileHelp
+  case serveDatasetsDirHelp
+  case serveTokenUnreadable
+  case serveTokenNotRegular
+  case serveTokenReadable
+  case serveTokenFileOrigin
+  case serveTokenShape
+  case apiBaseHelp
+  case timeoutHelp
+  case concurrencyHelp
+  case utcHelp
+  case refreshHelp
+  case offlineHelp
+  case forceHelp
+  case timeoutRange
+  case concurrencyRange
+  case refreshAndOffline
+  case cacheOfflineOnly
+  case cacheNeeded
+  case planOverBudgetHint
+  case ownBudgetHint
+  case headlinesAbstract
+  case headlinesDiscussion
+  case headlinesCountryHelp
+  case headlinesCountriesHelp
+  case headlinesNearHelp
+  case headlinesClusterHelp
+  case headlinesZoomHelp
+  case headlinesAllHelp
+  case headlinesCategoryHelp
+  case headlinesCategoriesHelp
+  case headlinesPageSizeHelp
+  case headlinesSearchFallbackHelp
+  case headlinesProbeHelp
+  case headlinesDryRunHelp
+  case headlinesProviderHelp
+  case headlinesFeedHelp
+  case headlinesProviderFlag
+  case headlinesFeedNeedsFeeds
+  case headlinesSourceNeedsNewsAPI
+  case headlinesKeepFavourite
+  case headlinesAllFailed
+  case headlinesSomeFailed
+  case headlinesOtherAbove
+  case headlinesOthersAbove
+  case headlinesErrorsInJSON
+  case headlinesNoHeadlines
+  case headlinesNothingToAsk
+  case headlinesArticles
+  case headlinesOneArticle
+  case headlinesViaTop
+  case headlinesViaSources
+  case headlinesViaSearch
+  case headlinesViaGDELT
+  case headlinesViaFeeds
+  case headlinesViaSource
+  case planHeading
+  case planResults
+  case planOneResult
+  case planCached
+  case planSend
+  case planLater
+  case planNone
+  case planSourcesList
+  case planPacked
+  case planProbe
+  case planAwaiting
+  case planSends
+  case planRequests
+  case planOneRequest
+  case planUpToMore
+  case planMoreOnly
+  case planBudget
+  case planTakes
+  case planAtMost
+  case planGDELTSpacing
+  case searchAbstract
+  case searchQueryHelp
+  case searchLanguageHelp
+  case searchSortByHelp
+  case searchFromHelp
+  case searchToHelp
+  case searchSourcesHelp
+  case searchDomainsHelp
+  case searchExcludeDomainsHelp
+  case searchSearchInHelp
+  case searchPageSizeHelp
+  case searchCount
+  case sourcesAbstract
+  case sourcesNameHelp
+  case sourcesCountryHelp
+  case sourcesLanguageHelp
+  case sourcesCategoryHelp
+  case sourcesNoneListed
+  case sourcesNoMatch
+  case sourcesAnd
+  case quotaAbstract
+  case quotaNoCache
+  case quotaUsage
+  case quotaSpent
+  case quotaOldest
+  case durationSeconds
+  case durationSecond
+  case durationMinutes
+  case durationMinute
+  case durationHours
+  case durationHour
+  case durationDays
+  case durationDay
+  case configAbstract
+  case configDiscussion
+  case configActionHelp
+  case configKeyHelp
+  case configValueHelp
+  case configFormatHelp
+  case configCannotRead
+  case configOneLine
+  case configShowTakesNothing
+  case configUnknownAction
+  case configNameASetting
+  case configNotSet
+  case configGiveValue
+  case originEnvironment
+  case originFile
+  case originDefault
+  case originUnset
+  case originSet
+  case feedsAbstract
+  case feedsDiscussion
+  case feedsActionHelp
+  case feedsCountryHelp
+  case feedsURLHelp
+  case feedsFormatHelp
+  case feedsUnknownAction
+  case feedsTakesCountryAndURL
+  case feedsTakesNothingMore
+  case feedsTakesACountryMore
+  case feedsAdded
+  case feedsAlreadyHas
+  case feedsRemoved
+  case feedsNoSuchFeed
+  case settingCountryHelp
+  case settingLanguageHelp
+  case settingCategoryHelp
+  case settingSortByHelp
+  case settingInterfaceLanguageHelp
+  case settingAPIBaseHelp
+  case settingAPIKeyHelp
+  case settingTTLHeadlinesHelp
+  case settingTTLSearchHelp
+  case settingTTLSourcesHelp
+  case settingQuotaDayHelp
+  case settingQuotaHalfDayHelp
+  case settingProviderHelp
+  case settingGDELTBaseHelp
+  case settingGDELTSpacingHelp
+  case settingDefaultSeconds
+  case notALanguage
+  case notACategory
+  case notASortOrder
+  case notAnInterfaceLanguage
+  case notABase
+  case apiBaseName
+  case gdeltBaseName
+  case notAProvider
+  case notAWholeNumber
+  case apiKeyProblem
+  case apiKeyEmpty
+  case apiKeyControl
+  case apiKeyLong
+  case apiKeyCharacters
+  case keyFileReadable
+  case notASetting
+  case didYouMean
+  case settingMustBeString
+  case settingMustBeStringOrNumber
+  case lineOfFile
+  case unknownSource
+  case unknownSourceNoneNear
+  case sourceIdShape
+  case tooManySources
+  case twoLetterCountry
+  case mixSourcesAndCountry
+  case topHeadlinesNeed
+  case searchNeeds
+  case searchWordsLong
+  case notADate
+  case fromAfterTo
+  case searchInFields
+  case pageSizeRange
+  case pageRange
+  case freePlanPages
+  case missingKey
+  case quotaUsedUp
+  case tryAgainIn
+  case freePlanAllows
+  case beyondPlan
+  case keyNotAccepted
+  case serviceAnswered
+  case notItsJSON
+  case notCached
+  case budgetSpent
+  case planOverBudget
+  case nextFreeIn
+  case cacheCouldNotCount
+  case feedAnswered
+  case feedUnreadable
+  case gdeltRefused
+  case gdeltAnswered
+  case gdeltOff
+  case noRouteGDELTOff
+  case noFeedsFor
+  case nameTheCountries
+  case withZoom
+  case listAnd
+  case listOr
+  case countriesTakes
+  case nearTakes
+  case clusterNeedsZoom
+  case zoomNotANumber
+  case clusterIdShape
+  case categoryAndCategories
+  case categoriesTakes
+  case pageSizeFlag
+  case unknownCountry
+  case ambiguousCountry
+  case andMore
+  case serviceNothingAt
+  case serviceNoNews
+  case serviceNoCache
+  case serveNoCacheWarning
+  case serviceRequestFailed
+  case serviceFailed
+  case serviceUnknownDataset
+  case serviceUnknownParameter
+  case serviceParameterTwice
+  case serviceGiveLatLon
+  case serviceWholeNumber
+  case serviceDecimal
+  case serviceGiveZoom
+
+  /// The English and French templates; `{1}`, `{2}` … are the arguments.
+  public var texts: (en: String, fr: String) {
+    switch self {
+    // MARK: The command line: the root command and what every command shares
+    case .rootAbstract:
+      (
+        "Find the news country for a place, exactly and fast.",
+        "Trouver le pays d'actualité d'un lieu, exactement et vite."
+      )
+    case .rootDiscussion:
+      (
+        """
+        EXIT STATUS (sysexits): 0 success; 64 a bad command line; 65 bad data (a malformed file, failed batch \
+        rows, the good ones still written); 69 the network or the service failed; 73 an output file that \
+        cannot be created; 74 a read or write failed; 75 try later (quota, request budget, a locked cache); 77 \
+        the service rejected the key; 78 a configuration problem (no key, a bad setting); 130 and 143 \
+        interrupted. LANGUAGE: English, or French with --lang fr, the interface-language setting or a French \
+        locale (LC_ALL, LC_MESSAGES, LANG).
+        """,
+        """
+        CODE DE SORTIE (sysexits) : 0 succès ; 64 une ligne de commande erronée ; 65 des données erronées (un \
+        fichier mal formé, des lignes de lot en échec, les bonnes tout de même écrites) ; 69 le réseau ou le \
+        service a échoué ; 73 un fichier de sortie impossible à créer ; 74 une lecture ou une écriture a \
+        échoué ; 75 réessayer plus tard (quota, budget de requêtes, cache verrouillé) ; 77 le service a refusé \
+        la clé ; 78 un problème de configuration (pas de clé, un réglage erroné) ; 130 et 143 interrompu. \
+        LANGUE : anglais, ou français avec --lang fr, le réglage interface-language ou une locale française \
+        (LC_ALL, LC_MESSAGES, LANG).
+        """
+      )
+    case .seeHelp: ("{1} See 'newsatlas help'.", "{1} Voir 'newsatlas help'.")
+    case .langHelp:
+      (
+        "Language of messages, help and dates: en or fr (default: the interface-language setting, else fr "
+          + "when LC_ALL, LC_MESSAGES or LANG starts with fr).",
+        "Langue des messages, de l'aide et des dates : en ou fr (par défaut : le réglage interface-language, "
+          + "sinon fr quand LC_ALL, LC_MESSAGES ou LANG commence par fr)."
+      )
+    case .standardOutputFailed:
+      ("Could not write to standard output: {1}.", "Impossible d'écrire sur la sortie standard : {1}.")
+    case .formatTextOrJSON: ("Output format: text or json.", "Format de sortie : text ou json.")
+    case .unknownOption:
+      (
+        "Unknown option '{1}'; 'newsatlas {2} --help' lists the options.",
+        "Option inconnue '{1}' ; 'newsatlas {2} --help' liste les options."
+      )
+    case .eitherPlaceOrInput:
+      ("Give either LAT LON or --input FILE, not both.", "Donnez LAT LON ou --input FICHIER, pas les deux.")
+    case .tooManyCoordinates:
+      (
+        "Give one latitude and one longitude, not {1} values.",
+        "Donnez une latitude et une longitude, pas {1} valeurs."
+      )
+    case .longitudeMissing:
+      ("Give the longitude after the latitude {1}.", "Donnez la longitude après la latitude {1}.")
+    case .placeMissing:
+      (
+        "Give a latitude and a longitude (for example: {1} 48.85 2.35), or --input FILE.",
+        "Donnez une latitude et une longitude (par exemple : {1} 48.85 2.35), ou --input FICHIER."
+      )
+    case .threadsHelp:
+      (
+        "Cores that answer --input rows (default: all); the output is the same.",
+        "Cœurs qui répondent aux lignes de --input (par défaut : tous) ; la sortie est la même."
+      )
+    case .threadsRange: ("--threads is 1 to 256, not {1}.", "--threads va de 1 à 256, pas {1}.")
+    case .batchFormat:
+      (
+        "With --input the format is csv or jsonl, not {1}.",
+        "Avec --input le format est csv ou jsonl, pas {1}."
+      )
+    case .batchFailedRows:
+      (
+        "{1} of {2} rows failed (the first on line {3}); their error column says why.",
+        "{1} lignes sur {2} ont échoué (la première à la ligne {3}) ; leur colonne error dit pourquoi."
+      )
+    case .batchFailedRowsJSONL:
+      (
+        "{1} of {2} rows failed (the first on line {3}); their \"error\" member says why.",
+        "{1} lignes sur {2} ont échoué (la première à la ligne {3}) ; leur membre \"error\" dit pourquoi."
+      )
+
+    // MARK: nearest
+    case .nearestAbstract:
+      (
+        "Find the news countries (or your own points) nearest to a place by great-circle distance.",
+        "Trouver les pays d'actualité (ou vos propres points) les plus proches d'un lieu, par distance "
+          + "orthodromique."
+      )
+    case .nearestDiscussion:
+      (
+        "Give LAT LON for one place, or --input FILE (or - for standard input) with one latitude,longitude per "
+          + "line to answer millions of places in one run; bad rows get an error row and the exit status 65.",
+        "Donnez LAT LON pour un lieu, ou --input FICHIER (ou - pour l'entrée standard) avec une "
+          + "latitude,longitude par ligne pour répondre à des millions de lieux en une fois ; une ligne erronée "
+          + "reçoit une ligne d'erreur et le code de sortie 65."
+      )
+    case .nearestPlaceHelp:
+      (
+        "Latitude (degrees north, -90 to 90) and longitude (degrees east, -180 to 180): LAT LON or LAT,LON.",
+        "Latitude (degrés nord, -90 à 90) et longitude (degrés est, -180 à 180) : LAT LON ou LAT,LON."
+      )
+    case .nearestCountHelp:
+      ("How many neighbours to list, nearest first.", "Combien de voisins lister, le plus proche d'abord.")
+    case .nearestMaxKmHelp:
+      (
+        "List only neighbours within this many kilometres.",
+        "Ne lister que les voisins à moins de tant de km."
+      )
+    case .nearestFormatHelp:
+      (
+        "Output format: text, json or geojson for one place; csv or jsonl with --input.",
+        "Format de sortie : text, json ou geojson pour un lieu ; csv ou jsonl avec --input."
+      )
+    case .nearestPointsHelp:
+      (
+        "Search your own points instead: a GeoJSON FeatureCollection of Points, or CSV with latitude and "
+          + "longitude columns.",
+        "Chercher plutôt parmi vos propres points : une FeatureCollection GeoJSON de Points, ou un CSV avec des "
+          + "colonnes latitude et longitude."
+      )
+    case .nearestInputHelp:
+      (
+        "Answer every latitude,longitude line of this file (- for standard input), in order.",
+        "Répondre à chaque ligne latitude,longitude de ce fichier (- pour l'entrée standard), dans l'ordre."
+      )
+    case .nearestCountRange:
+      ("--count must be 1 or more, not {1}.", "--count doit valoir 1 ou plus, pas {1}.")
+    case .nearestMaxKmRange:
+      (
+        "--max-km must be a distance of 0 kilometres or more, not {1}.",
+        "--max-km doit être une distance de 0 kilomètre ou plus, pas {1}."
+      )
+    case .nearestCountWithCSV:
+      (
+        "--count above 1 needs --format jsonl with --input; csv has one row per input line.",
+        "--count au-delà de 1 demande --format jsonl avec --input ; csv a une ligne par ligne d'entrée."
+      )
+    case .nearestOnePlaceFormat:
+      (
+        "For one place the format is text, json or geojson; csv and jsonl go with --input.",
+        "Pour un lieu le format est text, json ou geojson ; csv et jsonl vont avec --input."
+      )
+    case .nearestNothingWithin: ("Nothing within {1} km of {2}, {3}.", "Rien à moins de {1} km de {2}, {3}.")
+    case .nearestBearing: ("bearing", "cap")
+
+    // MARK: resolve
+    case .resolveAbstract:
+      (
+        "Resolve a place to a news country: the one it is in, else the nearest.",
+        "Trouver le pays d'actualité d'un lieu : celui où il se trouve, sinon le plus proche."
+      )
+    case .resolveDiscussion:
+      (
+        "A place inside one of the 54 countries' borders, or within 12 nautical miles of their coasts, "
+          + "resolves to that country, even when another country's marker is nearer; anywhere else resolves to "
+          + "the nearest marker by great-circle distance. Borders: Natural Earth 1:10m admin-0 (public domain), "
+          + "compiled in. --input FILE (or -) resolves one latitude,longitude per line, as nearest does.",
+        "Un lieu à l'intérieur des frontières d'un des 54 pays, ou à moins de 12 milles nautiques de ses côtes, "
+          + "revient à ce pays, même quand le marqueur d'un autre pays est plus proche ; partout ailleurs, au "
+          + "marqueur le plus proche par distance orthodromique. Frontières : Natural Earth 1:10m admin-0 "
+          + "(domaine public), incluses dans le programme. --input FICHIER (ou -) traite une latitude,longitude "
+          + "par ligne, comme nearest."
+      )
+    case .resolvePlaceHelp:
+      (
+        "Latitude and longitude in degrees: LAT LON or LAT,LON.",
+        "Latitude et longitude en degrés : LAT LON ou LAT,LON."
+      )
+    case .resolveFormatHelp:
+      (
+        "Output format: text or json for one place; csv or jsonl with --input.",
+        "Format de sortie : text ou json pour un lieu ; csv ou jsonl avec --input."
+      )
+    case .resolveInputHelp:
+      (
+        "Resolve every latitude,longitude line of this file (- for standard input).",
+        "Traiter chaque ligne latitude,longitude de ce fichier (- pour l'entrée standard)."
+      )
+    case .resolveOnePlaceFormat:
+      (
+        "For one place the format is text or json; csv and jsonl go with --input.",
+        "Pour un lieu le format est text ou json ; csv et jsonl vont avec --input."
+      )
+    case .resolveInside: ("inside", "à l'intérieur")
+    case .resolveSea: ("territorial-sea", "mer territoriale")
+    case .resolveNearest: ("nearest", "le plus proche")
+    case .resolveIn: ("in {1}", "dans {1}")
+    case .resolveMarkerAway: ("marker {1} km away", "marqueur à {1} km")
+
+    // MARK: countries
+    case .countriesAbstract:
+      (
+        "List the 54 news countries, or those matching a code or an English or French name.",
+        "Lister les 54 pays d'actualité, ou ceux qui correspondent à un code ou à un nom anglais ou français."
+      )
+    case .countriesQueryHelp:
+      (
+        "A code or the start of a name, any case, accents optional (\"egypte\" finds Égypte).",
+        "Un code ou le début d'un nom, casse et accents indifférents (\"egypte\" trouve Égypte)."
+      )
+    case .countriesNoMatch:
+      (
+        "No news country matches '{1}'; try a code such as fr or a name such as Égypte.",
+        "Aucun pays d'actualité ne correspond à '{1}' ; essayez un code comme fr ou un nom comme Égypte."
+      )
+
+    // MARK: clusters, tiles and their options
+    case .clustersAbstract:
+      (
+        "Cluster points by zoom level exactly as supercluster does, and print GeoJSON.",
+        "Regrouper des points par niveau de zoom exactement comme supercluster, et écrire du GeoJSON."
+      )
+    case .clustersDiscussion:
+      (
+        "Without --points the input is the 54 news-country markers. Cluster ids, counts, centres and order are "
+          + "supercluster 8.0.1's for the same input and options, so map tooling can switch engines without "
+          + "changing a stored id.",
+        "Sans --points l'entrée est les 54 marqueurs des pays d'actualité. Identifiants, effectifs, centres et "
+          + "ordre des groupes sont ceux de supercluster 8.0.1 pour la même entrée et les mêmes options : un "
+          + "outil cartographique peut changer de moteur sans changer un identifiant stocké."
+      )
+    case .clustersZoomHelp:
+      (
+        "The zoom level; fractions floor, zooms above --max-zoom give the raw points.",
+        "Le niveau de zoom ; les fractions sont arrondies vers le bas, au-delà de --max-zoom les points bruts."
+      )
+    case .clustersBboxHelp:
+      (
+        "The box to return, as west,south,east,north degrees (default: the world).",
+        "Le cadre à renvoyer, en degrés ouest,sud,est,nord (par défaut : le monde)."
+      )
+    case .clustersPointsHelp:
+      (
+        "A GeoJSON FeatureCollection or a CSV file (latitude,longitude[,…]); - for standard input.",
+        "Une FeatureCollection GeoJSON ou un fichier CSV (latitude,longitude[,…]) ; - pour l'entrée standard."
+      )
+    case .clustersFilterHelp:
+      (
+        "Cluster only the features that pass this MapLibre filter expression, as JSON: "
+          + "'[\"==\", [\"get\", \"category\"], \"sports\"]' (all, any, !, ==, !=, <, <=, >, >=, in, has, get).",
+        "Ne regrouper que les objets qui passent cette expression de filtre MapLibre, en JSON : "
+          + "'[\"==\", [\"get\", \"category\"], \"sports\"]' (all, any, !, ==, !=, <, <=, >, >=, in, has, get)."
+      )
+    case .clustersExpansionZoomHelp:
+      ("Print the zoom at which cluster ID splits.", "Écrire le zoom où le groupe ID se divise.")
+    case .clustersChildrenHelp:
+      (
+        "Print the clusters and points cluster ID splits into.",
+        "Écrire les groupes et les points en lesquels le groupe ID se divise."
+      )
+    case .clustersLeavesHelp:
+      (
+        "Print the input points of cluster ID (see --limit and --offset).",
+        "Écrire les points d'entrée du groupe ID (voir --limit et --offset)."
+      )
+    case .clustersLimitHelp:
+      ("With --leaves: how many points (0 means all).", "Avec --leaves : combien de points (0 pour tous).")
+    case .clustersOffsetHelp:
+      ("With --leaves: how many points to skip first.", "Avec --leaves : combien de points sauter d'abord.")
+    case .clustersTileHelp:
+      (
+        "Print map tile Z/X/Y in tile coordinates, as supercluster's getTile.",
+        "Écrire la tuile Z/X/Y en coordonnées de tuile, comme getTile de supercluster."
+      )
+    case .clustersNoQuery:
+      (
+        "Give --zoom Z (or --expansion-zoom, --children, --leaves or --tile) to say what to print.",
+        "Donnez --zoom Z (ou --expansion-zoom, --children, --leaves ou --tile) pour dire quoi écrire."
+      )
+    case .clustersSeveralQueries:
+      (
+        "Give one of --zoom, --expansion-zoom, --children, --leaves and --tile, not several.",
+        "Donnez une seule option parmi --zoom, --expansion-zoom, --children, --leaves et --tile."
+      )
+    case .clustersBboxWithZoom: ("--bbox goes with --zoom.", "--bbox va avec --zoom.")
+    case .clustersLimitOffset:
+      ("--limit and --offset must be 0 or more.", "--limit et --offset doivent valoir 0 ou plus.")
+    case .clustersIdsFromZoom:
+      (
+        "{1} Cluster ids come from --zoom output (\"cluster_id\").",
+        "{1} Les identifiants de groupe viennent de la sortie de --zoom (\"cluster_id\")."
+      )
+    case .clusteringSumHelp:
+      (
+        "Give each cluster the sum of its points' numeric PROP (repeatable).",
+        "Donner à chaque groupe la somme de la propriété numérique PROP de ses points (répétable)."
+      )
+    case .clusteringMinHelp:
+      (
+        "Give each cluster the smallest of its points' numeric PROP (repeatable).",
+        "Donner à chaque groupe la plus petite valeur de PROP parmi ses points (répétable)."
+      )
+    case .clusteringMaxHelp:
+      (
+        "Give each cluster the largest of its points' numeric PROP (repeatable).",
+        "Donner à chaque groupe la plus grande valeur de PROP parmi ses points (répétable)."
+      )
+    case .clusteringTwice:
+      (
+        "The property '{1}' is aggregated twice; give it to one of --sum, --min and --max.",
+        "La propriété '{1}' est agrégée deux fois ; donnez-la à une seule de --sum, --min et --max."
+      )
+    case .clusteringReserved:
+      (
+        "'{1}' is a cluster property of its own; aggregate another property.",
+        "'{1}' est une propriété propre aux groupes ; agrégez une autre propriété."
+      )
+    case .shapeTitle:
+      (
+        "Clustering (with --cluster: the options of the map its id came from)",
+        "Regroupement (avec --cluster : les options de la carte d'où vient son identifiant)"
+      )
+    case .shapeRadiusHelp: ("Cluster radius in pixels.", "Rayon des groupes en pixels.")
+    case .shapeExtentHelp:
+      (
+        "Tile extent in pixels (the radius is relative to it).",
+        "Étendue de tuile en pixels (le rayon s'y rapporte)."
+      )
+    case .shapeMinZoomHelp: ("The lowest zoom clustered.", "Le plus petit zoom regroupé.")
+    case .shapeMaxZoomHelp: ("The highest zoom clustered.", "Le plus grand zoom regroupé.")
+    case .shapeMinPointsHelp:
+      ("The fewest points that make a cluster.", "Le moins de points qui forment un groupe.")
+    case .shapeNodeSizeHelp:
+      (
+        "Leaf size of the k-d trees (it changes output order, as in supercluster).",
+        "Taille des feuilles des arbres k-d (elle change l'ordre de sortie, comme dans supercluster)."
+      )
+    case .tilesAbstract:
+      (
+        "Write every non-empty vector tile of zooms --min-zoom...--max-zoom into an MBTiles file.",
+        "Écrire chaque tuile vectorielle non vide des zooms --min-zoom...--max-zoom dans un fichier MBTiles."
+      )
+    case .tilesDiscussion:
+      (
+        "The tiles serve answers (supercluster's getTile, Mapbox Vector Tile 2.1, one layer), gzipped, in an "
+          + "MBTiles 1.3 file (SQLite, TMS rows, json metadata with vector_layers) for static hosting or a tile "
+          + "server. The zooms written are the clustering's own --min-zoom and --max-zoom. Progress goes to "
+          + "standard error when it is a terminal. The file is built beside FILE and moved there when complete.",
+        "Les tuiles que serve renvoie (getTile de supercluster, Mapbox Vector Tile 2.1, une couche), compressées "
+          + "en gzip, dans un fichier MBTiles 1.3 (SQLite, lignes TMS, métadonnées json avec vector_layers) pour "
+          + "un hébergement statique ou un serveur de tuiles. Les zooms écrits sont --min-zoom et --max-zoom du "
+          + "regroupement. La progression s'affiche sur la sortie d'erreur quand c'est un terminal. Le fichier "
+          + "est construit à côté de FICHIER et y est déplacé une fois complet."
+      )
+    case .tilesPointsHelp:
+      (
+        "A GeoJSON or CSV file of points (default: the 54 markers).",
+        "Un fichier GeoJSON ou CSV de points (par défaut : les 54 marqueurs)."
+      )
+    case .tilesOutHelp:
+      (
+        "The MBTiles file to write (an existing regular file is replaced; not the input).",
+        "Le fichier MBTiles à écrire (un fichier ordinaire existant est remplacé ; pas l'entrée)."
+      )
+    case .tilesLayerHelp:
+      (
+        "The tile layer's name (default: the file's name, or markers).",
+        "Le nom de la couche (par défaut : le nom du fichier, ou markers)."
+      )
+    case .tilesFilterHelp:
+      (
+        "Tile only the features that pass this MapLibre filter expression, as JSON (as clusters --filter).",
+        "Ne tuiler que les objets qui passent cette expression de filtre MapLibre, en JSON (comme clusters "
+          + "--filter)."
+      )
+    case .tilesMaxZoom:
+      (
+        "tiles writes zooms up to 24; --max-zoom {1} is past it.",
+        "tiles écrit les zooms jusqu'à 24 ; --max-zoom {1} va au-delà."
+      )
+    case .tilesLayerName:
+      (
+        "A layer name is letters, digits, '-' and '_' (64 at most), not '{1}'; give --layer.",
+        "Un nom de couche est fait de lettres, de chiffres, de '-' et de '_' (64 au plus), pas '{1}' ; "
+          + "donnez --layer."
+      )
+    case .tilesProgress: ("zoom {1}, {2} tiles written", "zoom {1}, {2} tuiles écrites")
+    case .tilesSummary:
+      (
+        "{1} tiles, {2} bytes of gzipped MVT, zooms {3}-{4}, layer {5}, in {6}",
+        "{1} tuiles, {2} octets de MVT compressé, zooms {3}-{4}, couche {5}, dans {6}"
+      )
+
+    // MARK: serve
+    case .serveAbstract:
+      (
+        "Serve the news map, nearest, resolve, clusters, vector tiles and headlines over HTTP.",
+        "Servir la carte des actualités, nearest, resolve, clusters, les tuiles vectorielles et les titres en HTTP."
+      )
+    case .serveDiscussion:
+      (
+        "Loads each dataset once (the 54 markers are always there, as markers), then answers on HOST:PORT. Once "
+          + "it listens it prints one line, 'newsatlas: serving on http://HOST:PORT', on standard output; it logs "
+          + "one line per request on standard error. Port 0 picks a free port. /v1/headlines uses NEWSAPI_KEY "
+          + "(or the settings' api-key) through one cache and one request budget for the whole server; --no-news "
+          + "turns it off. Datasets written over HTTP (PUT /v1/datasets/NAME, with the write token of "
+          + "--write-token-file or NEWSATLAS_WRITE_TOKEN) are kept in --datasets-dir and served again after a "
+          + "restart.",
+        "Charge chaque jeu de données une fois (les 54 marqueurs sont toujours là, sous le nom markers), puis "
+          + "répond sur HÔTE:PORT. Dès l'écoute il écrit une ligne, 'newsatlas: serving on http://HÔTE:PORT', sur "
+          + "la sortie standard ; il journalise une ligne par requête sur la sortie d'erreur. Le port 0 en "
+          + "choisit un libre. /v1/headlines utilise NEWSAPI_KEY (ou le réglage api-key) avec un seul cache et un "
+          + "seul budget de requêtes pour tout le serveur ; --no-news le coupe. Les jeux de données écrits en "
+          + "HTTP (PUT /v1/datasets/NOM, avec le jeton d'écriture de --write-token-file ou NEWSATLAS_WRITE_TOKEN) "
+          + "sont gardés dans --datasets-dir et servis de nouveau après un redémarrage."
+      )
+    case .serveHostHelp:
+      (
+        "The address to listen on (loopback unless told otherwise).",
+        "L'adresse d'écoute (boucle locale sauf avis contraire)."
+      )
+    case .servePortHelp:
+      ("The port to listen on (0 picks a free one).", "Le port d'écoute (0 en choisit un libre).")
+    case .servePointsHelp:
+      (
+        "Serve a GeoJSON or CSV file as dataset NAME (letters, digits, '-' and '_'); repeatable.",
+        "Servir un fichier GeoJSON ou CSV comme jeu de données NOM (lettres, chiffres, '-' et '_') ; répétable."
+      )
+    case .serveMaxBodyHelp:
+      (
+        "The largest batch POST body taken, in MiB (bigger ones get 413).",
+        "Le plus grand corps de POST de lot accepté, en Mio (au-delà : 413)."
+      )
+    case .serveGraceHelp:
+      (
+        "Seconds requests in flight get to finish after SIGINT or SIGTERM.",
+        "Secondes laissées aux requêtes en cours pour finir après SIGINT ou SIGTERM."
+      )
+    case .serveCorsHelp:
+      (
+        "Send Access-Control-Allow-Origin: ORIGIN with every answer.",
+        "Envoyer Access-Control-Allow-Origin: ORIGINE avec chaque réponse."
+      )
+    case .serveThreadsHelp:
+      (
+        "Cores that answer each batch POST's rows (default: all); the answers are the same.",
+        "Cœurs qui répondent aux lignes de chaque POST de lot (par défaut : tous) ; les réponses sont les mêmes."
+      )
+    case .serveTileCacheHelp:
+      (
+        "Encoded tiles kept between requests, in MiB (0 keeps none); the oldest go first.",
+        "Tuiles encodées gardées entre les requêtes, en Mio (0 n'en garde aucune) ; les plus anciennes partent "
+          + "d'abord."
+      )
+    case .serveFilterCacheHelp:
+      (
+        "Filtered indexes (filter=) kept between requests, in MiB (0 keeps none); the least recently used go "
+          + "first.",
+        "Index filtrés (filter=) gardés entre les requêtes, en Mio (0 n'en garde aucun) ; les moins récemment "
+          + "utilisés partent d'abord."
+      )
+    case .serveMaxFeaturesHelp:
+      (
+        "The most features one clusters, children or leaves answer holds (more: 422, ask with a bbox).",
+        "Le plus d'objets qu'une réponse clusters, children ou leaves contient (au-delà : 422, demandez avec un "
+          + "bbox)."
+      )
+    case .serveIdleTimeoutHelp:
+      (
+        "Seconds a connection may wait with no request before it is closed.",
+        "Secondes qu'une connexion peut attendre sans requête avant d'être fermée."
+      )
+    case .serveHeaderTimeoutHelp:
+      (
+        "Seconds a request's head may take to arrive, from its first byte.",
+        "Secondes que l'en-tête d'une requête peut mettre à arriver, depuis son premier octet."
+      )
+    case .serveBodyTimeoutHelp:
+      (
+        "Seconds a request body may pause between two reads.",
+        "Secondes qu'un corps de requête peut marquer de pause entre deux lectures."
+      )
+    case .serveSendTimeoutHelp:
+      (
+        "Seconds a client may take none of its answer before it is dropped.",
+        "Secondes qu'un client peut rester sans rien lire de sa réponse avant d'être lâché."
+      )
+    case .serveMaxConnectionsHelp:
+      (
+        "Connections open at once (default: the open-file limit less 100); more are closed at once.",
+        "Connexions ouvertes à la fois (par défaut : la limite de fichiers ouverts moins 100) ; les suivantes "
+          + "sont fermées aussitôt."
+      )
+    case .serveNoNewsHelp:
+      ("Serve no headlines (/v1/headlines answers 503).", "Ne servir aucun titre (/v1/headlines répond 503).")
+    case .serveLeafletHelp:
+      (
+        "Where Leaflet is, for the map page at / (Debian's libjs-leaflet puts it here).",
+        "Où se trouve Leaflet, pour la page de carte à / (libjs-leaflet de Debian le met ici)."
+      )
+    case .serveRange: ("{1} is {2} to {3}, not {4}.", "{1} va de {2} à {3}, pas {4}.")
+    case .serveSecondsRange: ("{1} is {2} to {3} seconds, not {4}.", "{1} va de {2} à {3} secondes, pas {4}.")
+    case .serveMaxConnectionsRange:
+      ("--max-connections is 1 or more, not {1}.", "--max-connections vaut 1 ou plus, pas {1}.")
+    case .servePointsShape:
+      (
+        "--points takes NAME=FILE (for example cafes=cafes.geojson), not '{1}'.",
+        "--points prend NOM=FICHIER (par exemple cafes=cafes.geojson), pas '{1}'."
+      )
+    case .serveDatasetName:
+      (
+        "A dataset name is letters, digits, '-' and '_' (64 at most), not '{1}'.",
+        "Un nom de jeu de données est fait de lettres, de chiffres, de '-' et de '_' (64 au plus), pas '{1}'."
+      )
+    case .serveDatasetTwice:
+      (
+        "Two datasets are named '{1}'; give each its own name.",
+        "Deux jeux de données s'appellent '{1}' ; donnez à chacun son nom."
+      )
+    case .serveWriteTokenFileHelp:
+      (
+        "A file (readable by you alone) holding the token that dataset writes must send; else "
+          + "NEWSATLAS_WRITE_TOKEN.",
+        "Un fichier (lisible par vous seul) contenant le jeton que les écritures de jeux de données doivent "
+          + "envoyer ; sinon NEWSATLAS_WRITE_TOKEN."
+      )
+    case .serveDatasetsDirHelp:
+      (
+        "Where datasets written over HTTP are kept and read back at start (default: XDG data home's "
+          + "newsatlas/datasets).",
+        "Où les jeux de données écrits en HTTP sont gardés et relus au démarrage (par défaut : newsatlas/datasets "
+          + "du dossier de données XDG)."
+      )
+    case .serveTokenUnreadable:
+      (
+        "Cannot read the write token file '{1}' ({2}).",
+        "Impossible de lire le fichier du jeton d'écriture '{1}' ({2})."
+      )
+    case .serveTokenNotRegular:
+      (
+        "The write token file '{1}' is not a regular file of at most 4 KiB.",
+        "Le fichier du jeton d'écriture '{1}' n'est pas un fichier ordinaire d'au plus 4 Kio."
+      )
+    case .serveTokenReadable:
+      (
+        "Other users can read the write token file '{1}', so it is not used; run: chmod 600 '{1}'.",
+        "D'autres utilisateurs peuvent lire le fichier du jeton d'écriture '{1}', il n'est donc pas utilisé ; "
+          + "lancez : chmod 600 '{1}'."
+      )
+    case .serveTokenFileOrigin: ("The write token file '{1}'", "Le fichier du jeton d'écriture '{1}'")
+    case .serveTokenShape:
+      (
+        "{1} must hold a token of 16 to 1024 visible ASCII characters (for example the output of 'openssl rand "
+          + "-hex 32').",
+        "{1} doit contenir un jeton de 16 à 1024 caractères ASCII visibles (par exemple la sortie de 'openssl "
+          + "rand -hex 32')."
+      )
+    case .serveCannotServe: ("Cannot serve on {1}:{2}: {3}.", "Impossible de servir sur {1}:{2} : {3}.")
+
+    // MARK: What every news command takes
+    case .apiBaseHelp:
+      (
+        "The service's base URL (default $NEWSATLAS_API_BASE, else {1}).",
+        "L'URL de base du service (par défaut $NEWSATLAS_API_BASE, sinon {1})."
+      )
+    case .timeoutHelp: ("Seconds allowed for each request.", "Secondes accordées à chaque requête.")
+    case .concurrencyHelp: ("Requests in flight at once.", "Requêtes en cours à la fois.")
+    case .utcHelp:
+      (
+        "Dates in text as ISO 8601 in UTC (2026-11-24T10:15:00Z), for scripts that parse text.",
+        "Dates en texte au format ISO 8601 en UTC (2026-11-24T10:15:00Z), pour les scripts qui lisent le texte."
+      )
+    case .refreshHelp:
+      (
+        "Ask the service even when a fresh answer is cached.",
+        "Interroger le service même si une réponse fraîche est en cache."
+      )
+    case .offlineHelp:
+      (
+        "Answer only from the cache, saying how old each answer is.",
+        "Répondre seulement depuis le cache, en disant l'âge de chaque réponse."
+      )
+    case .forceHelp:
+      (
+        "Send even when the plan's daily budget is spent.",
+        "Envoyer même quand le budget quotidien de l'abonnement est épuisé."
+      )
+    case .timeoutRange:
+      (
+        "--timeout must be a number of seconds above 0 and at most a day (86400).",
+        "--timeout doit être un nombre de secondes au-dessus de 0 et d'au plus un jour (86400)."
+      )
+    case .concurrencyRange:
+      ("--concurrency must be 1 to 256, not {1}.", "--concurrency doit aller de 1 à 256, pas {1}.")
+    case .refreshAndOffline:
+      (
+        "--refresh asks the service and --offline never does; give one.",
+        "--refresh interroge le service et --offline jamais ; donnez l'un des deux."
+      )
+    case .cacheOfflineOnly: ("{1} --offline answers only from it.", "{1} --offline ne répond que depuis lui.")
+    case .cacheNeeded:
+      (
+        "{1} Without it no request can be counted against the budget, so nothing is sent.",
+        "{1} Sans lui aucune requête ne peut être décomptée du budget, donc rien n'est envoyé."
+      )
+    case .planOverBudgetHint:
+      (
+        "{1} --dry-run shows the plan; --force sends anyway.",
+        "{1} --dry-run montre le plan ; --force envoie quand même."
+      )
+    case .ownBudgetHint: ("{1} --force sends anyway.", "{1} --force envoie quand même.")
+
+    // MARK: headlines
+    case .headlinesAbstract:
+      (
+        "Fetch headlines for news countries in as few requests as their provider allows.",
+        "Récupérer les titres des pays d'actualité en aussi peu de requêtes que leur fournisseur le permet."
+      )
+    case .headlinesDiscussion:
+      (
+        "Headlines come from a provider: newsapi, gdelt or feeds; auto (the default) takes, for each country, "
+          + "its configured feeds if it has any, else NewsAPI when a key is set and NewsAPI has a route for it, "
+          + "else GDELT, which needs no key. NewsAPI's top-headlines?country= now answers only for us. The others "
+          + "are served by their sources: several countries share one request of up to 20 sources, split back by "
+          + "each article's source, and a country that a shared answer crowds out gets one request of its own. "
+          + "GDELT packs several countries into one sourcecountry "
+          + "query, split back by each article's sourcecountry, at most one request every 5 seconds (across "
+          + "processes) and 12 a run. --dry-run prints the plan and how long it takes, and sends nothing. The key "
+          + "comes from NEWSAPI_KEY and travels only in a request header to NewsAPI's host.",
+        "Les titres viennent d'un fournisseur : newsapi, gdelt ou feeds ; auto (par défaut) prend, pour chaque "
+          + "pays, ses flux configurés s'il en a, sinon NewsAPI quand une clé est réglée et que NewsAPI a une "
+          + "route pour lui, sinon GDELT, qui ne demande pas de clé. top-headlines?country= de NewsAPI ne répond "
+          + "plus que pour us. Les autres pays sont servis par leurs sources : plusieurs pays partagent une "
+          + "requête d'au plus 20 sources, répartie ensuite selon la source de chaque article, et un pays évincé "
+          + "d'une réponse partagée reçoit sa propre requête. "
+          + "GDELT regroupe plusieurs pays dans une requête sourcecountry, répartie selon le sourcecountry de "
+          + "chaque article, au plus une requête toutes les 5 secondes (entre processus) et 12 par exécution. "
+          + "--dry-run écrit le plan et sa durée, et n'envoie rien. La clé vient de NEWSAPI_KEY et ne voyage que "
+          + "dans un en-tête de requête vers l'hôte de NewsAPI."
+      )
+    case .headlinesCountryHelp:
+      (
+        "One country: a code (fr) or an English or French name, any case, accents optional (France, Allemagne).",
+        "Un pays : un code (fr) ou un nom anglais ou français, casse et accents indifférents (France, Allemagne)."
+      )
+    case .headlinesCountriesHelp:
+      (
+        "Several countries, comma-separated codes or names (fr,de or France,Germany).",
+        "Plusieurs pays, codes ou noms séparés par des virgules (fr,de ou France,Allemagne)."
+      )
+    case .headlinesNearHelp:
+      (
+        "The news country of a place: the one it is in, else the nearest (as resolve).",
+        "Le pays d'actualité d'un lieu : celui où il se trouve, sinon le plus proche (comme resolve)."
+      )
+    case .headlinesClusterHelp:
+      (
+        "Every country of a cluster of the 54 markers (with --zoom, and the clustering options of its map).",
+        "Chaque pays d'un groupe des 54 marqueurs (avec --zoom, et les options de regroupement de sa carte)."
+      )
+    case .headlinesZoomHelp:
+      ("The zoom of the map --cluster is on (0 to 31).", "Le zoom de la carte d'où vient --cluster (0 à 31).")
+    case .headlinesAllHelp: ("All 54 countries.", "Les 54 pays.")
+    case .headlinesCategoryHelp:
+      (
+        "One category (business, entertainment, general, health, science, sports, technology).",
+        "Une catégorie (business, entertainment, general, health, science, sports, technology)."
+      )
+    case .headlinesCategoriesHelp:
+      (
+        "Several categories of each country, comma-separated (business,sports), or all seven.",
+        "Plusieurs catégories de chaque pays, séparées par des virgules (business,sports), ou all pour les sept."
+      )
+    case .headlinesPageSizeHelp:
+      ("Articles per country, 1 to 100 (default {1}).", "Articles par pays, 1 à 100 (par défaut {1}).")
+    case .headlinesSearchFallbackHelp:
+      (
+        "Search everything for countries that have no sources (one request each).",
+        "Chercher dans everything pour les pays sans sources (une requête chacun)."
+      )
+    case .headlinesProbeHelp:
+      (
+        "Ask top-headlines?country= again, even where the service is known to answer it empty.",
+        "Redemander top-headlines?country=, même là où le service répond vide."
+      )
+    case .headlinesDryRunHelp:
+      (
+        "Print the requests the command would send, and send nothing.",
+        "Écrire les requêtes que la commande enverrait, et n'envoyer rien."
+      )
+    case .headlinesProviderHelp:
+      (
+        "Where headlines come from: auto, newsapi, gdelt or feeds (default the provider setting, else auto).",
+        "D'où viennent les titres : auto, newsapi, gdelt ou feeds (par défaut le réglage provider, sinon auto)."
+      )
+    case .headlinesFeedHelp:
+      (
+        "An RSS or Atom feed for this run alone, in place of the feeds file's (repeatable); it answers every "
+          + "country asked, with --provider feeds or auto.",
+        "Un flux RSS ou Atom pour cette exécution seule, à la place de ceux du fichier de flux (répétable) ; il "
+          + "répond pour chaque pays demandé, avec --provider feeds ou auto."
+      )
+    case .headlinesProviderFlag:
+      ("'{1}' is not a provider; use one of {2}.", "'{1}' n'est pas un fournisseur ; utilisez {2}.")
+    case .headlinesFeedNeedsFeeds:
+      (
+        "--feed is read by the feeds provider: use it with --provider feeds or auto.",
+        "--feed est lu par le fournisseur feeds : utilisez-le avec --provider feeds ou auto."
+      )
+    case .headlinesSourceNeedsNewsAPI:
+      (
+        "--source asks NewsAPI for a source's headlines: use it with --provider newsapi or auto.",
+        "--source demande à NewsAPI les titres d'une source : utilisez-le avec --provider newsapi ou auto."
+      )
+    case .headlinesKeepFavourite:
+      (
+        "{1}, or keep a favourite with 'newsatlas config set country fr'.",
+        "{1}, ou gardez un favori avec 'newsatlas config set country fr'."
+      )
+    case .headlinesAllFailed: ("All {1} results failed", "Les {1} résultats ont échoué")
+    case .headlinesSomeFailed: ("{1} of {2} results failed", "{1} résultats sur {2} ont échoué")
+    case .headlinesOtherAbove: ("; the other one is above", "; l'autre est plus haut")
+    case .headlinesOthersAbove: ("; the other {1} are above", "; les {1} autres sont plus haut")
+    case .headlinesErrorsInJSON:
+      ("{1} (their errors are in the JSON); {2}", "{1} (leurs erreurs sont dans le JSON) ; {2}")
+    case .headlinesNoHeadlines: ("no headlines: {1}", "aucun titre : {1}")
+    case .headlinesNothingToAsk: ("nothing to ask", "rien à demander")
+    case .headlinesArticles: ("{1} articles", "{1} articles")
+    case .headlinesOneArticle: ("1 article", "1 article")
+    case .headlinesViaTop: ("via top headlines", "par les gros titres")
+    case .headlinesViaSources: ("via its sources", "par ses sources")
+    case .headlinesViaSearch: ("via a search of its name", "par une recherche de son nom")
+    case .headlinesViaGDELT: ("via GDELT", "par GDELT")
+    case .headlinesViaFeeds: ("via its feeds", "par ses flux")
+    case .headlinesViaSource: ("via the source", "par la source")
+    case .planHeading: ("Plan for {1}, {2} each:", "Plan pour {1}, {2} chacun :")
+    case .planResults: ("{1} results", "{1} résultats")
+    case .planOneResult: ("1 result", "1 résultat")
+    case .planCached: ("cached", "en cache")
+    case .planSend: ("send", "envoyer")
+    case .planLater: ("later", "plus tard")
+    case .planNone: ("none", "aucun")
+    case .planSourcesList: ("(the sources list)", "(la liste des sources)")
+    case .planPacked: ("(packed)", "(regroupé)")
+    case .planProbe: ("(probe)", "(sonde)")
+    case .planAwaiting:
+      (
+        "packed once the sources list is known (a dry run does not fetch it)",
+        "regroupé une fois la liste des sources connue (un essai à blanc ne la récupère pas)"
+      )
+    case .planSends: ("Sends {1}", "Envoie {1}")
+    case .planRequests: ("{1} requests", "{1} requêtes")
+    case .planOneRequest: ("1 request", "1 requête")
+    case .planUpToMore:
+      (
+        "(up to {1} more if shared answers crowd countries out)",
+        "(jusqu'à {1} de plus si des réponses partagées évincent des pays)"
+      )
+    case .planMoreOnly:
+      (
+        "(more only if a shared answer crowds a country out)",
+        "(davantage seulement si une réponse partagée évince un pays)"
+      )
+    case .planBudget:
+      (
+        "; last 24 hours: {1} + {2} of {3}; last 12 hours: {4} + {5} of {6}",
+        " ; dernières 24 heures : {1} + {2} sur {3} ; dernières 12 heures : {4} + {5} sur {6}"
+      )
+    case .planTakes: ("Takes about {1}", "Prend environ {1}")
+    case .planAtMost: (", at most {1}", ", au plus {1}")
+    case .planGDELTSpacing:
+      (", GDELT being asked once every {1}.", ", GDELT étant interrogé une fois toutes les {1}.")
+
+    // MARK: search
+    case .searchAbstract:
+      (
+        "Search every article NewsAPI indexes (its everything endpoint).",
+        "Chercher dans tous les articles que NewsAPI indexe (son point d'accès everything)."
+      )
+    case .searchQueryHelp:
+      (
+        "Words to look for; NewsAPI's syntax (\"exact phrase\", +must, -not, AND/OR/NOT) works.",
+        "Mots à chercher ; la syntaxe de NewsAPI (\"phrase exacte\", +obligatoire, -exclu, AND/OR/NOT) marche."
+      )
+    case .searchLanguageHelp:
+      (
+        "One of NewsAPI's 14 languages, such as fr or french (default the language setting).",
+        "Une des 14 langues de NewsAPI, comme fr ou french (par défaut le réglage language)."
+      )
+    case .searchSortByHelp:
+      (
+        "relevancy, popularity or publishedAt (default the sort-by setting, else publishedAt).",
+        "relevancy, popularity ou publishedAt (par défaut le réglage sort-by, sinon publishedAt)."
+      )
+    case .searchFromHelp:
+      (
+        "Oldest date or time, ISO 8601 (2026-11-01 or 2026-11-01T10:00:00), UTC unless it has an offset.",
+        "Date ou heure la plus ancienne, ISO 8601 (2026-11-01 ou 2026-11-01T10:00:00), UTC sauf décalage donné."
+      )
+    case .searchToHelp: ("Newest date or time, ISO 8601.", "Date ou heure la plus récente, ISO 8601.")
+    case .searchSourcesHelp:
+      (
+        "Only these sources, comma-separated ids (up to 20; see sources).",
+        "Seulement ces sources, identifiants séparés par des virgules (20 au plus ; voir sources)."
+      )
+    case .searchDomainsHelp:
+      (
+        "Only these domains, comma-separated (bbc.co.uk,lemonde.fr).",
+        "Seulement ces domaines, séparés par des virgules (bbc.co.uk,lemonde.fr)."
+      )
+    case .searchExcludeDomainsHelp:
+      ("Never these domains, comma-separated.", "Jamais ces domaines, séparés par des virgules.")
+    case .searchSearchInHelp:
+      (
+        "Where the words must be: title, description, content, comma-separated.",
+        "Où les mots doivent se trouver : title, description, content, séparés par des virgules."
+      )
+    case .searchPageSizeHelp: ("Articles, 1 to 100.", "Articles, 1 à 100.")
+    case .searchCount: ("{1} of {2} articles", "{1} articles sur {2}")
+
+    // MARK: sources
+    case .sourcesAbstract:
+      (
+        "List NewsAPI's top-headline sources (country codes normalised: zh→cn, is→il).",
+        "Lister les sources de gros titres de NewsAPI (codes pays normalisés : zh→cn, is→il)."
+      )
+    case .sourcesNameHelp:
+      (
+        "Only sources whose id or name contains this text (any case).",
+        "Seulement les sources dont l'identifiant ou le nom contient ce texte (casse indifférente)."
+      )
+    case .sourcesCountryHelp:
+      (
+        "A country: a two-letter code, or the name of one of the 54 in English or French.",
+        "Un pays : un code de deux lettres, ou le nom d'un des 54 en anglais ou en français."
+      )
+    case .sourcesLanguageHelp:
+      (
+        "A language: one of NewsAPI's 14 codes (fr) or its name in English or French (french, français).",
+        "Une langue : un des 14 codes de NewsAPI (fr) ou son nom en anglais ou en français (french, français)."
+      )
+    case .sourcesCategoryHelp:
+      (
+        "A category (business, entertainment, general, health, science, sports, technology).",
+        "Une catégorie (business, entertainment, general, health, science, sports, technology)."
+      )
+    case .sourcesNoneListed: ("NewsAPI listed no sources.", "NewsAPI n'a listé aucune source.")
+    case .sourcesNoMatch:
+      (
+        "No NewsAPI source matches {1}; 'newsatlas sources' lists them all.",
+        "Aucune source NewsAPI ne correspond à {1} ; 'newsatlas sources' les liste toutes."
+      )
+    case .sourcesAnd: (" and ", " et ")
+
+    // MARK: quota
+    case .quotaAbstract:
+      (
+        "Show the requests sent in the last 24 and 12 hours, and when they free up.",
+        "Montrer les requêtes envoyées ces dernières 24 et 12 heures, et quand elles se libèrent."
+      )
+    case .quotaNoCache:
+      (
+        "There is no cache at {1}, so no requests are counted.",
+        "Il n'y a pas de cache à {1}, donc aucune requête n'est comptée."
+      )
+    case .quotaUsage:
+      (
+        "{1} of {2} requests in the last 24 hours, {3} of {4} in the last 12 hours.",
+        "{1} requêtes sur {2} ces dernières 24 heures, {3} sur {4} ces dernières 12 heures."
+      )
+    case .quotaSpent:
+      (
+        "The budget is spent; the next request frees up in {1}.",
+        "Le budget est épuisé ; la prochaine requête se libère dans {1}."
+      )
+    case .quotaOldest:
+      (
+        "The oldest of them leaves the 24-hour window in {1}.",
+        "La plus ancienne sort de la fenêtre de 24 heures dans {1}."
+      )
+    case .durationSeconds: ("{1} seconds", "{1} secondes")
+    case .durationSecond: ("1 second", "1 seconde")
+    case .durationMinutes: ("{1} minutes", "{1} minutes")
+    case .durationMinute: ("1 minute", "1 minute")
+    case .durationHours: ("{1} hours", "{1} heures")
+    case .durationHour: ("1 hour", "1 heure")
+    case .durationDays: ("{1} days", "{1} jours")
+    case .durationDay: ("1 day", "1 jour")
+
+    // MARK: config
+    case .configAbstract:
+      (
+        "Show or change the settings file ($XDG_CONFIG_HOME/newsatlas/config.toml).",
+        "Montrer ou changer le fichier de réglages ($XDG_CONFIG_HOME/newsatlas/config.toml)."
+      )
+    case .configDiscussion:
+      (
+        "config show | config get KEY | config set KEY VALUE | config unset KEY | config reset | config path. "
+          + "show lists every setting, its value in use and where it comes from (environment, file and line, "
+          + "default); the API key is shown as set, never its value. Keys: {1}. Flags and the environment "
+          + "(NEWSAPI_KEY, NEWSATLAS_API_BASE) override the file.",
+        "config show | config get CLÉ | config set CLÉ VALEUR | config unset CLÉ | config reset | config path. "
+          + "show liste chaque réglage, sa valeur en usage et d'où elle vient (environnement, fichier et ligne, "
+          + "défaut) ; la clé d'API est montrée comme réglée, jamais sa valeur. Clés : {1}. Les options et "
+          + "l'environnement (NEWSAPI_KEY, NEWSATLAS_API_BASE) l'emportent sur le fichier."
+      )
+    case .configActionHelp: ("show, get, set, unset, reset or path.", "show, get, set, unset, reset ou path.")
+    case .configKeyHelp: ("The setting's name.", "Le nom du réglage.")
+    case .configValueHelp:
+      (
+        "The value, for set; - reads it from standard input (keeps a key out of ps and shell history).",
+        "La valeur, pour set ; - la lit sur l'entrée standard (garde une clé hors de ps et de l'historique)."
+      )
+    case .configFormatHelp:
+      ("Output format of show: text or json.", "Format de sortie de show : text ou json.")
+    case .configCannotRead:
+      ("Cannot read the value from standard input.", "Impossible de lire la valeur sur l'entrée standard.")
+    case .configOneLine:
+      (
+        "'config set KEY -' takes one line of at most 4 KiB on standard input.",
+        "'config set CLÉ -' prend une ligne d'au plus 4 Kio sur l'entrée standard."
+      )
+    case .configShowTakesNothing:
+      (
+        "'config show' takes no setting; it shows them all.",
+        "'config show' ne prend aucun réglage ; il les montre tous."
+      )
+    case .configUnknownAction:
+      (
+        "'{1}' is not a config action; use show, get, set, unset, reset or path.",
+        "'{1}' n'est pas une action de config ; utilisez show, get, set, unset, reset ou path."
+      )
+    case .configNameASetting: ("Name a setting: {1}.", "Nommez un réglage : {1}.")
+    case .configNotSet: ("{1} is not set.", "{1} n'est pas réglé.")
+    case .configGiveValue:
+      ("Give the value after 'config set {1}'.", "Donnez la valeur après 'config set {1}'.")
+    case .originEnvironment: ("environment (${1})", "environnement (${1})")
+    case .originFile: ("file ({1}, line {2})", "fichier ({1}, ligne {2})")
+    case .originDefault: ("default", "défaut")
+    case .originUnset: ("not set", "non réglé")
+    case .originSet: ("set", "réglée")
+
+    // MARK: feeds
+    case .feedsAbstract:
+      (
+        "List, add or remove a country's RSS and Atom feeds ($XDG_CONFIG_HOME/newsatlas/feeds.txt).",
+        "Lister, ajouter ou retirer les flux RSS et Atom d'un pays ($XDG_CONFIG_HOME/newsatlas/feeds.txt)."
+      )
+    case .feedsDiscussion:
+      (
+        "feeds add COUNTRY URL | feeds remove COUNTRY URL | feeds list [COUNTRY] | feeds path. COUNTRY is a code "
+          + "or a name (fr, France). A country's feeds answer its headlines with --provider feeds, and with auto "
+          + "before NewsAPI and GDELT. NewsAtlas ships no feeds of its own.",
+        "feeds add PAYS URL | feeds remove PAYS URL | feeds list [PAYS] | feeds path. PAYS est un code ou un nom "
+          + "(fr, France). Les flux d'un pays donnent ses titres avec --provider feeds, et avec auto avant NewsAPI "
+          + "et GDELT. NewsAtlas ne fournit aucun flux."
+      )
+    case .feedsActionHelp: ("add, remove, list or path.", "add, remove, list ou path.")
+    case .feedsCountryHelp: ("The country: its code or its name.", "Le pays : son code ou son nom.")
+    case .feedsURLHelp:
+      (
+        "The feed's URL (http or https), for add and remove.",
+        "L'URL du flux (http ou https), pour add et remove."
+      )
+    case .feedsFormatHelp:
+      ("Output format of list: text or json.", "Format de sortie de list : text ou json.")
+    case .feedsUnknownAction:
+      (
+        "'{1}' is not a feeds action; use add, remove, list or path.",
+        "'{1}' n'est pas une action de feeds ; utilisez add, remove, list ou path."
+      )
+    case .feedsTakesCountryAndURL:
+      (
+        "'feeds {1}' takes a country and a URL: newsatlas feeds {1} fr https://….",
+        "'feeds {1}' prend un pays et une URL : newsatlas feeds {1} fr https://…."
+      )
+    case .feedsTakesNothingMore: ("'feeds {1}' takes nothing more.", "'feeds {1}' ne prend rien de plus.")
+    case .feedsTakesACountryMore:
+      ("'feeds {1}' takes at most a country more.", "'feeds {1}' prend au plus un pays de plus.")
+    case .feedsAdded: ("{1}: added {2}", "{1} : ajouté {2}")
+    case .feedsAlreadyHas: ("{1}: already has {2}", "{1} : a déjà {2}")
+    case .feedsRemoved: ("{1}: removed {2}", "{1} : retiré {2}")
+    case .feedsNoSuchFeed:
+      (
+        "{1} has no feed {2}; 'newsatlas feeds list {1}' lists its feeds.",
+        "{1} n'a pas de flux {2} ; 'newsatlas feeds list {1}' liste ses flux."
+      )
+
+    // MARK: Settings (the keys' help and their refusals)
+    case .settingCountryHelp:
+      (
+        "the favourite country, used by headlines when no country is named (one of the 54)",
+        "le pays favori, utilisé par headlines quand aucun pays n'est nommé (un des 54)"
+      )
+    case .settingLanguageHelp:
+      ("the search language (one of NewsAPI's 14)", "la langue des recherches (une des 14 de NewsAPI)")
+    case .settingCategoryHelp: ("the default headlines category", "la catégorie de titres par défaut")
+    case .settingSortByHelp:
+      (
+        "the order of search results: relevancy, popularity or publishedAt",
+        "l'ordre des résultats de recherche : relevancy, popularity ou publishedAt"
+      )
+    case .settingInterfaceLanguageHelp:
+      (
+        "the language of messages and help: en or fr (default: the locale)",
+        "la langue des messages et de l'aide : en ou fr (par défaut : la locale)"
+      )
+    case .settingAPIBaseHelp:
+      ("the service's base URL (default {1})", "l'URL de base du service (par défaut {1})")
+    case .settingAPIKeyHelp:
+      (
+        "the NewsAPI key (the file must then be readable by you alone)",
+        "la clé NewsAPI (le fichier ne doit alors être lisible que par vous)"
+      )
+    case .settingTTLHeadlinesHelp:
+      (
+        "seconds cached headlines stay fresh ({1})",
+        "secondes pendant lesquelles les titres en cache restent frais ({1})"
+      )
+    case .settingTTLSearchHelp:
+      (
+        "seconds cached searches stay fresh ({1})",
+        "secondes pendant lesquelles les recherches en cache restent fraîches ({1})"
+      )
+    case .settingTTLSourcesHelp:
+      (
+        "seconds the cached sources list stays fresh ({1})",
+        "secondes pendant lesquelles la liste des sources en cache reste fraîche ({1})"
+      )
+    case .settingQuotaDayHelp:
+      (
+        "the plan's requests per 24 hours (default {1}, the free plan)",
+        "les requêtes de l'abonnement par 24 heures (par défaut {1}, l'offre gratuite)"
+      )
+    case .settingQuotaHalfDayHelp:
+      (
+        "the plan's requests per 12 hours (default {1})",
+        "les requêtes de l'abonnement par 12 heures (par défaut {1})"
+      )
+    case .settingProviderHelp:
+      ("where headlines come from: {1} (default {2})", "d'où viennent les titres : {1} (par défaut {2})")
+    case .settingGDELTBaseHelp:
+      (
+        "GDELT's base URL (default {1}); it never gets the NewsAPI key",
+        "l'URL de base de GDELT (par défaut {1}) ; elle ne reçoit jamais la clé NewsAPI"
+      )
+    case .settingGDELTSpacingHelp:
+      (
+        "seconds between two GDELT requests, across processes (default {1})",
+        "secondes entre deux requêtes GDELT, entre processus (par défaut {1})"
+      )
+    case .settingDefaultSeconds: ("default {1}", "par défaut {1}")
+    case .notALanguage:
+      (
+        "'{1}' is not a NewsAPI language; use one of {2} (or its name, such as french).",
+        "'{1}' n'est pas une langue de NewsAPI ; utilisez {2} (ou son nom, comme français)."
+      )
+    case .notACategory:
+      (
+        "'{1}' is not a NewsAPI category; use one of {2}.",
+        "'{1}' n'est pas une catégorie de NewsAPI ; utilisez {2}."
+      )
+    case .notASortOrder:
+      (
+        "Sort by relevancy, popularity or publishedAt, not '{1}'.",
+        "Triez par relevancy, popularity ou publishedAt, pas '{1}'."
+      )
+    case .notAnInterfaceLanguage:
+      (
+        "'{1}' is not an interface language; use en or fr.",
+        "'{1}' n'est pas une langue d'interface ; utilisez en ou fr."
+      )
+    case .notABase:
+      (
+        "The {1} '{2}' is not an http or https URL with a host (and no query or fragment), such as {3}.",
+        "La {1} '{2}' n'est pas une URL http ou https avec un hôte (et sans requête ni fragment), comme {3}."
+      )
+    case .apiBaseName: ("API base", "base de l'API")
+    case .gdeltBaseName: ("GDELT base", "base de GDELT")
+    case .notAProvider:
+      ("'{1}' is not a provider; use one of {2}.", "'{1}' n'est pas un fournisseur ; utilisez {2}.")
+    case .notAWholeNumber:
+      (
+        "{1} takes a whole number, {2} or more, not '{3}'.",
+        "{1} prend un nombre entier, {2} ou plus, pas '{3}'."
+      )
+    case .apiKeyProblem:
+      (
+        "The API key {1}; a key is ASCII letters, digits, - and _ (NewsAPI's are 32 hexadecimal digits).",
+        "La clé d'API {1} ; une clé est faite de lettres ASCII, de chiffres, de - et de _ (celles de NewsAPI "
+          + "sont 32 chiffres hexadécimaux)."
+      )
+    case .apiKeyEmpty: ("is empty", "est vide")
+    case .apiKeyControl:
+      (
+        "holds a control character (a line break, a tab, an escape)",
+        "contient un caractère de contrôle (un saut de ligne, une tabulation, un échappement)"
+      )
+    case .apiKeyLong: ("is longer than 256 characters", "dépasse 256 caractères")
+    case .apiKeyCharacters:
+      (
+        "holds a character other than a letter, a digit, - or _",
+        "contient un caractère autre qu'une lettre, un chiffre, - ou _"
+      )
+    case .keyFileReadable:
+      (
+        "'{1}' holds an API key but other users can read it, so it is not used; run: chmod 600 '{1}'.",
+        "'{1}' contient une clé d'API mais d'autres utilisateurs peuvent le lire, donc elle n'est pas "
+          + "utilisée ; lancez : chmod 600 '{1}'."
+      )
+    case .notASetting:
+      (
+        "Line {1} of '{2}' sets '{3}', which is not a setting{4}; 'newsatlas config --help' lists them.",
+        "La ligne {1} de '{2}' règle '{3}', qui n'est pas un réglage{4} ; 'newsatlas config --help' les liste."
+      )
+    case .didYouMean: (" (did you mean {1}?)", " (vouliez-vous dire {1} ?)")
+    case .settingMustBeString:
+      (
+        "Line {1} of '{2}': the value of {3} must be a quoted string.",
+        "Ligne {1} de '{2}' : la valeur de {3} doit être une chaîne entre guillemets."
+      )
+    case .settingMustBeStringOrNumber:
+      (
+        "Line {1} of '{2}': the value of {3} must be a quoted string or a whole number.",
+        "Ligne {1} de '{2}' : la valeur de {3} doit être une chaîne entre guillemets ou un nombre entier."
+      )
+    case .lineOfFile: ("line {1} of '{2}'", "ligne {1} de '{2}'")
+
+    // MARK: Sources (NewsAPI's)
+    case .unknownSource:
+      (
+        "'{1}' is not a NewsAPI source id; the nearest are {2} ('newsatlas sources NAME' finds one by name).",
+        "'{1}' n'est pas un identifiant de source NewsAPI ; les plus proches sont {2} ('newsatlas sources NOM' "
+          + "en trouve une par son nom)."
+      )
+    case .unknownSourceNoneNear:
+      (
+        "'{1}' is not a NewsAPI source id; 'newsatlas sources NAME' finds one by name.",
+        "'{1}' n'est pas un identifiant de source NewsAPI ; 'newsatlas sources NOM' en trouve une par son nom."
+      )
+    case .sourceIdShape:
+      (
+        "'{1}' is not a source id: an id is lower-case letters, digits, '-' and '.' (as bbc-news).",
+        "'{1}' n'est pas un identifiant de source : un identifiant est fait de minuscules, de chiffres, de '-' "
+          + "et de '.' (comme bbc-news)."
+      )
+    case .tooManySources:
+      ("NewsAPI takes at most 20 sources a request.", "NewsAPI prend au plus 20 sources par requête.")
+    case .twoLetterCountry:
+      (
+        "'{1}' is not a two-letter country code, such as fr.",
+        "'{1}' n'est pas un code pays de deux lettres, comme fr."
+      )
+
+    // MARK: NewsAPI's requests and answers
+    case .mixSourcesAndCountry:
+      (
+        "NewsAPI cannot mix sources with a country or a category; give one or the other.",
+        "NewsAPI ne peut pas mêler des sources à un pays ou une catégorie ; donnez l'un ou l'autre."
+      )
+    case .topHeadlinesNeed:
+      (
+        "Top headlines need a country, a category, sources or a query.",
+        "Les gros titres demandent un pays, une catégorie, des sources ou une requête."
+      )
+    case .searchNeeds:
+      (
+        "A search needs words to look for, sources or domains.",
+        "Une recherche demande des mots, des sources ou des domaines."
+      )
+    case .searchWordsLong:
+      (
+        "NewsAPI takes search words up to 500 characters.",
+        "NewsAPI prend des mots de recherche jusqu'à 500 caractères."
+      )
+    case .notADate:
+      (
+        "'{1}' is not a date NewsAPI takes for {2}; give 2026-11-01 or 2026-11-01T10:00:00 (UTC unless it ends "
+          + "with an offset).",
+        "'{1}' n'est pas une date que NewsAPI prend pour {2} ; donnez 2026-11-01 ou 2026-11-01T10:00:00 (UTC "
+          + "sauf si elle finit par un décalage)."
+      )
+    case .fromAfterTo:
+      ("The from date {1} is after the to date {2}.", "La date from {1} est après la date to {2}.")
+    case .searchInFields:
+      (
+        "searchIn takes title, description and content, not '{1}'.",
+        "searchIn prend title, description et content, pas '{1}'."
+      )
+    case .pageSizeRange: ("pageSize must be 1 to 100, not {1}.", "pageSize doit aller de 1 à 100, pas {1}.")
+    case .pageRange: ("page must be 1 or more, not {1}.", "page doit valoir 1 ou plus, pas {1}.")
+    case .freePlanPages:
+      (
+        "The free plan stops at the first 100 results; page {1} of {2} goes past it.",
+        "L'offre gratuite s'arrête aux 100 premiers résultats ; la page {1} de {2} va au-delà."
+      )
+    case .missingKey:
+      (
+        "No NewsAPI key: get a free one at https://newsapi.org/register and set it with export "
+          + "NEWSAPI_KEY=your-key.",
+        "Pas de clé NewsAPI : obtenez-en une gratuite sur https://newsapi.org/register et réglez-la avec export "
+          + "NEWSAPI_KEY=votre-clé."
+      )
+    case .quotaUsedUp:
+      (
+        "NewsAPI refused the request because the key's quota is used up ({1}): {2}",
+        "NewsAPI a refusé la requête car le quota de la clé est épuisé ({1}) : {2}"
+      )
+    case .tryAgainIn: (" Try again in {1} seconds.", " Réessayez dans {1} secondes.")
+    case .freePlanAllows:
+      (
+        " The free plan allows 100 requests a day, 50 every 12 hours; try again later.",
+        " L'offre gratuite permet 100 requêtes par jour, 50 toutes les 12 heures ; réessayez plus tard."
+      )
+    case .beyondPlan:
+      (
+        "NewsAPI says this is beyond the key's plan ({1}): {2}",
+        "NewsAPI dit que cela dépasse l'abonnement de la clé ({1}) : {2}"
+      )
+    case .keyNotAccepted:
+      ("NewsAPI did not accept the key ({1}): {2}", "NewsAPI n'a pas accepté la clé ({1}) : {2}")
+    case .serviceAnswered: ("NewsAPI answered HTTP {1} ({2}): {3}", "NewsAPI a répondu HTTP {1} ({2}) : {3}")
+    case .notItsJSON:
+      (
+        "NewsAPI answered HTTP {1} with something that is not its JSON ({2}).",
+        "NewsAPI a répondu HTTP {1} avec autre chose que son JSON ({2})."
+      )
+    case .notCached:
+      (
+        "Offline, and the cache has no answer for {1}; run the command once online first.",
+        "Hors ligne, et le cache n'a pas de réponse pour {1} ; lancez d'abord la commande une fois en ligne."
+      )
+    case .budgetSpent:
+      (
+        "Sending would go past the plan's budget ({1} of {2} requests in 24 hours, {3} of {4} in 12 hours), so "
+          + "nothing was sent.",
+        "Envoyer dépasserait le budget de l'abonnement ({1} requêtes sur {2} en 24 heures, {3} sur {4} en 12 "
+          + "heures), donc rien n'a été envoyé."
+      )
+    case .planOverBudget:
+      (
+        "This needs {1} and the plan's budget has {2} left ({3} of {4} used in 24 hours, {5} of {6} in 12 "
+          + "hours), so nothing was sent.",
+        "Il faut {1} et le budget de l'abonnement en a encore {2} ({3} sur {4} utilisées en 24 heures, {5} sur "
+          + "{6} en 12 heures), donc rien n'a été envoyé."
+      )
+    case .nextFreeIn: (" The next request frees up in {1}.", " La prochaine requête se libère dans {1}.")
+    case .cacheCouldNotCount:
+      (
+        "The cache at {1}, which counts every request against the budget, could not count this one ({2}), so "
+          + "nothing was sent; try again in a moment.",
+        "Le cache à {1}, qui décompte chaque requête du budget, n'a pas pu compter celle-ci ({2}), donc rien "
+          + "n'a été envoyé ; réessayez dans un instant."
+      )
+    case .feedAnswered: ("The feed {1} answered HTTP {2}.", "Le flux {1} a répondu HTTP {2}.")
+    case .feedUnreadable: ("The feed {1} could not be read: {2}", "Le flux {1} n'a pas pu être lu : {2}")
+    case .gdeltRefused: ("GDELT refused the query: {1}", "GDELT a refusé la requête : {1}")
+    case .gdeltAnswered: ("GDELT answered HTTP {1}: {2}", "GDELT a répondu HTTP {1} : {2}")
+    case .gdeltOff:
+      ("GDELT is turned off here, so it cannot answer.", "GDELT est coupé ici, il ne peut donc pas répondre.")
+    case .noRouteGDELTOff:
+      (
+        "NewsAPI has no route for {1}, and GDELT is turned off here.",
+        "NewsAPI n'a pas de route pour {1}, et GDELT est coupé ici."
+      )
+    case .noFeedsFor: ("No feeds are configured for {1} ({2}).", "Aucun flux n'est configuré pour {1} ({2}).")
+
+    // MARK: A headlines request (the command line's flags and the service's query alike)
+    case .nameTheCountries:
+      ("Name the countries with one of {1}.", "Nommez les pays avec l'une des options {1}.")
+    case .withZoom: ("{1} (with {2})", "{1} (avec {2})")
+    case .listAnd: ("{1} and {2}", "{1} et {2}")
+    case .listOr: ("{1} or {2}", "{1} ou {2}")
+    case .countriesTakes:
+      (
+        "{1} takes codes or names separated by commas, such as fr,de,it.",
+        "{1} prend des codes ou des noms séparés par des virgules, comme fr,de,it."
+      )
+    case .nearTakes:
+      (
+        "{1} takes LAT,LON (or \"LAT LON\"), for example 48.85,2.35.",
+        "{1} prend LAT,LON (ou \"LAT LON\"), par exemple 48.85,2.35."
+      )
+    case .clusterNeedsZoom:
+      (
+        "{1} needs the {2} of the map its id came from.",
+        "{1} demande le {2} de la carte d'où vient son identifiant."
+      )
+    case .zoomNotANumber:
+      ("{1} must be a decimal number, not '{2}'.", "{1} doit être un nombre décimal, pas '{2}'.")
+    case .clusterIdShape:
+      (
+        "A cluster id is a whole number, 0 or more, not '{1}'.",
+        "Un identifiant de groupe est un nombre entier, 0 ou plus, pas '{1}'."
+      )
+    case .categoryAndCategories: ("Give {1} or {2} all, not both.", "Donnez {1} ou {2} all, pas les deux.")
+    case .categoriesTakes:
+      (
+        "{1} takes 'all' or categories separated by commas (business,sports), not '{2}'.",
+        "{1} prend 'all' ou des catégories séparées par des virgules (business,sports), pas '{2}'."
+      )
+    case .pageSizeFlag:
+      (
+        "{1} must be 1 to 100 (a whole number), not '{2}'.",
+        "{1} doit aller de 1 à 100 (un nombre entier), pas '{2}'."
+      )
+    case .unknownCountry:
+      (
+        "'{1}' is not one of NewsAPI's 54 countries by code or name, such as fr or France; 'newsatlas "
+          + "countries' lists them.",
+        "'{1}' n'est pas un des 54 pays de NewsAPI par code ou par nom, comme fr ou France ; 'newsatlas "
+          + "countries' les liste."
+      )
+    case .ambiguousCountry: ("'{1}' could be {2}; give one code.", "'{1}' peut être {2} ; donnez un code.")
+    case .andMore: ("{1} and {2} more", "{1} et {2} de plus")
+
+    // MARK: The service's own sentences
+    case .serviceNoNews:
+      (
+        "This server was started with --no-news, so it serves no headlines.",
+        "Ce serveur a été lancé avec --no-news, il ne sert donc aucun titre."
+      )
+    case .serviceNoCache:
+      (
+        "{1} Without it no request can be counted, so this server sends none.",
+        "{1} Sans lui aucune requête ne peut être comptée, donc ce serveur n'en envoie aucune."
+      )
+    case .serveNoCacheWarning:
+      ("{1} The server answers no headlines.", "{1} Le serveur ne répond à aucun titre.")
+    case .serviceNothingAt:
+      (
+        "Nothing is at {1}; the README lists the endpoints.",
+        "Rien ne se trouve à {1} ; le README liste les points d'accès."
+      )
+    case .serviceRequestFailed: ("The request failed ({1}).", "La requête a échoué ({1}).")
+    case .serviceFailed: ("The server failed to answer: {1}.", "Le serveur n'a pas pu répondre : {1}.")
+    case .serviceUnknownDataset:
+      (
+        "No dataset is named '{1}'; /v1/datasets lists them.",
+        "Aucun jeu de données ne s'appelle '{1}' ; /v1/datasets les liste."
+      )
+    case .serviceUnknownParameter:
+      (
+        "The parameter '{1}' is not one this endpoint takes; it takes {2}.",
+        "Le paramètre '{1}' n'est pas accepté par ce point d'accès ; il prend {2}."
+      )
+    case .serviceParameterTwice:
+      (
+        "The parameter '{1}' is given more than once; give it once.",
+        "Le paramètre '{1}' est donné plusieurs fois ; donnez-le une fois."
+      )
+    case .serviceGiveLatLon:
+      (
+        "Give lat and lon in degrees (for example lat=48.85&lon=2.35).",
+        "Donnez lat et lon en degrés (par exemple lat=48.85&lon=2.35)."
+      )
+    case .serviceWholeNumber:
+      (
+        "{1} must be a whole number, {2} or more, not '{3}'.",
+        "{1} doit être un nombre entier, {2} ou plus, pas '{3}'."
+      )
+    case .serviceDecimal:
+      ("{1} must be a decimal number, not '{2}'.", "{1} doit être un nombre décimal, pas '{2}'.")
+    case .serviceGiveZoom:
+      ("Give zoom, 0 to 31 (for example zoom=3).", "Donnez zoom, de 0 à 31 (par exemple zoom=3).")
+    }
+  }
+}

@@ -1,0 +1,189 @@
+import AtlasMessages
+import Foundation
+import Testing
+
+/// The interface in French (issue 31 item 3): help, messages and error sentences from the one catalogue, chosen
+/// by the locale, `--lang` or the `interface-language` setting; English stays the default.
+@Suite struct FrenchInterfaceTests {
+  static let french = ["LANG": "fr_FR.UTF-8"]
+  static let commands = [
+    "nearest", "resolve", "clusters", "serve", "tiles", "countries", "headlines", "search", "sources",
+    "feeds",
+    "config", "quota",
+  ]
+
+  /// White space as one space: ArgumentParser wraps help at 80 columns.
+  static func collapsed(_ text: String) -> String {
+    text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+  }
+
+  /// A template's text before its first placeholder: what any use of it prints.
+  static func fixedStart(_ template: String) -> String {
+    String(template.prefix { $0 != "{" })
+  }
+
+  /// Every command's help in French, and its abstract, discussion and each option's help among it: none of the
+  /// catalogue's English help is left.
+  @Test func everyCommandsHelpIsFrench() throws {
+    var helps = [try CLI.run(["--help"], environment: Self.french).stdout]
+    for command in Self.commands {
+      let help = try CLI.run([command, "--help"], environment: Self.french)
+      #expect(help.status == 0, "\(command)")
+      #expect(help.stdout.contains("OVERVIEW: "), "\(command)")
+      helps.append(help.stdout)
+    }
+    let all = Self.collapsed(helps.joined(separator: "\n"))
+    let helpMessages = Message.allCases.filter { message in
+      message != .seeHelp
+        && ["Help", "Abstract", "Discussion", "Title"].contains { message.rawValue.hasSuffix($0) }
+    }
+    #expect(helpMessages.count > 80)
+    for message in helpMessages {
+      let french = Self.collapsed(Self.fixedStart(message.texts.fr))
+      let english = Self.collapsed(Self.fixedStart(message.texts.en))
+      // Title: ArgumentParser writes an option group's title in capitals.
+      let shown = message.rawValue.hasSuffix("Title") ? french.uppercased() : french
+      #expect(all.contains(shown), "\(message) is not in the French help")
+      if english.count >= 12 {
+        #expect(!all.contains(english), "\(message) is in English in the French help")
+      }
+    }
+    // English stays the default.
+    let english = try CLI.run(["headlines", "--help"])
+    #expect(Self.collapsed(english.stdout).contains(Message.headlinesAbstract.texts.en))
+    #expect(!Self.collapsed(english.stdout).contains(Message.headlinesAbstract.texts.fr))
+  }
+
+  /// Command lines each command refuses, and the French sentence each is refused with, with the English one
+  /// nowhere: the locale, --lang and the setting choose it alike.
+  @Test(arguments: [
+    (["nearest", "1"], "Donnez la longitude après la latitude 1."),
+    (["nearest", "1", "2", "--count", "0"], "--count doit valoir 1 ou plus, pas 0."),
+    (
+      ["nearest", "--bogus", "1", "2"],
+      "Option inconnue '--bogus' ; 'newsatlas nearest --help' liste les options."
+    ),
+    (
+      ["resolve"],
+      "Donnez une latitude et une longitude (par exemple : resolve 48.85 2.35), ou --input FICHIER."
+    ),
+    (
+      ["clusters"],
+      "Donnez --zoom Z (ou --expansion-zoom, --children, --leaves ou --tile) pour dire quoi écrire."
+    ),
+    (
+      ["clusters", "--zoom", "1", "--sum", "a", "--max", "a"],
+      "La propriété 'a' est agrégée deux fois ; donnez-la à une seule de --sum, --min et --max."
+    ),
+    (
+      ["countries", "zz"],
+      "Aucun pays d'actualité ne correspond à 'zz' ; essayez un code comme fr ou un nom comme Égypte."
+    ),
+    (
+      ["headlines", "--country", "xx"],
+      "'xx' n'est pas un des 54 pays de NewsAPI par code ou par nom, comme fr ou France ; "
+        + "'newsatlas countries' les liste."
+    ),
+    (
+      ["headlines", "--country", "fr", "--page-size", "0"],
+      "--page-size doit aller de 1 à 100 (un nombre entier), pas '0'."
+    ),
+    (
+      ["headlines", "--country", "fr", "--refresh", "--offline"],
+      "--refresh interroge le service et --offline jamais ; donnez l'un des deux."
+    ),
+    (["serve", "--port", "70000"], "--port va de 0 à 65535, pas 70000."),
+    (
+      ["config", "frob"],
+      "'frob' n'est pas une action de config ; utilisez show, get, set, unset, reset ou path."
+    ),
+    (
+      ["config", "set", "sort-by", "newest"], "Triez par relevancy, popularity ou publishedAt, pas 'newest'."
+    ),
+    (
+      ["feeds", "frob"],
+      "'frob' n'est pas une action de feeds ; utilisez add, remove, list ou path. Voir 'newsatlas help'."
+    ),
+    (
+      ["search", "x", "--from", "yesterday"],
+      "'yesterday' n'est pas une date que NewsAPI prend pour from ; donnez 2026-11-01 ou 2026-11-01T10:00:00 "
+        + "(UTC sauf si elle finit par un décalage)."
+    ),
+  ])
+  func errorsAreFrench(arguments: [String], sentence: String) throws {
+    let located = try CLI.run(arguments, environment: Self.french.merging(["NEWSAPI_KEY": "k"]) { $1 })
+    #expect(located.status == 64 || located.status == 65, "\(arguments): \(located.stderr)")
+    #expect(located.stderr == "newsatlas: \(sentence)\n", "\(arguments)")
+    let flagged = try CLI.run(arguments + ["--lang", "fr"], environment: ["NEWSAPI_KEY": "k"])
+    #expect(flagged.stderr == "newsatlas: \(sentence)\n", "\(arguments) --lang fr")
+    let english = try CLI.run(arguments, environment: ["NEWSAPI_KEY": "k"])
+    #expect(english.status == located.status && english.stderr.hasPrefix("newsatlas: "))
+    #expect(english.stderr != located.stderr)
+  }
+
+  /// The `interface-language` setting, under --lang and over the locale; config show lists it.
+  @Test func theSettingChoosesUnderTheFlag() throws {
+    let result = try CLI.shell(
+      """
+      "$0" config set interface-language fr && "$0" nearest 1; "$0" nearest 1 --lang en
+      LANG=fr_FR.UTF-8 "$0" config set interface-language en && "$0" nearest 1; "$0" config show
+      """)
+    #expect(
+      result.stderrLines == [
+        "newsatlas: Donnez la longitude après la latitude 1.",
+        "newsatlas: Give the longitude after the latitude 1.",
+        "newsatlas: Give the longitude after the latitude 1.",
+      ])
+    #expect(result.stdout.contains("interface-language"))
+  }
+
+  /// French text output: country names, table words and durations.
+  @Test func outputIsFrench() throws {
+    let nearest = try CLI.run(["nearest", "48.85", "2.35", "--count", "2", "--lang", "fr"])
+    #expect(nearest.stdoutLines.count == 2)
+    #expect(nearest.stdout.contains("Belgique") && nearest.stdout.contains(" cap "))
+    let resolve = try CLI.run(["resolve", "50.85", "4.35"], environment: Self.french)
+    #expect(resolve.stdout.hasPrefix("be  Belgique  (à l'intérieur, marqueur à "))
+    let plan = try CLI.run(
+      ["headlines", "--countries", "fr,de", "--provider", "gdelt", "--dry-run", "--lang", "fr"])
+    #expect(plan.stdout.hasPrefix("Plan pour 2 résultats, 10 articles chacun :"), "\(plan.stdout)")
+    #expect(plan.stdout.contains("\nEnvoie 2 requêtes (davantage seulement si"), "\(plan.stdout)")
+    #expect(
+      plan.stdout.contains("Prend environ 5 secondes, GDELT étant interrogé une fois toutes les 5 secondes."))
+  }
+
+  /// No command prints an English sentence of its own: every sentence in the CLI's sources comes from the
+  /// catalogue. A literal of three words or more is flagged, but for the readiness line scripts wait for.
+  @Test func commandsSayNothingOutsideTheCatalogue() throws {
+    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("../../Sources/NewsAtlasCLI").standardized
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+      $0.hasSuffix(".swift")
+    }
+    #expect(files.count >= 10)
+    let literal = try Regex(#""((?:[^"\\]|\\.)*)""#)
+    let sentence = try Regex(#"[A-Za-z]{2,} [a-z]{2,} [a-z]{2,}"#)
+    var found: [String] = []
+    for file in files {
+      let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+      var inBlock = false
+      for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        let trimmed = line.drop { $0 == " " }
+        let opensOrCloses = line.contains("\"\"\"")
+        if opensOrCloses { inBlock.toggle() }
+        if inBlock && !opensOrCloses && trimmed.contains(sentence) {
+          found.append("\(file):\(number + 1): \(trimmed)")
+        }
+        if trimmed.hasPrefix("//") || inBlock { continue }
+        let code = line.split(separator: " //", maxSplits: 1).first ?? line
+        for match in code.matches(of: literal) {
+          let text = String(code[match.range])
+          if text.contains(sentence) && !text.hasPrefix("\"newsatlas: serving on") {
+            found.append("\(file):\(number + 1): \(text)")
+          }
+        }
+      }
+    }
+    #expect(found.isEmpty, "English outside the catalogue:\n\(found.joined(separator: "\n"))")
+  }
+}
