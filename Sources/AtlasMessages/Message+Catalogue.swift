@@ -144,6 +144,7 @@ public enum Message: String, CaseIterable, Sendable {
   case headlinesCategoryHelp
   case headlinesCategoriesHelp
   case headlinesPageSizeHelp
+  case headlinesSourceHelp
   case headlinesSearchFallbackHelp
   case headlinesProbeHelp
   case headlinesDryRunHelp
@@ -258,6 +259,7 @@ public enum Message: String, CaseIterable, Sendable {
   case settingCategoryHelp
   case settingSortByHelp
   case settingInterfaceLanguageHelp
+  case settingSourcesHelp
   case settingAPIBaseHelp
   case settingAPIKeyHelp
   case settingTTLHeadlinesHelp
@@ -293,6 +295,8 @@ public enum Message: String, CaseIterable, Sendable {
   case unknownSourceNoneNear
   case sourceIdShape
   case tooManySources
+  case sourcesListNotCached
+  case sourceOutsideCountries
   case twoLetterCountry
   case mixSourcesAndCountry
   case topHeadlinesNeed
@@ -968,7 +972,8 @@ public enum Message: String, CaseIterable, Sendable {
           + "else GDELT, which needs no key. NewsAPI's top-headlines?country= now answers only for us. The others "
           + "are served by their sources: several countries share one request of up to 20 sources, split back by "
           + "each article's source, and a country that a shared answer crowds out gets one request of its own. "
-          + "GDELT packs several countries into one sourcecountry "
+          + "--source ID (or the sources setting, your favourite sources) adds their headlines, packed into the "
+          + "same requests and counted in the same budget. GDELT packs several countries into one sourcecountry "
           + "query, split back by each article's sourcecountry, at most one request every 5 seconds (across "
           + "processes) and 12 a run. --dry-run prints the plan and how long it takes, and sends nothing. The key "
           + "comes from NEWSAPI_KEY and travels only in a request header to NewsAPI's host.",
@@ -977,7 +982,8 @@ public enum Message: String, CaseIterable, Sendable {
           + "route pour lui, sinon GDELT, qui ne demande pas de clé. top-headlines?country= de NewsAPI ne répond "
           + "plus que pour us. Les autres pays sont servis par leurs sources : plusieurs pays partagent une "
           + "requête d'au plus 20 sources, répartie ensuite selon la source de chaque article, et un pays évincé "
-          + "d'une réponse partagée reçoit sa propre requête. "
+          + "d'une réponse partagée reçoit sa propre requête. --source ID (ou le réglage sources, vos sources "
+          + "favorites) ajoute leurs titres, regroupés dans les mêmes requêtes et comptés dans le même budget. "
           + "GDELT regroupe plusieurs pays dans une requête sourcecountry, répartie selon le sourcecountry de "
           + "chaque article, au plus une requête toutes les 5 secondes (entre processus) et 12 par exécution. "
           + "--dry-run écrit le plan et sa durée, et n'envoie rien. La clé vient de NEWSAPI_KEY et ne voyage que "
@@ -1018,6 +1024,13 @@ public enum Message: String, CaseIterable, Sendable {
       )
     case .headlinesPageSizeHelp:
       ("Articles per country, 1 to 100 (default {1}).", "Articles par pays, 1 à 100 (par défaut {1}).")
+    case .headlinesSourceHelp:
+      (
+        "A NewsAPI source's headlines as well (its id, as sources lists; repeatable; default the sources "
+          + "setting when no country is named).",
+        "Les titres d'une source NewsAPI en plus (son identifiant, comme sources les liste ; répétable ; par "
+          + "défaut le réglage sources quand aucun pays n'est nommé)."
+      )
     case .headlinesSearchFallbackHelp:
       (
         "Search everything for countries that have no sources (one request each).",
@@ -1350,6 +1363,13 @@ public enum Message: String, CaseIterable, Sendable {
         "the language of messages and help: en or fr (default: the locale)",
         "la langue des messages et de l'aide : en ou fr (par défaut : la locale)"
       )
+    case .settingSourcesHelp:
+      (
+        "favourite NewsAPI sources, comma-separated ids (bbc-news,le-monde): headlines asks them when no "
+          + "country is named, packed with the rest",
+        "sources NewsAPI favorites, identifiants séparés par des virgules (bbc-news,le-monde) : headlines les "
+          + "demande quand aucun pays n'est nommé, regroupées avec le reste"
+      )
     case .settingAPIBaseHelp:
       ("the service's base URL (default {1})", "l'URL de base du service (par défaut {1})")
     case .settingAPIKeyHelp:
@@ -1488,6 +1508,18 @@ public enum Message: String, CaseIterable, Sendable {
         "'{1}' is not a source id: an id is lower-case letters, digits, '-' and '.' (as bbc-news).",
         "'{1}' n'est pas un identifiant de source : un identifiant est fait de minuscules, de chiffres, de '-' "
           + "et de '.' (comme bbc-news)."
+      )
+    case .sourcesListNotCached:
+      (
+        "The sources list is not cached, so a dry run cannot check a source id; 'newsatlas sources' fetches it "
+          + "(one request).",
+        "La liste des sources n'est pas en cache, un essai à blanc ne peut donc pas vérifier un identifiant de "
+          + "source ; 'newsatlas sources' la récupère (une requête)."
+      )
+    case .sourceOutsideCountries:
+      (
+        "'{1}' is a source of {2}, which is not one of the 54 countries headlines are asked for.",
+        "'{1}' est une source de {2}, qui n'est pas un des 54 pays dont on demande les titres."
       )
     case .tooManySources:
       ("NewsAPI takes at most 20 sources a request.", "NewsAPI prend au plus 20 sources par requête.")

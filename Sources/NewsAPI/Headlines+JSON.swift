@@ -77,6 +77,7 @@ public enum HeadlinesJSON {
     func encode(to encoder: Encoder) throws {
       var container = encoder.container(keyedBy: Keys.self)
       try container.encode(Place(result.job.country), forKey: .country)
+      try container.encodeIfPresent(result.job.source, forKey: .source)
       try container.encode(result.job.category, forKey: .category)
       try container.encode(result.provider.rawValue, forKey: .provider)
       try container.encode(result.strategy.rawValue, forKey: .strategy)
@@ -86,7 +87,7 @@ public enum HeadlinesJSON {
       try container.encode(result.error.map(ErrorObject.init), forKey: .error)
     }
     enum Keys: CodingKey {
-      case country, category, provider, strategy, totalResults, articles, reason, error
+      case country, source, category, provider, strategy, totalResults, articles, reason, error
     }
   }
 
@@ -125,7 +126,8 @@ public enum HeadlinesJSON {
     let lastHalfDay: Budget?
 
     init(_ plan: HeadlinesPlan, usage: QuotaUsage?) {
-      let codes = { (offsets: [Int]) in offsets.map { plan.jobs[$0].country.code } }
+      // A source's job is named by its id.
+      let codes = { (offsets: [Int]) in offsets.map { plan.jobs[$0].source ?? plan.jobs[$0].country.code } }
       switch plan.sourcesList {
       case .notNeeded: sourcesList = "not needed"
       case .cached: sourcesList = "cached"

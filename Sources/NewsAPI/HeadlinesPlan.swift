@@ -1,13 +1,17 @@
 import NewsAtlas
 
-/// One country's headlines, in one category or in none: what a headlines command asks for.
+/// One country's headlines, in one category or in none, or one NewsAPI source's (a favourite source, in its
+/// country): what a headlines command asks for.
 public struct HeadlinesJob: Hashable, Sendable {
   public let country: Country
   public let category: String?
+  /// A NewsAPI source's id: this source's headlines alone (NewsAPI only; `country` is the source's).
+  public let source: String?
 
-  public init(country: Country, category: String? = nil) {
+  public init(country: Country, category: String? = nil, source: String? = nil) {
     self.country = country
-    self.category = category
+    self.category = source == nil ? category : nil
+    self.source = source
   }
 }
 

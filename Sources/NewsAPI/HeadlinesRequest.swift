@@ -25,12 +25,15 @@ public struct HeadlinesRequest: Sendable {
     public var category: String?
     public var categories: String?
     public var pageSize: String?
+    /// NewsAPI source ids asked for as well (`--source`, favourite sources): with them no country need be named.
+    public var sources: [String] = []
 
     public init(
       country: String? = nil, countries: String? = nil, near: String? = nil, cluster: String? = nil,
       zoom: String? = nil, all: Bool = false, category: String? = nil, categories: String? = nil,
-      pageSize: String? = nil
+      pageSize: String? = nil, sources: [String] = []
     ) {
+      self.sources = sources
       self.country = country
       self.countries = countries
       self.near = near
@@ -54,6 +57,8 @@ public struct HeadlinesRequest: Sendable {
   public let categories: [String?]
   /// Articles per result, 1 to 100.
   public let pageSize: Int
+  /// NewsAPI source ids asked for as well, checked only for their form (the sources list knows them).
+  public let sources: [String]
 
   /// The jobs: every country in every category asked.
   public var jobs: [HeadlinesJob] {
@@ -79,8 +84,13 @@ public struct HeadlinesRequest: Sendable {
       given.country != nil ? .country : nil, given.countries != nil ? .countries : nil,
       given.near != nil ? .near : nil, given.cluster != nil ? .cluster : nil, given.all ? .all : nil,
     ].compactMap { $0 }
-    guard named.count == 1, offered.contains(named[0]) else { throw .oneSelection(offered) }
-    countries = try Self.countries(given, clusterOptions: clusterOptions)
+    if named.isEmpty && !given.sources.isEmpty {
+      countries = []
+    } else {
+      guard named.count == 1, offered.contains(named[0]) else { throw .oneSelection(offered) }
+      countries = try Self.countries(given, clusterOptions: clusterOptions)
+    }
+    sources = given.sources
     if given.category != nil && given.categories != nil { throw .categoryAndCategories }
     if let category = given.category, !newsCategories.contains(category) { throw .category(category) }
     if let list = given.categories {

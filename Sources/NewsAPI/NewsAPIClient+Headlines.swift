@@ -169,6 +169,10 @@ extension NewsAPIClient {
     var sources: [Int] = []
     var asks: [String: Bool] = [:]
     for (i, job) in jobs.enumerated() {
+      if job.source != nil {  // a source's headlines: top-headlines?sources=, packed with the countries'
+        sources.append(i)
+        continue
+      }
       let code = job.country.code
       if asks[code] == nil { asks[code] = knowledge.asksCountryRoute(code, probe: options.probe) }
       if asks[code]! { country.append(i) } else { sources.append(i) }
@@ -185,6 +189,7 @@ extension NewsAPIClient {
 
   /// The ids of a job's sources in the list: its country's, of its category if it has one, first 20 by id.
   static func sources(of job: HeadlinesJob, in catalog: [NewsSource]) -> [String] {
+    if let source = job.source { return [source] }
     let own = catalog.filter {
       $0.country == job.country.code && (job.category == nil || $0.category == job.category)
     }

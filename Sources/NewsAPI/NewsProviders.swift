@@ -39,6 +39,13 @@ public struct NewsProviders: Sendable {
   func assign(_ jobs: [HeadlinesJob], choice: ProviderChoice, options: HeadlinesOptions, asking: Bool)
     async throws(NewsAPIError) -> [Assignment]
   {
+    // A source's headlines (a favourite source) come from NewsAPI alone.
+    if jobs.contains(where: { $0.source != nil }) {
+      guard choice == .auto || choice == .newsapi else {
+        throw .invalidRequest(Sentence(.headlinesSourceNeedsNewsAPI))
+      }
+      guard newsAPI != nil else { throw .missingKey }
+    }
     switch choice {
     case .newsapi:
       guard newsAPI != nil else { throw .missingKey }
@@ -63,6 +70,7 @@ public struct NewsProviders: Sendable {
       let fromNewsAPI =
         await newsAPI?.routes(for: jobs, options: options, asking: asking) ?? jobs.map { _ in false }
       return jobs.indices.map { i in
+        if jobs[i].source != nil { return .provider(.newsapi) }
         if fromFeeds[i] == true { return .provider(.feeds) }
         // Not known without the sources list (a dry run): NewsAPI's plan says it waits for the list.
         if newsAPI != nil && fromNewsAPI[i] != false { return .provider(.newsapi) }

@@ -9,7 +9,8 @@ extension Settings.Key {
     case .apiKey: "NEWSAPI_KEY"
     case .apiBase: "NEWSATLAS_API_BASE"
     case .gdeltBase: "NEWSATLAS_GDELT_BASE"
-    case .country, .language, .category, .sortBy, .interfaceLanguage, .ttlHeadlines, .ttlSearch, .ttlSources,
+    case .country, .language, .category, .sources, .sortBy, .interfaceLanguage, .ttlHeadlines, .ttlSearch,
+      .ttlSources,
       .quotaDay, .quotaHalfDay,
       .provider, .gdeltSpacing:
       nil
@@ -29,7 +30,7 @@ extension Settings.Key {
     case .provider: return defaults.provider.rawValue
     case .gdeltBase: return defaults.gdeltBase
     case .gdeltSpacing: return String(Int(defaults.gdeltSpacing))
-    case .country, .language, .category, .sortBy, .interfaceLanguage, .apiKey: return nil
+    case .country, .language, .category, .sources, .sortBy, .interfaceLanguage, .apiKey: return nil
     }
   }
 }

@@ -18,6 +18,7 @@ public struct Settings {
     case country
     case language
     case category
+    case sources
     case sortBy = "sort-by"
     case interfaceLanguage = "interface-language"
     case apiBase = "api-base"
@@ -50,6 +51,7 @@ public struct Settings {
       case .country: return Message.settingCountryHelp()
       case .language: return Message.settingLanguageHelp()
       case .category: return Message.settingCategoryHelp()
+      case .sources: return Message.settingSourcesHelp()
       case .sortBy: return Message.settingSortByHelp()
       case .interfaceLanguage: return Message.settingInterfaceLanguageHelp()
       case .apiBase: return Message.settingAPIBaseHelp(defaults.apiBase)
@@ -63,6 +65,23 @@ public struct Settings {
       case .gdeltBase: return Message.settingGDELTBaseHelp(defaults.gdeltBase)
       case .gdeltSpacing: return Message.settingGDELTSpacingHelp(Int(defaults.gdeltSpacing))
       }
+    }
+
+    /// NewsAPI source ids, comma-separated (`bbc-news,le-monde`): each lower-case letters, digits, `-`, `_` and
+    /// `.` (at most 64), at most 20 (a request's limit), none twice.
+    public static func sourceIDs(_ text: String) throws(SettingsError) -> [String] {
+      var ids: [String] = []
+      for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+        let id = part.trimmingCharacters(in: .whitespaces)
+        guard !id.isEmpty, id.utf8.count <= 64,
+          id.unicodeScalars.allSatisfy({
+            ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" || $0 == "."
+          })
+        else { throw .usage(Message.sourceIdShape(printable(String(id.prefix(64))))) }
+        if !ids.contains(id) { ids.append(id) }
+      }
+      guard ids.count <= SourcePacking.maximumSources else { throw .usage(Message.tooManySources()) }
+      return ids
     }
 
     /// The value as stored, or a one-sentence reason it is refused.
@@ -85,6 +104,8 @@ public struct Settings {
           throw .usage(Message.notACategory(shown, newsCategories.joined(separator: ", ")))
         }
         return value.lowercased()
+      case .sources:
+        return try Self.sourceIDs(value).joined(separator: ",")
       case .sortBy:
         guard let order = searchOrders.first(where: { $0.lowercased() == value.lowercased() }) else {
           throw .usage(Message.notASortOrder(shown))

@@ -280,15 +280,19 @@ struct HeadlinesCommand: AsyncParsableCommand {
       Message.headlinesFeedHelp(), valueName: "url"))
   var feeds: [String] = []
 
+  @Option(name: .customLong("source"), help: ArgumentHelp(Message.headlinesSourceHelp(), valueName: "id"))
+  var sources: [String] = []
+
   @OptionGroup var service: ServiceOptions
 
   func run() async throws {
     let settings = try Settings.load()
     for url in feeds { _ = try FeedList.validate(url: url) }
+    for id in sources { _ = try Settings.Key.sourceIDs(id) }  // its form, before anything is asked
     let request = try Self.request(
       HeadlinesRequest.Given(
         country: country, countries: countries, near: near, cluster: cluster, zoom: zoom, all: all,
-        category: category, categories: categories, pageSize: pageSize),
+        category: category, categories: categories, pageSize: pageSize, sources: sources),
       settings: settings, clusterOptions: cluster == nil ? ClusterOptions() : clustering.checkedOptions())
     let choice: ProviderChoice
     do {
@@ -300,10 +304,21 @@ struct HeadlinesCommand: AsyncParsableCommand {
     if !feeds.isEmpty && choice != .feeds && choice != .auto {
       throw CLIError.usage(Message.headlinesFeedNeedsFeeds())
     }
+    if !request.sources.isEmpty && choice != .newsapi && choice != .auto {
+      throw CLIError.usage(Message.headlinesSourceNeedsNewsAPI())
+    }
     let (providers, http) = try service.providers(
       settings: settings, choice: choice, dryRun: dryRun, oneOff: feeds)
     defer { http.shutdown() }
-    let jobs = request.jobs
+    // The sources, each checked against NewsAPI's sources list (a nearest id named for a typo), join the jobs:
+    // packed with the countries' sources into the same requests, counted in the same budget.
+    var jobs = request.jobs
+    if !request.sources.isEmpty {
+      guard let newsAPI = providers.newsAPI else { throw CLIError(newsAPI: .missingKey) }
+      do { jobs += try await newsAPI.sourceJobs(request.sources, fetch: !dryRun) } catch {
+        throw CLIError(newsAPI: error)
+      }
+    }
     let options = HeadlinesOptions(
       pageSize: request.pageSize, searchFallback: searchFallback, probe: probe, language: settings[.language])
     let format = service.format
@@ -368,7 +383,11 @@ struct HeadlinesCommand: AsyncParsableCommand {
     _ given: HeadlinesRequest.Given, settings: Settings, clusterOptions: ClusterOptions
   ) throws(CLIError) -> HeadlinesRequest {
     var given = given
-    if !given.namesCountries { given.country = settings[.country] }
+    // Nothing named: the favourite country and sources (a --source alone asks that source alone).
+    if !given.namesCountries && given.sources.isEmpty {
+      given.country = settings[.country]
+      given.sources = settings[.sources].map { $0.split(separator: ",").map(String.init) } ?? []
+    }
     if given.category == nil && given.categories == nil { given.category = settings[.category] }
     do {
       return try HeadlinesRequest(given, clusterOptions: clusterOptions)
@@ -389,6 +408,10 @@ struct HeadlinesCommand: AsyncParsableCommand {
     var text = result.job.label
     let count = result.articles.count
     let articles = count == 1 ? Message.headlinesOneArticle() : Message.headlinesArticles(count)
+    if result.job.source != nil && result.strategy == .sources {
+      return text + " · \(articles) \(Message.headlinesViaSource())\n"
+        + result.articles.map { $0.textLines(dates) }.joined()
+    }
     switch result.strategy {
     case .none:
       return text + " · " + Message.headlinesNoHeadlines(result.reason ?? Message.headlinesNothingToAsk())
@@ -464,6 +487,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
 extension HeadlinesJob {
   /// "fr  France · business", or with `short` "fr/business".
   func label(short: Bool = false) -> String {
+    if let source { return short ? source : "\(source)  (\(country.code))" }
     if short { return country.code + (category.map { "/" + $0 } ?? "") }
     let name = InterfaceLanguage.current == .french ? country.nameFrench : country.name
     return "\(country.code)  \(name)" + (category.map { " · " + $0 } ?? "")
@@ -577,18 +601,49 @@ struct SourcesCommand: AsyncParsableCommand {
 
   @OptionGroup var service: ServiceOptions
 
+  /// The filters as NewsAPI takes them, checked before any key or request: a country's code (a name of one of
+  /// the 54, or any two letters: the list has countries beyond them), a language's code (or its name, `french`),
+  /// a category.
+  func filters() throws(CLIError) -> (country: String?, language: String?, category: String?) {
+    let code = try country.map { text throws(CLIError) in
+      switch Country.identified(by: text) {
+      case .one(let found): return found.code
+      case .ambiguous(let candidates):
+        throw .usage(
+          CountryIdentification.ambiguous(candidates).refusal(
+            shown: printable(String(text.prefix(64))), in: .current) ?? "")
+      case .none:
+        let lower = text.lowercased()
+        guard lower.count == 2, lower.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) }) else {
+          throw .usage(Message.twoLetterCountry(printable(String(text.prefix(64)))))
+        }
+        return lower
+      }
+    }
+    let languageCode = try language.map { text throws(CLIError) in
+      guard let code = newsLanguage(text) else {
+        throw .usage(
+          Message.notALanguage(printable(String(text.prefix(64))), newsLanguages.joined(separator: ", ")))
+      }
+      return code
+    }
+    let categoryName = try category.map { text throws(CLIError) in
+      guard newsCategories.contains(text.lowercased()) else {
+        throw .usage(
+          Message.notACategory(printable(String(text.prefix(64))), newsCategories.joined(separator: ", ")))
+      }
+      return text.lowercased()
+    }
+    return (code, languageCode, categoryName)
+  }
+
   func run() async throws {
+    let (code, languageCode, categoryName) = try filters()
     let (client, http) = try service.client(settings: try Settings.load())
     defer { http.shutdown() }
     let list: [NewsSource]
     do {
-      // A name of one of the 54 becomes its code; other text goes as given (NewsAPI's sources list countries
-      // beyond the 54), where the client checks it is two letters.
-      let code = country.map { text in
-        if case .one(let found) = Country.identified(by: text) { return found.code }
-        return text.lowercased()
-      }
-      list = try await client.sources(country: code, language: language, category: category).filter {
+      list = try await client.sources(country: code, language: languageCode, category: categoryName).filter {
         source in
         guard let name, !name.isEmpty else { return true }
         return source.id.localizedCaseInsensitiveContains(name)

@@ -1,0 +1,62 @@
+import AtlasMessages
+import Fetch
+import NewsAtlas
+
+extension NewsAPIClient {
+  /// The jobs for NewsAPI source ids (`--source`, the favourite sources), each checked against the sources list:
+  /// the cached one, else (with `fetch`) the service's, which is then one request of the plan's budget.
+  ///
+  /// - Throws: `.invalidRequest` naming the nearest known ids for an id the list does not hold, or saying that a
+  ///   source's country is not one of the 54 or that a dry run has no list to check against.
+  public func sourceJobs(_ ids: [String], fetch: Bool) async throws(NewsAPIError) -> [HeadlinesJob] {
+    guard !ids.isEmpty else { return [] }
+    let catalog: [NewsSource]
+    if let (cached, fresh) = cachedSources(), fresh || !fetch {
+      catalog = cached
+    } else if fetch {
+      catalog = try await sources()
+    } else {
+      throw .invalidRequest(Sentence(.sourcesListNotCached))
+    }
+    return try Self.sourceJobs(ids, catalog: catalog)
+  }
+
+  /// One job per id (once each, in order), in its source's country.
+  static func sourceJobs(_ ids: [String], catalog: [NewsSource]) throws(NewsAPIError) -> [HeadlinesJob] {
+    var jobs: [HeadlinesJob] = []
+    for id in ids where !jobs.contains(where: { $0.source == id }) {
+      guard let source = catalog.first(where: { $0.id == id }) else {
+        let near = nearestIDs(to: id, in: catalog.map(\.id))
+        throw .invalidRequest(
+          near.isEmpty
+            ? Sentence(.unknownSourceNoneNear, printable(id))
+            : Sentence(.unknownSource, printable(id), near.joined(separator: ", ")))
+      }
+      guard let code = source.country, let country = Country.named(code: code) else {
+        throw .invalidRequest(
+          Sentence(.sourceOutsideCountries, printable(id), printable(source.country ?? "--")))
+      }
+      jobs.append(HeadlinesJob(country: country, source: id))
+    }
+    return jobs
+  }
+
+  /// The three known ids nearest `id` by edit distance (Levenshtein's, on characters), ties by id.
+  static func nearestIDs(to id: String, in known: [String], count: Int = 3) -> [String] {
+    let typed = Array(id.lowercased().prefix(64))
+    func distance(_ other: String) -> Int {
+      let b = Array(other)
+      var previous = Array(0...b.count)
+      for (i, x) in typed.enumerated() {
+        var current = [i + 1] + [Int](repeating: 0, count: b.count)
+        for (j, y) in b.enumerated() {
+          current[j + 1] = Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
+        }
+        previous = current
+      }
+      return previous[b.count]
+    }
+    return known.map { ($0, distance($0)) }.sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }.prefix(count)
+      .map(\.0)
+  }
+}

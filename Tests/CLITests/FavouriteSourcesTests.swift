@@ -1,0 +1,129 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Sources as the original app let a reader keep them (issue 31 items 1 and 7): `headlines --source ID`, the
+/// `sources` setting, search's defaults from the settings, and `sources` filters checked before any request.
+@Suite struct FavouriteSourcesTests {
+  let server: LocalServer
+  var environment: [String: String] {
+    ["NEWSAPI_KEY": LocalServer.newsAPIKey, "NEWSATLAS_API_BASE": server.base]
+  }
+
+  init() throws { server = try LocalServer() }
+
+  /// A source's headlines are packed into the request that carries the countries' sources: one request for
+  /// Germany's five sources and the BBC, split back by each article's source.
+  @Test func aSourceIsPackedWithTheCountries() throws {
+    let result = try CLI.run(
+      ["headlines", "--country", "de", "--source", "bbc-news", "--format", "json"], environment: environment)
+    #expect(result.status == 0, "\(result.stderr)")
+    let entries = try #require(result.json?["results"] as? [[String: Any]])
+    #expect(entries.count == 2)
+    #expect(entries[1]["source"] as? String == "bbc-news")
+    #expect((entries[1]["country"] as? [String: Any])?["code"] as? String == "gb")
+    let bbc = try #require(entries[1]["articles"] as? [[String: Any]])
+    #expect(
+      !bbc.isEmpty && bbc.allSatisfy { ($0["source"] as? [String: Any])?["id"] as? String == "bbc-news" })
+    #expect(entries[0]["source"] == nil)
+    let headlines = try server.log().filter { $0.contains("/v2/top-headlines?") }
+    #expect(headlines.count == 1, "\(headlines)")
+    #expect(
+      headlines.first?.contains("bbc-news") == true && headlines.first?.contains("spiegel-online") == true)
+    // The dry run shows it, the sources list now cached, and counts it in the budget.
+    let plan = try CLI.shell(
+      """
+      "$0" headlines --country de --source bbc-news --format json >/dev/null
+      "$0" headlines --country de --source bbc-news --refresh --dry-run --format json
+      """, environment: environment)
+    let planned = try #require(
+      (try? JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [String: Any])?["plan"]
+        as? [String: Any], "\(plan.stdout) \(plan.stderr)")
+    let requests = try #require(planned["requests"] as? [[String: Any]])
+    #expect(
+      requests.count == 1 && requests[0]["countries"] as? [String] == ["de", "bbc-news"], "\(plan.stdout)")
+    #expect(requests[0]["route"] as? String == "packed")
+    // --refresh: the sources list and the packed request, both counted against the budget.
+    #expect(planned["cost"] as? Int == 2)
+  }
+
+  /// An id the sources list does not know is one sentence naming the nearest ids, and nothing else is sent; a
+  /// source outside the 54, or a malformed id, is refused too.
+  @Test func anUnknownSourceNamesTheNearest() throws {
+    let typo = try CLI.run(["headlines", "--source", "bbc-nwes"], environment: environment)
+    #expect(typo.status == 64)
+    #expect(
+      typo.stderr
+        == "newsatlas: 'bbc-nwes' is not a NewsAPI source id; the nearest are bbc-news, cbc-news, bbc-sport "
+        + "('newsatlas sources NAME' finds one by name).\n", "\(typo.stderr)")
+    let french = try CLI.run(["headlines", "--source", "bbc-nwes", "--lang", "fr"], environment: environment)
+    #expect(french.stderr.hasPrefix("newsatlas: 'bbc-nwes' n'est pas un identifiant de source NewsAPI ;"))
+    let spain = try CLI.run(["headlines", "--source", "el-mundo"], environment: environment)
+    #expect(spain.status == 64 && spain.stderr.contains("'el-mundo' is a source of es"), "\(spain.stderr)")
+    let shape = try CLI.run(["headlines", "--source", "BBC News"], environment: environment)
+    #expect(shape.status == 64 && shape.stderr.contains("'BBC News' is not a source id"), "\(shape.stderr)")
+    let gdelt = try CLI.run(
+      ["headlines", "--source", "bbc-news", "--provider", "gdelt"], environment: environment)
+    #expect(gdelt.status == 64 && gdelt.stderr.contains("--source asks NewsAPI"), "\(gdelt.stderr)")
+    #expect(try server.log().filter { $0.contains("/v2/top-headlines?") }.isEmpty)
+  }
+
+  /// The favourite sources: kept by `config set sources`, asked by a bare `headlines` with the favourite
+  /// country, shown by `config show`; a named country leaves them out.
+  @Test func favouriteSourcesFromTheSettings() throws {
+    let result = try CLI.shell(
+      """
+      "$0" config set sources "le-monde, bbc-news" && "$0" config set country de || exit 9
+      "$0" config show --format json
+      "$0" headlines --format json
+      "$0" headlines --country it --format json
+      """, environment: environment)
+    let documents = result.stdoutLines.compactMap {
+      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }
+    #expect(documents.count == 3, "\(result.stderr)")
+    let settings = try #require(documents.first?["settings"] as? [[String: Any]])
+    #expect(
+      settings.contains { $0["key"] as? String == "sources" && $0["value"] as? String == "le-monde,bbc-news" }
+    )
+    let bare = try #require(documents.dropFirst().first?["results"] as? [[String: Any]])
+    #expect(bare.map { $0["source"] as? String ?? "" } == ["", "le-monde", "bbc-news"])
+    #expect(((bare[0]["country"] as? [String: Any])?["code"] as? String) == "de")
+    let italy = try #require(documents.last?["results"] as? [[String: Any]])
+    #expect(italy.count == 1)
+    let refused = try CLI.run(["config", "set", "sources", "a,,b"])
+    #expect(refused.status == 64 && refused.stderr.contains("'' is not a source id"), "\(refused.stderr)")
+  }
+
+  /// search's language and order default to the settings; a language is a code or a name.
+  @Test func searchDefaultsToTheSettings() throws {
+    let result = try CLI.shell(
+      """
+      "$0" config set language français && "$0" config set sort-by popularity || exit 9
+      "$0" search climat >/dev/null && "$0" search climate --language english --sort-by relevancy >/dev/null
+      """, environment: environment)
+    #expect(result.status == 0, "\(result.stderr)")
+    let searches = try server.log().filter { $0.contains("/v2/everything") }
+    #expect(searches.count == 2)
+    #expect(searches[0].contains("language=fr") && searches[0].contains("sortBy=popularity"), "\(searches)")
+    #expect(searches[1].contains("language=en") && searches[1].contains("sortBy=relevancy"), "\(searches)")
+  }
+
+  /// `sources --language french` and `--country France` are taken as NewsAPI's codes; a filter that is no
+  /// language, category or country is refused before the key is even looked for.
+  @Test func sourcesFiltersAreCheckedFirst() throws {
+    let french = try CLI.run(
+      ["sources", "--language", "french", "--country", "France"], environment: environment)
+    #expect(french.status == 0 && french.stdoutLines.count == 4, "\(french.stderr)")
+    #expect(
+      try server.log().contains { $0.contains("/v2/top-headlines/sources") && $0.contains("language=fr") })
+    for (arguments, mentions) in [
+      (["--language", "klingon"], "'klingon' is not a NewsAPI language"),
+      (["--category", "gossip"], "'gossip' is not a NewsAPI category"),
+      (["--country", "Atlantis"], "'Atlantis' is not a two-letter country code"),
+    ] {
+      let keyless = try CLI.run(["sources"] + arguments)  // no key: still the filter's sentence, 64
+      #expect(keyless.status == 64 && keyless.stderr.contains(mentions), "\(arguments): \(keyless.stderr)")
+    }
+  }
+}
