@@ -1718,8 +1718,8 @@ public enum Message: String, CaseIterable, Sendable {
       )
     case .serviceUnknownParameter:
       (
-        "The parameter '{1}' is not one this endpoint takes; it takes {2}.",
-        "Le paramètre '{1}' n'est pas accepté par ce point d'accès ; il prend {2}."
+        "This endpoint takes no parameter '{1}'; it takes {2}.",
+        "Ce point d'accès ne prend pas de paramètre '{1}' ; il prend {2}."
       )
     case .serviceParameterTwice:
       (

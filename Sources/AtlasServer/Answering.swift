@@ -1,3 +1,4 @@
+import AtlasMessages
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -23,7 +24,10 @@ struct Answering: Sendable {
       do {
         response = try await next()
       } catch {
-        response = failure(error, path: path).response
+        let language = InterfaceLanguage.requested(
+          query: Query(target: request.uri.string).get("lang"),
+          acceptLanguage: request.headers[.acceptLanguage])
+        response = failure(error, path: path, language: language).response
       }
       if request.method == .head {  // GET's headers, no body (RFC 9110, 9.3.2), a refusal's too
         // The length GET would send, and nothing written (a HEAD client reads no body).
@@ -50,10 +54,13 @@ struct Answering: Sendable {
 
   /// `answer` for a GET of the exact-path route `path`, answered at once in memory, as `DirectLaneHandler`
   /// asks (every route answers GET: there is nothing to refuse).
-  func answer(get path: String, logger: Logger, _ next: () throws -> Reply) -> Reply {
+  func answer(
+    get path: String, logger: Logger, language: @autoclosure () -> InterfaceLanguage = .english,
+    _ next: () throws -> Reply
+  ) -> Reply {
     let start = ContinuousClock.now
     var reply: Reply
-    do { reply = try next() } catch { reply = failure(error, path: path) }
+    do { reply = try next() } catch { reply = failure(error, path: path, language: language()) }
     finish(&reply.headers, .get, path, reply.status, since: start, route: path, logger)
     return reply
   }

@@ -1,3 +1,4 @@
+import AtlasMessages
 import Fetch
 import GeoIndex
 import NewsAPI
@@ -17,8 +18,8 @@ extension AtlasService {
     var choice = defaultProvider
     if let name = query.get("provider") {
       guard let named = ProviderChoice.named(name) else {
-        throw Problem.badParameter(
-          "'\(printable(String(name.prefix(64))))' is not a provider; use one of \(ProviderChoice.spoken).")
+        throw Problem.said(
+          Problem.badParameter, .notAProvider, printable(String(name.prefix(64))), ProviderChoice.spoken)
       }
       choice = named
     }
@@ -33,7 +34,9 @@ extension AtlasService {
         offered: [.country, .near, .cluster],
         clusterOptions: store["markers"]?.index.options ?? ClusterOptions())
     } catch {
-      throw error.isNotFound ? Problem.notFound(error.description) : Problem.badParameter(error.description)
+      let wording = Wording { error.description(naming: \.rawValue, in: $0) }
+      throw Problem.worded(
+        error.isNotFound ? .notFound(error.description) : .badParameter(error.description), wording)
     }
     let jobs = headlines.jobs
     do {
@@ -41,10 +44,13 @@ extension AtlasService {
         jobs, choice: choice, options: HeadlinesOptions(pageSize: headlines.pageSize, language: newsLanguage))
       return Reply(json: HeadlinesJSON.results(results))
     } catch {
-      if case .invalidRequest(let sentence) = error { throw Problem.badParameter(sentence.description) }
-      // The library's sentence names no command-line flag: an HTTP client is told when to try again.
-      guard error.isQuota else { throw Problem.unavailable(error.description) }
-      throw Problem.tooManyRequests(error.description, retryAfterSeconds: error.retryAfterSeconds)
+      // The library's sentence names no command-line flag, in the request's language; an HTTP client is told when
+      // to try again.
+      let wording = Wording { error.description(in: $0) }
+      if case .invalidRequest = error { throw Problem.worded(.badParameter(error.description), wording) }
+      guard error.isQuota else { throw Problem.worded(.unavailable(error.description), wording) }
+      throw Problem.worded(
+        .tooManyRequests(error.description, retryAfterSeconds: error.retryAfterSeconds), wording)
     }
   }
 }

@@ -17,7 +17,7 @@ extension AtlasService {
   /// `GET /v1/basemap?zoom=Z`: the countries' borders as GeoJSON, simplified for zoom Z.
   func basemap(_ request: ParsedRequest) throws -> Reply {
     guard let zoom = try decimal(try allow(request, ["zoom"]), "zoom"), zoom >= 0, zoom <= 31 else {
-      throw Problem.badParameter("Give zoom, 0 to 31 (for example zoom=3).")
+      throw Problem.said(Problem.badParameter, .serviceGiveZoom)
     }
     return compressed(
       json: basemaps.geoJSON(zoom: Swift.min(Int(zoom), BasemapCache.finestZoom)), for: request)

@@ -1,3 +1,4 @@
+import AtlasMessages
 import GeoFormats
 import GeoIndex
 import Hummingbird
@@ -47,14 +48,15 @@ extension AtlasService {
   func allow(_ target: String, _ names: [String]) throws(Problem) -> Query {
     let parameters = Query(target: target)
     for (i, (key, _)) in parameters.pairs.enumerated() {
-      guard names.contains(where: { key == $0 }) else {
-        throw .badParameter(
-          "This endpoint takes no parameter '\(key.prefix(64))'; it takes \(names.sorted().joined(separator: ", "))."
-        )
+      // `lang` (en or fr) is every endpoint's: the language of its error sentence.
+      guard names.contains(where: { key == $0 }) || key == "lang" else {
+        throw .said(
+          Problem.badParameter, .serviceUnknownParameter, key.prefix(64),
+          names.sorted().joined(separator: ", "))
       }
       // A repeated parameter is refused, not read one way here and another way by a proxy or a cache.
       if parameters.pairs[..<i].contains(where: { $0.name == key }) {
-        throw .badParameter("The parameter '\(key)' is given more than once; give it once.")
+        throw .said(Problem.badParameter, .serviceParameterTwice, key)
       }
     }
     return parameters
@@ -71,7 +73,7 @@ extension AtlasService {
 
   func place(_ parameters: Query) throws(Problem) -> GeoPoint {
     guard let latitude = parameters.get("lat"), let longitude = parameters.get("lon") else {
-      throw .badParameter("Give lat and lon in degrees (for example lat=48.85&lon=2.35).")
+      throw .said(Problem.badParameter, .serviceGiveLatLon)
     }
     return try parameter { () throws(FormatError) in
       try Coordinates.point(latitude: latitude, longitude: longitude)
@@ -83,7 +85,7 @@ extension AtlasService {
   {
     guard let text = parameters.get(name) else { return fallback }
     guard text.count <= 18, let value = Int(text), value >= minimum else {
-      throw .badParameter("\(name) must be a whole number, \(minimum) or more, not '\(text)'.")
+      throw .said(Problem.badParameter, .serviceWholeNumber, name, minimum, text)
     }
     return value
   }
@@ -91,7 +93,7 @@ extension AtlasService {
   func decimal(_ parameters: Query, _ name: String) throws(Problem) -> Double? {
     guard let text = parameters.get(name) else { return nil }
     guard let value = Coordinates.number(text) else {
-      throw .badParameter("\(name) must be a decimal number, not '\(text)'.")
+      throw .said(Problem.badParameter, .serviceDecimal, name, text)
     }
     return value
   }

@@ -1,3 +1,4 @@
+import AtlasMessages
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -128,7 +129,11 @@ final class DirectLaneHandler: ChannelDuplexHandler, RemovableChannelHandler {
   private func answer(_ head: HTTPRequest, _ route: DirectLane.Route, context: ChannelHandlerContext) {
     var logger = lane.logger
     logger[metadataKey: "hb.request.id"] = .stringConvertible(RequestID())  // as Hummingbird's requests
-    let reply = lane.answering.answer(get: route.path, logger: logger) { try route.answer(head.path ?? "") }
+    let reply = lane.answering.answer(
+      get: route.path, logger: logger,
+      language: InterfaceLanguage.requested(
+        query: Query(target: head.path ?? "").get("lang"), acceptLanguage: head.headerFields[.acceptLanguage])
+    ) { try route.answer(head.path ?? "") }
     var fields = reply.headers
     fields[.contentLength] = String(reply.body.readableBytes)
     fields[.date] = lane.date.text()

@@ -173,8 +173,10 @@ enum MapPage {
           return null;
         }
       }
+      /** The service's answer; its error sentences in the page's language (it reads Accept-Language). */
       async function getJSON(url, options) {
-        const response = await fetch(url, options);
+        const headers = { ...((options && options.headers) || {}), "Accept-Language": lang };
+        const response = await fetch(url, { ...(options || {}), headers });
         const body = await response.json().catch(() => ({ error: response.statusText }));
         if (!response.ok) throw new Error(body.error || response.statusText);
         return body;

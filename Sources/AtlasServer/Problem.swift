@@ -1,3 +1,4 @@
+import AtlasMessages
 import GeoFormats
 import HTTPTypes
 import Hummingbird
@@ -24,6 +25,33 @@ enum Problem: Error {
   case conflict(String)
   /// The server failed to keep or build what it was given.
   case failed(String)
+  /// A problem (its status, its English) worded in the language its request asks for.
+  indirect case worded(Problem, Wording)
+
+  /// `problem`'s status, with the catalogue's `message` as its sentence in every language.
+  static func said(
+    _ problem: (String) -> Problem, _ message: Message, _ arguments: any CustomStringConvertible...
+  )
+    -> Problem
+  {
+    let texts = arguments.map(\.description)
+    return .worded(problem(message.text(texts, in: .english)), Wording { message.text(texts, in: $0) })
+  }
+
+  /// The problem under its wording.
+  var unworded: Problem {
+    if case .worded(let problem, _) = self { return problem.unworded }
+    return self
+  }
+
+  /// The sentence in `language` (the English of a problem that has no other wording yet).
+  func message(in language: InterfaceLanguage) -> String {
+    switch self {
+    case .worded(_, let wording): return wording.text(language)
+    case .unknownDataset(let name): return Message.serviceUnknownDataset(name.prefix(64), in: language)
+    default: return message
+    }
+  }
 
   var status: HTTPResponse.Status {
     switch self {
@@ -38,6 +66,7 @@ enum Problem: Error {
     case .forbidden: return .forbidden
     case .conflict: return .conflict
     case .failed: return .internalServerError
+    case .worded(let problem, _): return problem.status
     }
   }
 
@@ -48,29 +77,41 @@ enum Problem: Error {
       .unauthorized(let text), .forbidden(let text), .conflict(let text), .failed(let text):
       return text
     case .unknownDataset(let name):
-      return "No dataset is named '\(name.prefix(64))'; /v1/datasets lists them."
+      return Message.serviceUnknownDataset(name.prefix(64), in: .english)
+    case .worded(let problem, _):
+      return problem.message
     }
   }
 }
 
+/// A sentence as a function of the language it is said in.
+struct Wording: Sendable {
+  let text: @Sendable (InterfaceLanguage) -> String
+}
+
 extension Answering {
-  /// The error answer for a failure.
-  func failure(_ error: any Error, path: String) -> Reply {
+  /// The error answer for a failure, its sentence in `language` (`InterfaceLanguage.requested`).
+  func failure(_ error: any Error, path: String, language: InterfaceLanguage = .english) -> Reply {
     switch error {
     case let problem as Problem:
-      var reply = Self.problem(problem.status, problem.message)
-      if case .unavailable = problem { reply.headers[.retryAfter] = "3600" }
-      if case .tooManyRequests(_, let seconds?) = problem { reply.headers[.retryAfter] = String(seconds) }
-      if case .unauthorized = problem { reply.headers[.wwwAuthenticate] = #"Bearer realm="newsatlas""# }
+      var reply = Self.problem(problem.status, problem.message(in: language))
+      if case .unavailable = problem.unworded { reply.headers[.retryAfter] = "3600" }
+      if case .tooManyRequests(_, let seconds?) = problem.unworded {
+        reply.headers[.retryAfter] = String(seconds)
+      }
+      if case .unauthorized = problem.unworded {
+        reply.headers[.wwwAuthenticate] = #"Bearer realm="newsatlas""#
+      }
       return reply
     case let error as HTTPError:
       let message =
         error.status == .notFound
-        ? "Nothing is at \(path.prefix(200)); the README lists the endpoints."
-        : (error.body ?? "The request failed (\(error.status.code)).")
+        ? Message.serviceNothingAt(path.prefix(200), in: language)
+        : (error.body ?? Message.serviceRequestFailed(error.status.code, in: language))
       return Self.problem(error.status, message)
     default:
-      return Self.problem(.internalServerError, "The server failed to answer: \(error).")
+      return Self.problem(
+        .internalServerError, Message.serviceFailed(String(describing: error), in: language))
     }
   }
 

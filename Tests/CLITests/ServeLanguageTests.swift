@@ -1,0 +1,70 @@
+import Fetch
+import Foundation
+import TestSupport
+import Testing
+
+/// The service's error sentences in the language a request asks for (issue 31 item 6): `lang=fr` on any
+/// endpoint, else `Accept-Language` (as the map page sends its own); English otherwise. The same sentences as the
+/// command line's, from the one catalogue.
+@Suite struct ServeLanguageTests {
+  let client = HTTPClient()
+
+  func error(_ response: HTTPResponse) throws -> String {
+    let body = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+    return try #require(body?["error"] as? String, "\(String(decoding: response.body, as: UTF8.self))")
+  }
+
+  @Test func errorsInTheRequestsLanguage() async throws {
+    let imitation = try LocalServer()
+    let served = try Served([], environment: ["NEWSATLAS_GDELT_BASE": imitation.base])
+    let french = [("Accept-Language", "fr-FR,fr;q=0.9,en;q=0.8")]
+    let unknown = "/v1/headlines?country=xx"
+    let english = try await client.get(served.base + unknown)
+    #expect(english.status == 400)
+    #expect(
+      try error(english)
+        == "'xx' is not one of NewsAPI's 54 countries by code or name, such as fr or France; 'newsatlas countries' "
+        + "lists them.")
+    let byQuery = try await client.get(served.base + unknown + "&lang=fr")
+    let byHeader = try await client.get(served.base + unknown, headers: french)
+    let frenchSentence =
+      "'xx' n'est pas un des 54 pays de NewsAPI par code ou par nom, comme fr ou France ; 'newsatlas countries' "
+      + "les liste."
+    let (queried, headed) = (try error(byQuery), try error(byHeader))
+    #expect(byQuery.status == 400 && queried == frenchSentence)
+    #expect(byHeader.status == 400 && headed == frenchSentence)
+    // lang= beats the header; an ambiguous name lists the candidates by their French names.
+    let englishAgain = try await client.get(served.base + unknown + "&lang=en", headers: french)
+    let (again, first) = (try error(englishAgain), try error(english))
+    #expect(again == first)
+    let united = try error(try await client.get(served.base + "/v1/headlines?country=united&lang=fr"))
+    #expect(united.contains("ae (Émirats Arabes Unis)"), "\(united)")
+    for (path, sentence) in [
+      (
+        "/v1/headlines?country=fr&provider=rss",
+        "'rss' n'est pas un fournisseur ; utilisez auto, newsapi, gdelt"
+      ),
+      ("/v1/headlines?country=fr&pageSize=0", "pageSize doit aller de 1 à 100 (un nombre entier), pas '0'."),
+      ("/v1/headlines?country=fr&provider=newsapi", "Pas de clé NewsAPI : obtenez-en une gratuite"),
+      ("/v1/resolve?lat=1", "Donnez lat et lon en degrés (par exemple lat=48.85&lon=2.35)."),
+      ("/v1/nearest?lat=1", "Donnez lat et lon en degrés (par exemple lat=48.85&lon=2.35)."),
+      ("/v1/basemap?zoom=99", "Donnez zoom, de 0 à 31 (par exemple zoom=3)."),
+      (
+        "/v1/resolve?lat=1&lon=2&frob=3",
+        "Ce point d'accès ne prend pas de paramètre 'frob' ; il prend lat, lon."
+      ),
+      (
+        "/v1/datasets/nothing/clusters?zoom=1",
+        "Aucun jeu de données ne s'appelle 'nothing' ; /v1/datasets les liste."
+      ),
+      ("/v1/nowhere", "Rien ne se trouve à /v1/nowhere ; le README liste les points d'accès."),
+    ] {
+      let answer = try await client.get(served.base + path, headers: french)
+      let said = try error(answer)
+      #expect(answer.status >= 400 && said.hasPrefix(sentence), "\(path): \(said)")
+      let plain = try error(try await client.get(served.base + path))
+      #expect(!plain.hasPrefix(sentence), "\(path) in English: \(plain)")
+    }
+    #expect(try imitation.log().isEmpty)
+  }
+}
