@@ -119,6 +119,7 @@ public enum Message: String, CaseIterable, Sendable {
   case serveTokenReadable
   case serveTokenFileOrigin
   case serveTokenShape
+  case serveDatasetKept
   case apiBaseHelp
   case timeoutHelp
   case concurrencyHelp
@@ -903,6 +904,12 @@ public enum Message: String, CaseIterable, Sendable {
           + "-hex 32').",
         "{1} doit contenir un jeton de 16 à 1024 caractères ASCII visibles (par exemple la sortie de 'openssl "
           + "rand -hex 32')."
+      )
+    case .serveDatasetKept:
+      (
+        "the dataset '{1}' is served as it was last written over HTTP, from '{2}', not from --points.",
+        "le jeu de données '{1}' est servi tel qu'il a été écrit en HTTP la dernière fois, depuis '{2}', et non "
+          + "depuis --points."
       )
     case .serveCannotServe: ("Cannot serve on {1}:{2}: {3}.", "Impossible de servir sur {1}:{2} : {3}.")
 

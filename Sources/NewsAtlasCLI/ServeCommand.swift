@@ -183,9 +183,7 @@ struct ServeCommand: AsyncParsableCommand {
       warn: { StandardError.write("newsatlas: \($0)\n") })
     {
       if let given = datasets.firstIndex(where: { $0.name == kept.name }) {
-        StandardError.write(
-          "newsatlas: the dataset '\(kept.name)' is served as it was last written over HTTP, from "
-            + "'\(directory)', not from --points.\n")
+        StandardError.write("newsatlas: " + Message.serveDatasetKept(kept.name, directory) + "\n")
         datasets[given] = kept
       } else {
         datasets.append(kept)
