@@ -114,19 +114,24 @@ public struct SettingsFile: Sendable {
     if let nul = bytes.firstIndex(of: 0) {
       throw .configuration("Line \(lineNumber(of: nul, in: bytes)) of '\(path)' holds a NUL byte; \(fix)")
     }
-    let table: TOMLTable
-    do {
-      table = try TOMLTable(string: text)
-    } catch let error as TOMLParseError {
-      // toml++'s reason, without the character it saw (which could be the first of the key).
-      var reason = error.description
-      if let saw = reason.range(of: ", saw '", options: .backwards) {
-        reason = String(reason[..<saw.lowerBound])
+    /// TOMLKit's table of `text`, or its reason as a sentence.
+    func tomlTable(_ text: String) throws(SettingsError) -> TOMLTable {
+      do {
+        return try TOMLTable(string: text)
+      } catch let error as TOMLParseError {
+        // toml++'s reason, without the character it saw (which could be the first of the key).
+        var reason = error.description
+        if let saw = reason.range(of: ", saw '", options: .backwards) {
+          reason = String(reason[..<saw.lowerBound])
+        }
+        throw .configuration("Line \(error.source.begin.line) of '\(path)' is not TOML (\(reason)); \(fix)")
+      } catch {
+        throw .configuration("The settings file '\(path)' is not TOML; \(fix)")
       }
-      throw .configuration("Line \(error.source.begin.line) of '\(path)' is not TOML (\(reason)); \(fix)")
-    } catch {
-      throw .configuration("The settings file '\(path)' is not TOML; \(fix)")
     }
+    // The flat scanner reads the file first, and toml++ only what it read: toml++ aborts the process on some
+    // table headers (fuzz-settings: `[# …` then a key on the next line), and tables are refused anyway. A line
+    // the scanner cannot read goes to toml++ with the lines before it, for toml++'s reason.
     let layout: TOMLLayout
     do {
       layout = try TOMLLayout(bytes)
@@ -141,9 +146,12 @@ public struct SettingsFile: Sendable {
           "Line \(line) of '\(path)': the value of \(key) is \(array ? "an array" : "a table"); a setting "
             + "is a string, a whole number, true or false; \(fix)")
       case .unexpected(let line):
+        let lines = text.split(separator: "\n", maxSplits: line, omittingEmptySubsequences: false)
+        _ = try tomlTable(lines.prefix(line).joined(separator: "\n"))
         throw .configuration("Line \(line) of '\(path)' could not be read as a setting; \(fix)")
       }
     }
+    let table = try tomlTable(text)
     // The scanner's keys must be TOMLKit's keys, one definition each: nothing read is left out or read twice.
     let keys = table.keys
     guard layout.definitions.count == keys.count, Set(layout.definitions.map(\.key)) == Set(keys) else {

@@ -67,6 +67,8 @@ import Testing
     ("a = 1\n[news]\nkey = 1", "Line 2 of '/x/config.toml' starts a table"),
     ("a = 1\n[[news]]\nkey = 1", "Line 2 of '/x/config.toml' starts a table"),
     ("a = 1\nnews.key = 1", "Line 2 of '/x/config.toml' starts a table"),
+    // A table header toml++ aborts the process on (fuzz-settings): refused before toml++ reads it.
+    ("[# Had-literal stri@ng, tsailfi\nlag = true\r\n", "Line 1 of '/x/config.toml' starts a table"),
     ("a = 1\n\nb = [1, 2]", "Line 3 of '/x/config.toml': the value of b is an array"),
     ("b = { c = 1 }", "Line 1 of '/x/config.toml': the value of b is a table"),
     ("a = 1\nb = 1.5", "Line 2 of '/x/config.toml': the value of b is a TOML floating-point number"),
