@@ -177,21 +177,18 @@ final class DatasetWrites: Sendable {
     }
     do {
       let file = try PrivateFile(beside: path, naming: "the dataset '\(name)'")
-      let features: FeatureFile
-      do {
-        features = try FeatureFile.collection(
-          of: pieces, propertyNames: aggregations.map(\.property), writingTo: file.fileDescriptor, name: name)
-        try file.commit(as: path, naming: "the dataset '\(name)'")
-      } catch {
-        file.close()
-        throw error
-      }
-      file.close()
+      // Built before the file is put in place: a change that cannot be served is not kept either, so a
+      // restart serves what was served before it.
+      defer { file.close() }
+      let features = try FeatureFile.collection(
+        of: pieces, propertyNames: aggregations.map(\.property), writingTo: file.fileDescriptor, name: name)
       var options = options
       options.retainedZooms = nil
-      return try Dataset(
+      let dataset = try Dataset(
         name: name, file: features, options: options, aggregations: aggregations,
         version: store.nextVersion(name))
+      try file.commit(as: path, naming: "the dataset '\(name)'")
+      return dataset
     } catch let error as SettingsError {
       throw .failed(error.description)
     } catch let error as FormatError {
