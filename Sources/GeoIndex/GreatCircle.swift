@@ -157,31 +157,53 @@ public enum GreatCircle {
 
   /// `atan2(y, x)` in radians, in -π...π, for finite `y` and `x` not both 0; within about an ulp of libm's.
   ///
+  /// One lane of `arctangent(lanes:_:)`, the one implementation (the batch bearings run it on two lanes).
+  @inlinable @inline(__always)
+  static func arctangent(_ y: Double, _ x: Double) -> Double {
+    arctangent(lanes: SIMD2(repeating: y), SIMD2(repeating: x))[0]
+  }
+
+  /// `atan2(y, x)` lane by lane, in radians, in -π...π, for finite lanes; a lane where `y` and `x` are both 0
+  /// gives NaN, which callers replace.
+  ///
   /// The ratio t = min/max of |x| and |y| (in 0...1) is moved next to the nearest c = k/8, where
   /// `atan t = atan c + atan((t − c)/(1 + t c))` leaves an argument of about 1/16 at most (t − c is exact, by
   /// Sterbenz's lemma); its series to u¹⁷ is then exact to well below an ulp. Two divisions, not three, on the
   /// bearing's longest chain: the ratio's, and u's (degrees come by a product). The octant and the sign are put
-  /// back with `π/2 − r`, `π − r` and `−r`.
+  /// back with `π/2 − r`, `π − r` and `−r`. Every operation is lane by lane, so every lane has the bits of a
+  /// one-lane call whatever its neighbours.
   @inlinable @inline(__always)
-  static func arctangent(_ y: Double, _ x: Double) -> Double {
-    let ax = abs(x)
-    let ay = abs(y)
-    let steep = ay > ax
-    let n = steep ? ax : ay
-    let d = steep ? ay : ax
+  static func arctangent<Lanes: SIMD>(lanes y: Lanes, _ x: Lanes) -> Lanes where Lanes.Scalar == Double {
+    var ax = x
+    var ay = y
+    for i in x.indices {
+      ax[i] = abs(x[i])
+      ay[i] = abs(y[i])
+    }
+    let steep = ay .> ax
+    let n = ay.replacing(with: ax, where: steep)
+    let d = ax.replacing(with: ay, where: steep)
     let t = n / d
     // k = round(8t) from comparisons that run beside the division, t > (2j + 1)/16 for j in 0..<8 (a
-    // threshold's rounding only moves k where t is at a seam, where either neighbour is close enough).
+    // threshold's rounding only moves k where t is at a seam, where either neighbour is close enough). The
+    // thresholds (2j + 1)·d grow with j after rounding too, so the comparisons that hold are the first k: each
+    // one that holds sets c = k/8 and atan c for its k (selects, no conversion to an integer and no table).
     let n16 = n * 16
-    var k = n16 > d ? 1 : 0
-    k += n16 > 3 * d ? 1 : 0
-    k += n16 > 5 * d ? 1 : 0
-    k += n16 > 7 * d ? 1 : 0
-    k += n16 > 9 * d ? 1 : 0
-    k += n16 > 11 * d ? 1 : 0
-    k += n16 > 13 * d ? 1 : 0
-    k += n16 > 15 * d ? 1 : 0
-    let c = Double(k) * 0.125
+    var c = Lanes()
+    var eighths = Lanes()
+    func above(_ threshold: Lanes, _ k: Double, _ atanOfEighth: Double) {
+      let holds = n16 .> threshold
+      c.replace(with: k * 0.125, where: holds)
+      eighths.replace(with: atanOfEighth, where: holds)
+    }
+    above(d, 1, 0.12435499454676144)
+    above(3 * d, 2, 0.24497866312686414)
+    above(5 * d, 3, 0.35877067027057225)
+    above(7 * d, 4, 0.4636476090008061)
+    above(9 * d, 5, 0.5585993153435624)
+    above(11 * d, 6, 0.6435011087932844)
+    above(13 * d, 7, 0.7188299996216245)
+    above(15 * d, 8, 0.7853981633974483)  // atan 1 = π/4
     let u = (t - c) / (1 + t * c)
     let u2 = u * u
     let u4 = u2 * u2
@@ -192,26 +214,11 @@ public enum GreatCircle {
     let p45 = -1.0 / 11 + u2 * (1.0 / 13)
     let p67 = -1.0 / 15 + u2 * (1.0 / 17)
     let series = u + u * u2 * ((p01 + p23 * u4) + (p45 + p67 * u4) * u8)
-    var r = arctangentOfEighths(k) + series
-    r = steep ? Double.pi / 2 - r : r
-    r = x < 0 ? Double.pi - r : r
-    return y.sign == .minus ? -r : r
-  }
-
-  /// atan(k/8) for k in 0...8, to the nearest double.
-  @inlinable @inline(__always)
-  static func arctangentOfEighths(_ k: Int) -> Double {
-    switch k {
-    case 0: return 0
-    case 1: return 0.12435499454676144
-    case 2: return 0.24497866312686414
-    case 3: return 0.35877067027057225
-    case 4: return 0.4636476090008061
-    case 5: return 0.5585993153435624
-    case 6: return 0.6435011087932844
-    case 7: return 0.7188299996216245
-    default: return 0.7853981633974483
-    }
+    var r = eighths + series
+    r.replace(with: Double.pi / 2 - r, where: steep)
+    r.replace(with: Double.pi - r, where: x .< 0)
+    for i in y.indices where y[i].sign == .minus { r[i] = -r[i] }
+    return r
   }
 
   /// The chord between two points of the unit sphere, squared, for a distance in kilometres (0...4).

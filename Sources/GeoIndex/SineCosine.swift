@@ -13,7 +13,8 @@ enum SineCosine {
     // Round to the nearest quadrant by adding and removing 1.5 × 2⁵² (exact for |degrees| < 2⁵⁰): no call
     // to libm's `round`, which the baseline x86-64 target would make.
     let shift = 6_755_399_441_055_744.0
-    let quadrant = (degrees * (1.0 / 90.0) + shift) - shift
+    let shifted = degrees * (1.0 / 90.0) + shift
+    let quadrant = shifted - shift
     let remainder = degrees - 90 * quadrant  // exact, |remainder| <= 45
     let x = remainder * (Double.pi / 180)
     let x2 = x * x
@@ -36,12 +37,14 @@ enum SineCosine {
     let cosine = 1 - x2 * c
     // sin(x + q·90°) is ±sin x or ±cos x by q mod 4; chosen with bit masks, since a branch on a random
     // quadrant mispredicts. Quadrant 0: (s, c); 1: (c, −s); 2: (−s, −c); 3: (−c, s).
-    let q = Int(quadrant)
-    let swap = 0 &- UInt64(q & 1)
+    // The shifted sum's last bits are the quadrant's, modulo 4 as two's complement (its ulp is 1): no
+    // conversion to an integer, whose range checks were a tenth of the batch bearing's instructions.
+    let q = shifted.bitPattern
+    let swap = 0 &- (q & 1)
     let sineBits = (sine.bitPattern & ~swap) | (cosine.bitPattern & swap)
     let cosineBits = (cosine.bitPattern & ~swap) | (sine.bitPattern & swap)
-    let sineSign = UInt64(q & 2) << 62
-    let cosineSign = UInt64((q &+ 1) & 2) << 62
+    let sineSign = (q & 2) << 62
+    let cosineSign = ((q &+ 1) & 2) << 62
     return (Double(bitPattern: sineBits ^ sineSign), Double(bitPattern: cosineBits ^ cosineSign))
   }
 
@@ -66,7 +69,8 @@ enum SineCosine {
   )
   where Lanes.Scalar == Double, Bits.Scalar == UInt64 {
     let shift = Lanes(repeating: 6_755_399_441_055_744.0)
-    let quadrant = (degrees * (1.0 / 90.0) + shift) - shift
+    let shifted = degrees * (1.0 / 90.0) + shift
+    let quadrant = shifted - shift
     let remainder = degrees - 90 * quadrant
     let x = remainder * (Double.pi / 180)
     let x2 = x * x
@@ -85,8 +89,7 @@ enum SineCosine {
     let c8 = 1.0 / 6_402_373_705_728_000
     let c = (c01 + c23 * x4) + (c45 + c67 * x4) * x8 + c8 * (x8 * x8)
     let cosine = 1 - x2 * c
-    var q = Bits()
-    for i in q.indices { q[i] = UInt64(bitPattern: Int64(quadrant[i])) }
+    let q = unsafeBitCast(shifted, to: Bits.self)  // the quadrant modulo 4 in the last bits, as above
     let one = Bits(repeating: 1)
     let two = Bits(repeating: 2)
     let swap = Bits() &- (q & one)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import GeoIndex
 
-/// The two-query kernels against the one-query ones they must equal bit for bit (the batch `nearest` of the
+/// The two- and four-query kernels against the one-query ones they must equal bit for bit (the batch `nearest` of the
 /// Python package answers with them; `newsatlas nearest` and the service with the one-query versions).
 @Suite struct GreatCirclePairsTests {
   /// Bearings from `from` towards `to`, two at a time, against one at a time: every bit the same.
@@ -20,11 +20,36 @@ import Testing
     }
   }
 
+  /// Bearings four at a time (the batch `nearest`'s kernel) against one at a time: every bit the same, in
+  /// every lane.
+  static func expectQuadsEqualSingles(from: [GeoPoint], to: [GeoPoint], _ what: String) {
+    for i in stride(from: 0, to: from.count - 3, by: 4) {
+      let targets = (
+        BearingTarget(to[i]), BearingTarget(to[i + 1]), BearingTarget(to[i + 2]), BearingTarget(to[i + 3])
+      )
+      let quad = GreatCircle.initialBearingDegrees(
+        from: (from[i], from[i + 1], from[i + 2], from[i + 3]), to: targets)
+      let singles = [
+        GreatCircle.initialBearingDegrees(from: from[i], to: targets.0),
+        GreatCircle.initialBearingDegrees(from: from[i + 1], to: targets.1),
+        GreatCircle.initialBearingDegrees(from: from[i + 2], to: targets.2),
+        GreatCircle.initialBearingDegrees(from: from[i + 3], to: targets.3),
+      ]
+      #expect(
+        (0..<4).allSatisfy { quad[$0].bitPattern == singles[$0].bitPattern },
+        "\(what): from \(from[i..<i + 4]) to \(to[i..<i + 4]): \(quad) against \(singles)")
+    }
+  }
+
   @Test(arguments: [95, 96, 97])
   func seededBearingsEqualOneAtATime(seed: Int) {
     let from = SeededSpherePoints.make(count: 50_000, seed: UInt32(seed))
     let to = SeededSpherePoints.make(count: 50_000, seed: UInt32(seed + 100))
     Self.expectPairsEqualSingles(from: from, to: to, "seed \(seed)")
+    Self.expectQuadsEqualSingles(from: from, to: to, "seed \(seed)")
+    // Shifted by one, so that each point meets other neighbours in the vector.
+    Self.expectQuadsEqualSingles(
+      from: Array(from.dropFirst()), to: Array(to.dropFirst()), "seed \(seed), shifted")
   }
 
   /// Poles (where north is undefined), the antimeridian, duplicates (a point to itself: 0), antipodes, the
@@ -48,6 +73,9 @@ import Testing
       }
     }
     Self.expectPairsEqualSingles(from: from, to: to, "edge cases")
+    Self.expectQuadsEqualSingles(from: from, to: to, "edge cases")
+    Self.expectQuadsEqualSingles(
+      from: Array(from.dropFirst(2)), to: Array(to.dropFirst(2)), "edge cases, shifted")
     // A duplicate's bearing is 0 in either lane, and antipodes' are what one call gives.
     let paris = GeoPoint(uncheckedLatitude: 48.85, longitude: 2.35)
     let antipode = GeoPoint(uncheckedLatitude: -48.85, longitude: -177.65)
