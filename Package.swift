@@ -172,7 +172,7 @@ let package = Package(
       name: "CLITests",
       dependencies: [
         "NewsAtlasCLI", "AtlasServer", "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "Fetch",
-        "NewsAPI", "AtlasMessages",
+        "NewsAPI", "AtlasMessages", "AtlasSettings",
         "TestSupport", "SeededPoints",
         // The service's router in process (ServeRoutesTests); a test target's dependency only, as it brings an
         // HTTP client and TLS (about 150 s more of a first build).

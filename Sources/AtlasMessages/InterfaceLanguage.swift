@@ -17,10 +17,11 @@ public enum InterfaceLanguage: String, Sendable, CaseIterable {
   }
 
   /// The language a command line asks for, read before it is parsed (help is written in it): `--lang xx`
-  /// (or `--lang=xx`, before any `--`), else the `interface-language` setting, else the locale.
-  public static func chosen(arguments: [String], setting: String?, environment: [String: String])
-    -> InterfaceLanguage
-  {
+  /// (or `--lang=xx`, before any `--`), else the `interface-language` setting, else the locale. `setting` is
+  /// asked for only when `--lang` does not decide (reading it means reading the settings file).
+  public static func chosen(
+    arguments: [String], setting: @autoclosure () -> String?, environment: [String: String]
+  ) -> InterfaceLanguage {
     var given: String?
     var rest = arguments[...]
     while let argument = rest.popFirst(), argument != "--" {
@@ -30,9 +31,8 @@ public enum InterfaceLanguage: String, Sendable, CaseIterable {
         given = String(argument.dropFirst(7))
       }
     }
-    return given.flatMap(InterfaceLanguage.init(rawValue:)) ?? setting.flatMap(
-      InterfaceLanguage.init(rawValue:))
-      ?? fromLocale(environment)
+    if let language = given.flatMap(InterfaceLanguage.init(rawValue:)) { return language }
+    return setting().flatMap(InterfaceLanguage.init(rawValue:)) ?? fromLocale(environment)
   }
 
   /// The language of a web request: `lang=xx` in its query, else the first of `Accept-Language`'s languages

@@ -12,7 +12,7 @@ public let searchOrders = ["relevancy", "popularity", "publishedAt"]
 /// The file is TOML, read and written by `SettingsFile` (AtlasSettings); this type gives its keys their meaning:
 /// a key the file sets must be one of `Key` (a typo is refused, not ignored), and each value is validated as
 /// `config set` validates it. Flags and the environment override it.
-public struct Settings {
+public struct Settings: Sendable {
   /// The keys, what each accepts, and what it is for.
   public enum Key: String, CaseIterable, Sendable {
     case country

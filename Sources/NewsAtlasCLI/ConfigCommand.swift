@@ -74,7 +74,7 @@ struct ConfigCommand: ParsableCommand {
       throw CLIError.usage(
         Message.configNameASetting(Settings.Key.allCases.map(\.rawValue).joined(separator: ", ")))
     }
-    var settings = try Settings.load()
+    var settings = try LaunchSettings.load()
     switch action {
     case "get":
       guard let current = settings[key] else {
@@ -91,7 +91,7 @@ struct ConfigCommand: ParsableCommand {
 
   /// Every setting, its value in use and where it comes from.
   func show() throws {
-    let settings = try Settings.load()
+    let settings = try LaunchSettings.load()
     let shown = settings.shown()
     let out = OutputBuffer.standardOutput()
     if format == .json {

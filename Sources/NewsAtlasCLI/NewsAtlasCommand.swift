@@ -35,7 +35,7 @@ struct NewsAtlasCommand: AsyncParsableCommand {
     let environment = ProcessInfo.processInfo.environment
     InterfaceLanguage.current = InterfaceLanguage.chosen(
       arguments: Array(CommandLine.arguments.dropFirst()),
-      setting: (try? Settings.load())?[.interfaceLanguage], environment: environment)
+      setting: LaunchSettings.readAtLaunch()?[.interfaceLanguage], environment: environment)
     do {
       var command = try parseAsRoot()
       if var command = command as? AsyncParsableCommand {

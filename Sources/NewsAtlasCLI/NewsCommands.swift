@@ -286,7 +286,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
   @OptionGroup var service: ServiceOptions
 
   func run() async throws {
-    let settings = try Settings.load()
+    let settings = try LaunchSettings.load()
     for url in feeds { _ = try FeedList.validate(url: url) }
     for id in sources { _ = try Settings.Key.sourceIDs(id) }  // its form, before anything is asked
     let request = try Self.request(
@@ -546,7 +546,7 @@ struct SearchCommand: AsyncParsableCommand {
   @OptionGroup var service: ServiceOptions
 
   func run() async throws {
-    let settings = try Settings.load()
+    let settings = try LaunchSettings.load()
     var search = SearchQuery(q: query)
     // A language by name as well as by code (french, français); the settings' language and order otherwise.
     search.language = language.map { newsLanguage($0) ?? $0 } ?? settings[.language]
@@ -639,7 +639,7 @@ struct SourcesCommand: AsyncParsableCommand {
 
   func run() async throws {
     let (code, languageCode, categoryName) = try filters()
-    let (client, http) = try service.client(settings: try Settings.load())
+    let (client, http) = try service.client(settings: try LaunchSettings.load())
     defer { http.shutdown() }
     let list: [NewsSource]
     do {
@@ -699,7 +699,7 @@ struct QuotaCommand: ParsableCommand {
   @OptionGroup var interface: InterfaceOptions
 
   func run() throws {
-    let settings = try Settings.load()
+    let settings = try LaunchSettings.load()
     let path = UserFolders().cacheFile
     guard let database = CacheDatabase(path: path, warn: { StandardError.write("newsatlas: \($0)\n") }) else {
       throw CLIError.data(Message.quotaNoCache(path))

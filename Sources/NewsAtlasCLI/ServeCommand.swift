@@ -194,7 +194,7 @@ struct ServeCommand: AsyncParsableCommand {
     defer { log.close() }
     let logger = log.logger(label: "newsatlas")
     // The settings are read only for news (--no-news needs none).
-    let settings = noNews ? nil : try Settings.load()
+    let settings = noNews ? nil : try LaunchSettings.load()
     let (news, http, newsUnavailable) = try Self.news(settings: settings)
     defer { http?.shutdown() }
     let service = AtlasService(

@@ -64,6 +64,24 @@ import Testing
       InterfaceLanguage.chosen(arguments: ["--lang", "de"], setting: nil, environment: french) == .french)
   }
 
+  /// The setting means reading the settings file: it is read only when `--lang` does not decide.
+  @Test func theSettingIsAskedForOnlyWhenNeeded() {
+    var asked = 0
+    func setting() -> String? {
+      asked += 1
+      return "fr"
+    }
+    #expect(
+      InterfaceLanguage.chosen(arguments: ["--lang", "en"], setting: setting(), environment: [:]) == .english)
+    #expect(
+      InterfaceLanguage.chosen(arguments: ["--lang=fr"], setting: setting(), environment: [:]) == .french)
+    #expect(asked == 0)
+    #expect(InterfaceLanguage.chosen(arguments: ["nearest"], setting: setting(), environment: [:]) == .french)
+    #expect(
+      InterfaceLanguage.chosen(arguments: ["--lang", "de"], setting: setting(), environment: [:]) == .french)
+    #expect(asked == 2)
+  }
+
   @Test func theLanguageARequestAsksFor() {
     #expect(InterfaceLanguage.requested(query: "fr", acceptLanguage: "en") == .french)
     #expect(InterfaceLanguage.requested(query: nil, acceptLanguage: "fr-FR,fr;q=0.9,en;q=0.8") == .french)
