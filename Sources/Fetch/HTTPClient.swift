@@ -115,32 +115,61 @@ public struct HTTPClientConfiguration: Sendable {
 /// task's transfer is removed at the loop's next turn, which the cancellation wakes at once.
 ///
 /// The client lives until `shutdown()` or deinit, which stop the thread and fail whatever is still pending.
-/// libcurl is opened by the first client a process makes; when it cannot be, that client starts no thread
-/// and every request fails with `libraryUnavailable`.
+/// libcurl is opened, and the loop thread started, by the first request a client is asked for, not by `init`:
+/// a run whose answers all come from the cache never loads libcurl and its two dozen libraries. When libcurl
+/// cannot be opened, that request and every later one fails with `libraryUnavailable`.
 public final class HTTPClient: Sendable {
   public let configuration: HTTPClientConfiguration
-  private let loop: Loop?
-  private let unavailable: String?
+  private let state = Mutex<LoopState>(.notStarted)
+
+  /// The loop thread's life: started at the first request, stopped once.
+  private enum LoopState {
+    case notStarted
+    case running(Loop)
+    case unavailable(String)
+    case stopped
+  }
 
   public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) {
     self.configuration = configuration
-    var problem = ccurl_load().map { String(cString: $0) }
-    var loop: Loop? = nil
-    if problem == nil {
-      do throws(HTTPError) {
-        loop = try Loop.started(configuration: configuration)
-      } catch {
-        problem = error.description
-      }
-    }
-    self.loop = loop
-    unavailable = problem
   }
 
-  deinit { loop?.stop() }
+  deinit { shutdown() }
 
-  /// Stops the loop thread; pending and running requests fail with `shutDown`.
-  public func shutdown() { loop?.stop() }
+  /// Stops the loop thread; pending and running requests fail with `shutDown`, and so does any later one.
+  public func shutdown() {
+    let loop = state.withLock { state -> Loop? in
+      defer { state = .stopped }
+      if case .running(let loop) = state { return loop }
+      return nil
+    }
+    loop?.stop()
+  }
+
+  /// The running loop, started at the first call (libcurl opened then).
+  private func runningLoop() throws(HTTPError) -> Loop {
+    let started = state.withLock { state -> Result<Loop, HTTPError> in
+      switch state {
+      case .running(let loop): return .success(loop)
+      case .unavailable(let problem): return .failure(.libraryUnavailable(problem))
+      case .stopped: return .failure(.shutDown)
+      case .notStarted:
+        if let problem = ccurl_load().map({ String(cString: $0) }) {
+          state = .unavailable(problem)
+          return .failure(.libraryUnavailable(problem))
+        }
+        do throws(HTTPError) {
+          let loop = try Loop.started(configuration: configuration)
+          state = .running(loop)
+          return .success(loop)
+        } catch {
+          state = .unavailable(error.description)
+          return .failure(.libraryUnavailable(error.description))
+        }
+      }
+    }
+    return try started.get()
+  }
 
   /// Runs `body` with a client that is shut down when it returns.
   public static func withClient<T>(
@@ -171,7 +200,7 @@ public final class HTTPClient: Sendable {
         !name.utf8.contains(where: { $0 == UInt8(ascii: ":") || $0 <= 0x20 || $0 >= 0x7F })
       else { throw .invalidHeader(name) }
     }
-    guard let loop else { throw .libraryUnavailable(unavailable ?? "libcurl is not loaded.") }
+    let loop = try runningLoop()
     var limit = timeout ?? configuration.requestTimeout
     if let deadline = configuration.deadline {
       let left = ContinuousClock.now.duration(to: deadline)

@@ -38,6 +38,18 @@ import Testing
     #expect(try sent("country=us") == 2)
   }
 
+  /// libcurl (and the two dozen libraries it brings) is opened by the first request, not at start: a run whose
+  /// answer is all in the cache never loads it. glibc's loader says which files it opens (`LD_DEBUG=files`).
+  @Test func aCachedAnswerNeverLoadsLibcurl() throws {
+    let loader = ["LD_DEBUG": "files"]
+    let first = try run(["headlines", "--country", "us"], loader)
+    #expect(first.status == 0 && first.stderr.contains("file=libcurl.so"))
+    let second = try run(["headlines", "--country", "us"], loader)
+    #expect(second.status == 0 && second.stdout == first.stdout)
+    #expect(!second.stderr.contains("libcurl"))
+    #expect(try sent("country=us") == 1)
+  }
+
   @Test func offlineUsesOnlyTheCache() throws {
     let empty = try run(["headlines", "--country", "us", "--offline"])
     #expect(empty.status == 69 && empty.stderr.contains("Offline, and the cache has no answer"))
