@@ -108,6 +108,17 @@ import Testing
     }
   }
 
+  /// A client shut down, before its first request (libcurl never opened) or after one, sends nothing more.
+  @Test func aShutDownClientSendsNothing() async throws {
+    let unused = HTTPClient()
+    unused.shutdown()
+    await #expect(throws: HTTPError.shutDown) { try await unused.get(server.base + "/ok") }
+    _ = try await client.get(server.base + "/ok")
+    client.shutdown()
+    await #expect(throws: HTTPError.shutDown) { try await client.get(server.base + "/ok") }
+    #expect(try server.log().count == 1)
+  }
+
   @Test func refusedConnection() async throws {
     let port = LocalServer.closedPort()
     await #expect(throws: HTTPError.connectionRefused("127.0.0.1:\(port)")) {
