@@ -45,8 +45,19 @@ public struct RouteKnowledge: Sendable {
     return now.timeIntervalSince(observedAt) >= Self.reprobeAfter
   }
 
-  /// Keeps an observation, dated now.
+  /// How old a kept observation must be before the same answer is written again over it.
+  public static let rewriteAfter: TimeInterval = 86400
+
+  /// Keeps an observation, dated now. The same answer observed within a day of the kept one is not written
+  /// again: every run that reads the route's answer from the cache observes it, and a write would make each of
+  /// them a cache transaction (a checkpoint and fsyncs at close). An "empty" may so be re-probed up to a day
+  /// before its week is over.
   public func record(_ answer: Answer, for code: String, at date: Date = Date()) {
-    database?.store(Self.key(code), kind: "route", body: Array(answer.rawValue.utf8), at: date)
+    let body = Array(answer.rawValue.utf8)
+    if let kept = database?.lookup(Self.key(code)), kept.body == body {
+      let since = date.timeIntervalSince(kept.storedAt)
+      if since >= 0 && since < Self.rewriteAfter { return }
+    }
+    database?.store(Self.key(code), kind: "route", body: body, at: date)
   }
 }

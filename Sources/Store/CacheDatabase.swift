@@ -117,8 +117,11 @@ public final class CacheDatabase: ResponseStore, @unchecked Sendable {
     let ours =
       id == Self.applicationID || (id == 0 && tables.allSatisfy { ["responses", "requests"].contains($0) })
     guard ours else { return .foreign }
+    // Written only when it is not yet ours: a write here would make every run, a cached one too, commit a
+    // transaction and checkpoint it (fsyncs) at close.
+    let claim = id == Self.applicationID ? "" : "PRAGMA application_id=\(Self.applicationID);"
     let setup = """
-      PRAGMA application_id=\(Self.applicationID);
+      \(claim)
       PRAGMA journal_mode=WAL;
       PRAGMA synchronous=NORMAL;
       CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, kind TEXT NOT NULL, body BLOB NOT NULL, stored_at REAL NOT NULL);

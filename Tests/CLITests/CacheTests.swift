@@ -50,6 +50,17 @@ import Testing
     #expect(try sent("country=us") == 1)
   }
 
+  /// A run answered from the cache reads it and writes nothing: no transaction, so no checkpoint and no fsync
+  /// at close (a cached run used to rewrite the file's header each time).
+  @Test func aCachedAnswerWritesNothing() throws {
+    #expect(try run(["headlines", "--country", "us"]).status == 0)
+    let before = try Data(contentsOf: URL(fileURLWithPath: cacheFile))
+    #expect(try run(["headlines", "--country", "us"]).status == 0)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: cacheFile)) == before)
+    #expect(!FileManager.default.fileExists(atPath: cacheFile + "-wal"))
+    #expect(try sent("country=us") == 1)
+  }
+
   @Test func offlineUsesOnlyTheCache() throws {
     let empty = try run(["headlines", "--country", "us", "--offline"])
     #expect(empty.status == 69 && empty.stderr.contains("Offline, and the cache has no answer"))

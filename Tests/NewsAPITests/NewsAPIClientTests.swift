@@ -80,6 +80,26 @@ import Testing
     #expect(knowledge.asksCountryRoute("de", now: now))
   }
 
+  /// An observation repeated within a day is not written again (each cached run repeats it); a changed answer,
+  /// or the same one a day later, is.
+  @Test func routeKnowledgeIsWrittenOnlyWhenItChangesOrAges() {
+    let store = InMemoryResponseStore()
+    let knowledge = RouteKnowledge(database: store)
+    let start = Date(timeIntervalSince1970: 1_800_000_000)
+    func kept() -> (String, Date)? {
+      store.lookup("route:top-headlines?country=fr").map {
+        (String(decoding: $0.body, as: UTF8.self), $0.storedAt)
+      }
+    }
+    knowledge.record(.empty, for: "fr", at: start)
+    knowledge.record(.empty, for: "fr", at: start.addingTimeInterval(3600))
+    #expect(kept()?.0 == "empty" && kept()?.1 == start)
+    knowledge.record(.empty, for: "fr", at: start.addingTimeInterval(86400))
+    #expect(kept()?.1 == start.addingTimeInterval(86400))
+    knowledge.record(.answers, for: "fr", at: start.addingTimeInterval(86460))
+    #expect(kept()?.0 == "answers" && kept()?.1 == start.addingTimeInterval(86460))
+  }
+
   @Test func theKeyNeverTravelsInAURL() async throws {
     _ = try await client.topHeadlines(HeadlinesQuery(country: "us"))
     _ = try await client.everything(SearchQuery(q: "anything"))
