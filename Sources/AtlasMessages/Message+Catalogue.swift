@@ -300,6 +300,58 @@ public enum Message: String, CaseIterable, Sendable {
   case sourceOutsideCountries
   case twoLetterCountry
   case mixSourcesAndCountry
+  case serviceSourceNeedsNewsAPI
+  case serviceBatchFormat
+  case serviceBatchCountNeedsJSONL
+  case serviceBatchNotJSON
+  case serviceBodyTooLarge
+  case serviceBodyOverLimit
+  case serviceTooManyLeaves
+  case serviceTooManyChildren
+  case serviceTooManyInArea
+  case serviceGiveMapZoom
+  case serviceNoLeafletFile
+  case serviceCountAtMost
+  case serviceMaxKmNegative
+  case serviceTileFile
+  case serviceNoTileJSON
+  case serviceFeatureIdShape
+  case serviceMarkersBuiltIn
+  case serviceCannotKeepBody
+  case serviceClusterIdShape
+  case serviceNeedsWriteToken
+  case serviceWrongWriteToken
+  case serviceNoDatasetToWrite
+  case clusterNoSuchId
+  case clusterNotAtZoom
+  case parserUnknownOptionSuggested
+  case parserUnknownOption
+  case parserMissingArgument
+  case parserMissingOneOf
+  case parserMissingValue
+  case parserTakesNoValue
+  case parserUnexpectedArgument
+  case parserUnexpectedArguments
+  case parserSetTwice
+  case parserFlag
+  case parserInvalidValueFor
+  case parserInvalidValue
+  case parserProvideOneOfList
+  case parserProvideOneOf
+  case parserMissingSubcommand
+  case helpOverviewHeading
+  case helpUsageHeading
+  case helpArgumentsHeading
+  case helpOptionsHeading
+  case helpSubcommandsHeading
+  case helpDefault
+  case helpValues
+  case helpDefaultAfterValues
+  case helpShowHelpLine
+  case helpShowVersion
+  case helpSubcommandHelpLine
+  case helpSeeSubcommand
+  case serviceMethodNotAllowed
   case topHeadlinesNeed
   case searchNeeds
   case searchWordsLong
@@ -1512,9 +1564,9 @@ public enum Message: String, CaseIterable, Sendable {
       )
     case .sourceIdShape:
       (
-        "'{1}' is not a source id: an id is lower-case letters, digits, '-' and '.' (as bbc-news).",
-        "'{1}' n'est pas un identifiant de source : un identifiant est fait de minuscules, de chiffres, de '-' "
-          + "et de '.' (comme bbc-news)."
+        "'{1}' is not a source id: an id is lower-case letters, digits, '-', '_' and '.' (as bbc-news).",
+        "'{1}' n'est pas un identifiant de source : un identifiant est fait de minuscules, de chiffres, de '-', "
+          + "de '_' et de '.' (comme bbc-news)."
       )
     case .sourcesListNotCached:
       (
@@ -1537,6 +1589,173 @@ public enum Message: String, CaseIterable, Sendable {
       )
 
     // MARK: NewsAPI's requests and answers
+    case .serviceMethodNotAllowed:
+      ("{1} answers {2}, not {3}.", "{1} répond à {2}, pas à {3}.")
+    // MARK: swift-argument-parser's own words (ArgumentParserWords matches the English, as it writes them)
+    case .parserUnknownOptionSuggested:
+      (
+        "Unknown option '{1}'. Did you mean '{2}'?",
+        "Option inconnue '{1}'. Vouliez-vous dire '{2}' ?"
+      )
+    case .parserUnknownOption: ("Unknown option '{1}'", "Option inconnue '{1}'")
+    case .parserMissingArgument: ("Missing expected argument '{1}'", "Il manque l'argument attendu '{1}'")
+    case .parserMissingOneOf: ("Missing one of: '{1}'", "Il manque l'un de : '{1}'")
+    case .parserMissingValue: ("Missing value for '{1}'", "Il manque une valeur pour '{1}'")
+    case .parserTakesNoValue:
+      (
+        "The option '{1}' does not take any value, but '{2}' was specified.",
+        "L'option '{1}' ne prend pas de valeur, mais '{2}' a été donné."
+      )
+    case .parserUnexpectedArgument: ("Unexpected argument '{1}'", "Argument inattendu '{1}'")
+    case .parserUnexpectedArguments: ("{1} unexpected arguments: '{2}'", "{1} arguments inattendus : '{2}'")
+    case .parserSetTwice:
+      (
+        "Value to be set with {1} had already been set with {2}",
+        "La valeur donnée par {1} l'était déjà par {2}"
+      )
+    case .parserFlag: ("flag {1}", "l'option {1}")
+    case .parserInvalidValueFor:
+      (
+        "The value '{1}' is invalid for '{2}'{3}",
+        "La valeur '{1}' n'est pas valide pour '{2}'{3}"
+      )
+    case .parserInvalidValue: ("The value '{1}' is invalid.{2}", "La valeur '{1}' n'est pas valide.{2}")
+    case .parserProvideOneOfList:
+      (". Please provide one of the following:", ". Donnez l'une des valeurs suivantes :")
+    case .parserProvideOneOf: (". Please provide one of {1}.", ". Donnez l'une des valeurs {1}.")
+    case .parserMissingSubcommand: ("Missing required subcommand.", "Il manque une sous-commande.")
+    case .helpOverviewHeading: ("OVERVIEW:", "APERÇU :")
+    case .helpUsageHeading: ("USAGE:", "UTILISATION :")
+    case .helpArgumentsHeading: ("ARGUMENTS:", "ARGUMENTS :")
+    case .helpOptionsHeading: ("OPTIONS:", "OPTIONS :")
+    case .helpSubcommandsHeading: ("SUBCOMMANDS:", "SOUS-COMMANDES :")
+    case .helpDefault: ("(default:", "(par défaut :")
+    case .helpDefaultAfterValues: ("; default:", " ; par défaut :")
+    case .helpValues: ("(values:", "(valeurs :")
+    case .helpShowHelpLine: ("Show help information.", "Afficher l'aide.")
+    case .helpShowVersion: ("Show the version.", "Afficher la version.")
+    case .helpSubcommandHelpLine:
+      ("Show subcommand help information.", "Afficher l'aide d'une sous-commande.")
+    case .helpSeeSubcommand:
+      (
+        "See 'newsatlas help <subcommand>' for detailed help.",
+        "Voir 'newsatlas help <sous-commande>' pour l'aide détaillée."
+      )
+    case .serviceBatchFormat: ("format is csv or jsonl, not '{1}'.", "format vaut csv ou jsonl, pas '{1}'.")
+    case .serviceBatchCountNeedsJSONL:
+      (
+        "count above 1 needs format=jsonl; csv has one row per input line.",
+        "count au-dessus de 1 demande format=jsonl ; csv a une ligne par ligne d'entrée."
+      )
+    case .serviceBatchNotJSON:
+      (
+        "This endpoint reads latitude,longitude lines (text/csv or text/plain, a header optional), not "
+          + "{1}; send one latitude,longitude pair a line.",
+        "Ce point d'accès lit des lignes latitude,longitude (text/csv ou text/plain, un en-tête "
+          + "facultatif), pas {1} ; envoyez une paire latitude,longitude par ligne."
+      )
+    case .serviceBodyTooLarge:
+      (
+        "The body is {1} bytes; this service takes at most {2} in one request.",
+        "Le corps fait {1} octets ; ce service en prend au plus {2} par requête."
+      )
+    case .serviceBodyOverLimit:
+      (
+        "The body is over {1} bytes, the most this service takes in one request.",
+        "Le corps dépasse {1} octets, le plus que ce service prend par requête."
+      )
+    case .serviceTooManyLeaves:
+      (
+        "These leaves are more than {1}, this server's limit of features in one answer (serve "
+          + "--max-features); page through them with limit and offset.",
+        "Ces feuilles sont plus de {1}, la limite d'objets par réponse de ce serveur (serve "
+          + "--max-features) ; parcourez-les avec limit et offset."
+      )
+    case .serviceTooManyChildren:
+      (
+        "The answer for these children would hold {1} features, over this server's limit of {2} (serve "
+          + "--max-features); page through its leaves with limit and offset.",
+        "La réponse pour ces enfants contiendrait {1} objets, au-delà de la limite de {2} de ce serveur "
+          + "(serve --max-features) ; parcourez ses feuilles avec limit et offset."
+      )
+    case .serviceTooManyInArea:
+      (
+        "The answer for this area at zoom {1} would hold {2} features, over this server's limit of {3} "
+          + "(serve --max-features); ask for less with bbox=west,south,east,north.",
+        "La réponse pour cette zone au zoom {1} contiendrait {2} objets, au-delà de la limite de {3} de "
+          + "ce serveur (serve --max-features) ; demandez moins avec bbox=ouest,sud,est,nord."
+      )
+    case .serviceGiveMapZoom:
+      (
+        "Give zoom, the map's zoom level (for example zoom=3).",
+        "Donnez zoom, le niveau de zoom de la carte (par exemple zoom=3)."
+      )
+    case .serviceNoLeafletFile: ("Leaflet ships no file '{1}' here.", "Leaflet n'a pas de fichier '{1}' ici.")
+    case .serviceCountAtMost: ("count is at most 10000, not {1}.", "count vaut au plus 10000, pas {1}.")
+    case .serviceMaxKmNegative:
+      (
+        "maxKm must be a distance of 0 kilometres or more, not {1}.",
+        "maxKm doit être une distance de 0 kilomètre ou plus, pas {1}."
+      )
+    case .serviceTileFile:
+      (
+        "A tile is {z}/{x}/{y}.mvt or {z}/{x}/{y}.geojson, not '{1}'.",
+        "Une tuile est {z}/{x}/{y}.mvt ou {z}/{x}/{y}.geojson, pas '{1}'."
+      )
+    case .serviceNoTileJSON:
+      (
+        "No dataset answers '/tiles/{1}'; /v1/datasets lists them.",
+        "Aucun jeu de données ne répond à '/tiles/{1}' ; /v1/datasets les liste."
+      )
+    case .serviceFeatureIdShape:
+      (
+        "A feature id is 1 to 1024 bytes of percent-encoded UTF-8.",
+        "Un identifiant d'objet fait de 1 à 1024 octets d'UTF-8 encodé en pourcentage."
+      )
+    case .serviceMarkersBuiltIn:
+      (
+        "The markers dataset is built in and cannot be written; write another name.",
+        "Le jeu de données markers est intégré et ne peut pas être écrit ; écrivez un autre nom."
+      )
+    case .serviceCannotKeepBody: ("Cannot keep the body: {1}.", "Impossible de garder le corps : {1}.")
+    case .serviceClusterIdShape:
+      (
+        "A cluster id is a whole number, not '{1}'; clusters carry theirs in cluster_id.",
+        "Un identifiant de groupe est un nombre entier, pas '{1}' ; les groupes portent le leur dans "
+          + "cluster_id."
+      )
+    case .serviceNeedsWriteToken:
+      (
+        "This write needs the server's write token, sent as Authorization: Bearer TOKEN.",
+        "Cette écriture demande le jeton d'écriture du serveur, envoyé comme Authorization: Bearer "
+          + "JETON."
+      )
+    case .serviceWrongWriteToken:
+      (
+        "The write token sent is not this server's; send the one serve was started with.",
+        "Le jeton d'écriture envoyé n'est pas celui de ce serveur ; envoyez celui avec lequel serve a "
+          + "démarré."
+      )
+    case .serviceNoDatasetToWrite:
+      (
+        "No dataset is named '{1}'; PUT /v1/datasets/{1} creates it.",
+        "Aucun jeu de données ne s'appelle '{1}' ; PUT /v1/datasets/{1} le crée."
+      )
+    case .clusterNoSuchId:
+      (
+        "No cluster has the id {1} in this index.",
+        "Aucun groupe n'a l'identifiant {1} dans cet index."
+      )
+    case .clusterNotAtZoom:
+      (
+        "No cluster has the id {1} at zoom {2}.",
+        "Aucun groupe n'a l'identifiant {1} au zoom {2}."
+      )
+    case .serviceSourceNeedsNewsAPI:
+      (
+        "source asks NewsAPI for a source's headlines: use it with provider=newsapi or auto.",
+        "source demande à NewsAPI les titres d'une source : utilisez-le avec provider=newsapi ou auto."
+      )
     case .mixSourcesAndCountry:
       (
         "NewsAPI cannot mix sources with a country or a category; give one or the other.",

@@ -18,16 +18,18 @@ struct Answering: Sendable {
     let start = ContinuousClock.now
     let path = request.uri.path
     var response: Response
-    if let refusal = refusal(request.method, path: path) {
+    let language = {
+      InterfaceLanguage.requested(
+        query: Query(target: request.uri.string).get("lang"), acceptLanguage: request.headers[.acceptLanguage]
+      )
+    }
+    if let refusal = refusal(request.method, path: path, language: language) {
       response = refusal.response
     } else {
       do {
         response = try await next()
       } catch {
-        let language = InterfaceLanguage.requested(
-          query: Query(target: request.uri.string).get("lang"),
-          acceptLanguage: request.headers[.acceptLanguage])
-        response = failure(error, path: path, language: language).response
+        response = failure(error, path: path, language: language()).response
       }
       if request.method == .head {  // GET's headers, no body (RFC 9110, 9.3.2), a refusal's too
         // The length GET would send, and nothing written (a HEAD client reads no body).
@@ -67,7 +69,9 @@ struct Answering: Sendable {
 
   /// 405 for a method that `path` does not answer, the answer to `OPTIONS` (with `--cors`, a CORS preflight's:
   /// the methods, the request headers a page may send, and how long a browser may keep the answer), or nil.
-  private func refusal(_ method: HTTPRequest.Method, path: String) -> Reply? {
+  private func refusal(
+    _ method: HTTPRequest.Method, path: String, language: () -> InterfaceLanguage
+  ) -> Reply? {
     let methods = Self.methods(path: path)
     guard method == .options || !methods.contains(method) else { return nil }
     let allowed = (methods.map(\.rawValue) + ["OPTIONS"]).joined(separator: ", ")
@@ -83,8 +87,10 @@ struct Answering: Sendable {
       }
       return reply
     }
-    var reply = Self.problem(.methodNotAllowed, "\(path.prefix(200)) answers \(allowed), not \(method).")
+    var reply = Self.problem(
+      .methodNotAllowed, Message.serviceMethodNotAllowed(path.prefix(200), allowed, method, in: language()))
     reply.headers[.allow] = allowed
+    reply.headers[.vary] = "Accept-Language"
     return reply
   }
 

@@ -1,4 +1,5 @@
 import AtlasAnswers
+import AtlasMessages
 import Foundation
 import GeoFormats
 import Hummingbird
@@ -16,7 +17,7 @@ extension AtlasService {
     switch parameters.get("format") ?? "csv" {
     case "csv": format = .csv
     case "jsonl": format = .jsonl
-    case let other: throw Problem.badParameter("format is csv or jsonl, not '\(other.prefix(64))'.")
+    case let other: throw Problem.said(Problem.badParameter, .serviceBatchFormat, other.prefix(64))
     }
     let query: BatchQuery
     if resolving {
@@ -24,7 +25,7 @@ extension AtlasService {
     } else {
       let (target, count, maxKilometers) = try nearestParameters(parameters)
       guard count == 1 || format == .jsonl else {
-        throw Problem.badParameter("count above 1 needs format=jsonl; csv has one row per input line.")
+        throw Problem.said(Problem.badParameter, .serviceBatchCountNeedsJSONL)
       }
       query = .nearest(target, count: count, maxKilometers: maxKilometers)
     }
@@ -34,14 +35,11 @@ extension AtlasService {
       let media = type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces),
       media.hasSuffix("/json") || media.hasSuffix("+json")
     {
-      throw Problem.unsupportedMediaType(
-        "This endpoint reads latitude,longitude lines (text/csv or text/plain, a header optional), not "
-          + "\(media.prefix(64)); send one latitude,longitude pair a line.")
+      throw Problem.said(Problem.unsupportedMediaType, .serviceBatchNotJSON, media.prefix(64))
     }
     let limit = maxBodyBytes
     if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
-      throw Problem.tooLarge(
-        "The body is \(length) bytes; this service takes at most \(limit) in one request.")
+      throw Problem.said(Problem.tooLarge, .serviceBodyTooLarge, length, limit)
     }
     let answers = BatchAnswers(query: query, format: format, threads: batchThreads)
     let metrics = self.metrics

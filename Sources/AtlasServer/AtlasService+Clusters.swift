@@ -1,4 +1,5 @@
 import AtlasAnswers
+import AtlasMessages
 import GeoFormats
 import GeoIndex
 
@@ -73,7 +74,7 @@ extension AtlasService {
   func children(_ request: ParsedRequest) throws -> Reply {
     let dataset = try filtered(try dataset(request), try allow(request, ["filter"]))
     let items = try clusterCall { try dataset.index.children(ofCluster: try clusterID(request)) }
-    try bounded(items.count, "these children", less: "page through its leaves with limit and offset")
+    try bounded(items.count, .serviceTooManyChildren)
     if let unchanged = notModified(request, dataset) { return unchanged }
     return validated(collection(dataset, items, for: request), dataset)
   }
@@ -92,9 +93,7 @@ extension AtlasService {
     // An unknown cluster is a 404 before any 304.
     if let unchanged = notModified(request, dataset) { return unchanged }
     if leaves.count > maxFeatures {
-      throw Problem.tooManyFeatures(
-        "These leaves are more than \(maxFeatures), this server's limit of features in one answer "
-          + "(serve --max-features); page through them with limit and offset.")
+      throw Problem.said(Problem.tooManyFeatures, .serviceTooManyLeaves, maxFeatures)
     }
     return validated(collection(dataset, leaves.map { ClusterItem.point(index: $0) }, for: request), dataset)
   }
@@ -111,26 +110,23 @@ extension AtlasService {
   /// The zoom and box of a clusters request, checked (and the answer's size bounded) before it is built.
   func clusterQuery(_ dataset: Dataset, _ parameters: Query) throws -> (zoom: Double, box: GeoBox) {
     guard let zoom = try decimal(parameters, "zoom") else {
-      throw Problem.badParameter("Give zoom, the map's zoom level (for example zoom=3).")
+      throw Problem.said(Problem.badParameter, .serviceGiveMapZoom)
     }
     try parameter { () throws(FormatError) in try Coordinates.zoom(zoom) }
     var box = GeoBox.world
     if let text = parameters.get("bbox") {
       box = try parameter { () throws(FormatError) in try Coordinates.box(text, name: "bbox") }
     }
-    try bounded(dataset.index.clusterCount(in: box, zoom: zoom), "this area at zoom \(Format.number(zoom))")
+    try bounded(dataset.index.clusterCount(in: box, zoom: zoom), .serviceTooManyInArea, Format.number(zoom))
     return (zoom, box)
   }
 
   /// Refuses (422) an answer of more than `maxFeatures` features before it is built: a whole answer is held
   /// in memory until the client has read it (1M points at zoom 31: 98 MB).
-  func bounded(_ count: Int, _ what: String, less: String = "ask for less with bbox=west,south,east,north")
-    throws(Problem)
-  {
+  func bounded(_ count: Int, _ message: Message, _ zoom: String? = nil) throws(Problem) {
     guard count > maxFeatures else { return }
-    throw .tooManyFeatures(
-      "The answer for \(what) would hold \(count) features, over this server's limit of \(maxFeatures) "
-        + "(serve --max-features); \(less).")
+    if let zoom { throw .said(Problem.tooManyFeatures, message, zoom, count, maxFeatures) }
+    throw .said(Problem.tooManyFeatures, message, count, maxFeatures)
   }
 
   /// The items as a GeoJSON FeatureCollection, gzipped if the client accepts it.

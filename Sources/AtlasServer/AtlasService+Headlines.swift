@@ -1,25 +1,33 @@
 import AtlasMessages
 import Fetch
+import GeoFormats
 import GeoIndex
 import NewsAPI
 import NewsAtlas
 
 extension AtlasService {
-  /// `GET /v1/headlines?country=CC|near=LAT,LON|cluster=ID&zoom=Z[&category=C][&pageSize=N][&provider=P]`:
-  /// the CLI's headlines JSON (`HeadlinesJSON`), planned by the same providers and planner through the server's
-  /// one set of clients, so every request shares one cache, one budget and one GDELT pacing. Without a key the
-  /// answers come from GDELT. A failed country is an error object in its result (200); a plan the budget
+  /// `GET /v1/headlines?country=CC|near=LAT,LON|cluster=ID&zoom=Z[&source=ID…][&category=C][&pageSize=N]
+  /// [&provider=P]`: the CLI's headlines JSON (`HeadlinesJSON`), planned by the same providers and planner
+  /// through the server's one set of clients, so every request shares one cache, one budget and one GDELT
+  /// pacing. Without a key the answers come from GDELT. A failed country is an error object in its result (200); a plan the budget
   /// cannot cover is 429 with `Retry-After` (when the budget frees up); `provider=newsapi` on a server without a
   /// key, and a server started with `--no-news`, are 503. The key never leaves the process but to NewsAPI.
   func headlines(_ request: ParsedRequest) async throws -> Reply {
     let query = try allow(
-      request, ["country", "near", "cluster", "zoom", "category", "pageSize", "provider"])
-    guard let news else { throw Problem.unavailable(newsUnavailable) }
+      request, ["country", "near", "cluster", "zoom", "category", "pageSize", "provider", "source"],
+      repeatable: ["source"])
+    guard let news else {
+      throw Problem.worded(
+        .unavailable(newsUnavailable.text(in: .english)),
+        Wording { [newsUnavailable] in newsUnavailable.text(in: $0) })
+    }
     var choice = defaultProvider
     if let name = query.get("provider") {
       guard let named = ProviderChoice.named(name) else {
-        throw Problem.said(
-          Problem.badParameter, .notAProvider, printable(String(name.prefix(64))), ProviderChoice.spoken)
+        let shown = printable(String(name.prefix(64)))
+        throw Problem.worded(
+          .badParameter(Message.notAProvider(shown, ProviderChoice.spoken(in: .english), in: .english)),
+          Wording { Message.notAProvider(shown, ProviderChoice.spoken(in: $0), in: $0) })
       }
       choice = named
     }
@@ -30,7 +38,8 @@ extension AtlasService {
       headlines = try HeadlinesRequest(
         HeadlinesRequest.Given(
           country: query.get("country"), near: query.get("near"), cluster: query.get("cluster"),
-          zoom: query.get("zoom"), category: query.get("category"), pageSize: query.get("pageSize")),
+          zoom: query.get("zoom"), category: query.get("category"), pageSize: query.get("pageSize"),
+          sources: query.pairs.filter { $0.name == "source" }.map { String($0.value) }),
         offered: [.country, .near, .cluster],
         clusterOptions: store["markers"]?.index.options ?? ClusterOptions())
     } catch {
@@ -38,8 +47,13 @@ extension AtlasService {
       throw Problem.worded(
         error.isNotFound ? .notFound(error.description) : .badParameter(error.description), wording)
     }
-    let jobs = headlines.jobs
+    // A source's headlines come from NewsAPI (as the CLI's --source): another provider named is refused.
+    if !headlines.sources.isEmpty && choice != .newsapi && choice != .auto {
+      throw Problem.said(Problem.badParameter, .serviceSourceNeedsNewsAPI)
+    }
     do {
+      // The sources checked against NewsAPI's sources list and joined to the jobs, as the CLI's are.
+      let jobs = try await news.jobs(for: headlines, fetch: true)
       let results = try await news.headlines(
         jobs, choice: choice, options: HeadlinesOptions(pageSize: headlines.pageSize, language: newsLanguage))
       return Reply(json: HeadlinesJSON.results(results))
@@ -52,5 +66,21 @@ extension AtlasService {
       throw Problem.worded(
         .tooManyRequests(error.description, retryAfterSeconds: error.retryAfterSeconds), wording)
     }
+  }
+}
+
+extension AtlasService {
+  /// `GET /v1/sources`: the favourite NewsAPI sources this server offers (its `sources` setting), in their
+  /// order, for the map page's source choice: `{"sources":[{"id":"bbc-news"},…]}`; none without NewsAPI (no
+  /// key, `--no-news`), which alone serves a source's headlines.
+  func favourites(_ request: ParsedRequest) throws -> Reply {
+    try allow(request, [])
+    var writer = JSONWriter()
+    writer.object { object in
+      object.array("sources", news?.newsAPI == nil ? [] : favouriteSources) { item, id in
+        item.object { $0.string("id", id) }
+      }
+    }
+    return Reply(json: writer.bytes + [0x0A])
   }
 }

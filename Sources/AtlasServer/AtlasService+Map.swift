@@ -1,4 +1,5 @@
 import AtlasAnswers
+import AtlasMessages
 import Foundation
 import GeoFormats
 import GeoIndex
@@ -32,7 +33,7 @@ extension AtlasService {
       "images/marker-shadow.png": "image/png",
     ]
     guard let type = types[name] else {
-      throw Problem.notFound("Leaflet ships no file '\(name.prefix(64))' here.")
+      throw Problem.said(Problem.notFound, .serviceNoLeafletFile, name.prefix(64))
     }
     guard let data = FileManager.default.contents(atPath: leafletDirectory + "/" + name) else {
       throw Problem.unavailable(

@@ -2,6 +2,7 @@ import AtlasMessages
 import GeoFormats
 import GeoIndex
 import Hummingbird
+import NewsAtlas
 
 extension AtlasService {
   /// The dataset the route's `name` names.
@@ -30,8 +31,7 @@ extension AtlasService {
   func clusterID(_ request: ParsedRequest) throws(Problem) -> Int {
     let text = request.parameters.get("id") ?? ""
     guard text.count <= 18, let id = Int(text), id >= 0 else {
-      throw .badParameter(
-        "A cluster id is a whole number, not '\(text)'; clusters carry theirs in cluster_id.")
+      throw .said(Problem.badParameter, .serviceClusterIdShape, text.prefix(64))
     }
     return id
   }
@@ -39,13 +39,14 @@ extension AtlasService {
   /// Refuses a query parameter the endpoint does not take (a misspelt or unsupported one would otherwise be
   /// silently ignored); returns the parameters, parsed once (Hummingbird parses the query at every reading).
   @discardableResult
-  func allow(_ request: ParsedRequest, _ names: [String]) throws(Problem) -> Query {
-    try allow(request.target, names)
+  func allow(_ request: ParsedRequest, _ names: [String], repeatable: [String] = []) throws(Problem) -> Query
+  {
+    try allow(request.target, names, repeatable: repeatable)
   }
 
   /// `allow` for a request target (`/path?query`).
   @discardableResult
-  func allow(_ target: String, _ names: [String]) throws(Problem) -> Query {
+  func allow(_ target: String, _ names: [String], repeatable: [String] = []) throws(Problem) -> Query {
     let parameters = Query(target: target)
     for (i, (key, _)) in parameters.pairs.enumerated() {
       // `lang` (en or fr) is every endpoint's: the language of its error sentence.
@@ -55,7 +56,9 @@ extension AtlasService {
           names.sorted().joined(separator: ", "))
       }
       // A repeated parameter is refused, not read one way here and another way by a proxy or a cache.
-      if parameters.pairs[..<i].contains(where: { $0.name == key }) {
+      if !repeatable.contains(where: { key == $0 }),
+        parameters.pairs[..<i].contains(where: { $0.name == key })
+      {
         throw .said(Problem.badParameter, .serviceParameterTwice, key)
       }
     }
@@ -68,7 +71,9 @@ extension AtlasService {
   }
 
   func clusterCall<T>(_ body: () throws -> T) throws -> T {
-    do { return try body() } catch let error as ClusterError { throw Problem.notFound(error.description) }
+    do { return try body() } catch let error as ClusterError {
+      throw Problem.worded(.notFound(error.description), Wording { error.text(in: $0) })
+    }
   }
 
   func place(_ parameters: Query) throws(Problem) -> GeoPoint {

@@ -1,4 +1,5 @@
 import AtlasAnswers
+import AtlasMessages
 import GeoFormats
 import GeoIndex
 import NewsAtlas
@@ -25,10 +26,10 @@ extension AtlasService {
     let name = parameters.get("dataset") ?? "markers"
     guard let dataset = store[name] else { throw .unknownDataset(name) }
     let count = try integer(parameters, "count", default: 1, minimum: 1)
-    guard count <= 10_000 else { throw .badParameter("count is at most 10000, not \(count).") }
+    guard count <= 10_000 else { throw .said(Problem.badParameter, .serviceCountAtMost, count) }
     let maxKilometers = try decimal(parameters, "maxKm") ?? .infinity
     guard maxKilometers >= 0 else {
-      throw .badParameter("maxKm must be a distance of 0 kilometres or more, not \(maxKilometers).")
+      throw .said(Problem.badParameter, .serviceMaxKmNegative, maxKilometers)
     }
     return (dataset.target, count, maxKilometers)
   }

@@ -43,6 +43,7 @@ extension AtlasService {
     router.readable("/v1/headlines") { request, context in
       try await headlines(ParsedRequest(request, context)).response
     }
+    router.readable("/v1/sources", favourites)
     router.readable("/metrics", metricsText)
     // The news map: the page, its script and style, Leaflet from its Debian package, the base map.
     router.readable("/", mapPage)

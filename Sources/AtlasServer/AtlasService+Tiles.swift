@@ -1,4 +1,5 @@
 import AtlasAnswers
+import AtlasMessages
 import Fetch
 import GeoFormats
 import GeoIndex
@@ -15,7 +16,7 @@ extension AtlasService {
     let file = request.parameters.get("file") ?? ""
     let isVector = file.hasSuffix(".mvt")
     guard isVector || file.hasSuffix(".geojson") else {
-      throw Problem.notFound("A tile is {z}/{x}/{y}.mvt or {z}/{x}/{y}.geojson, not '\(file)'.")
+      throw Problem.said(Problem.notFound, .serviceTileFile, file)
     }
     let y = file.prefix { $0 != "." }
     let address = "\(request.parameters.get("z") ?? "")/\(request.parameters.get("x") ?? "")/\(y)"
@@ -60,7 +61,7 @@ extension AtlasService {
   func tileJSON(_ request: ParsedRequest) throws -> Reply {
     let file = request.parameters.get("name") ?? ""
     guard file.hasSuffix(".json"), let unfiltered = store[String(file.dropLast(5))] else {
-      throw Problem.notFound("No dataset answers '/tiles/\(file)'; /v1/datasets lists them.")
+      throw Problem.said(Problem.notFound, .serviceNoTileJSON, file)
     }
     let parameters = try allow(request, ["filter"])
     let dataset = try filtered(unfiltered, parameters)

@@ -1,4 +1,5 @@
 import AtlasAnswers
+import AtlasMessages
 import AtlasSettings
 import Fetch
 import Foundation
@@ -30,7 +31,7 @@ extension AtlasService {
     let (_, name, writes) = try writable(request, context)
     let raw = context.parameters.get("id") ?? ""
     guard let id = raw.removingPercentEncoding, !id.isEmpty, id.utf8.count <= 1024 else {
-      throw Problem.badParameter("A feature id is 1 to 1024 bytes of percent-encoded UTF-8.")
+      throw Problem.said(Problem.badParameter, .serviceFeatureIdShape)
     }
     return try answer(await writes.apply(.removeFeature(id: id), to: name))
   }
@@ -58,7 +59,7 @@ extension AtlasService {
       )
     }
     guard name != "markers" else {
-      throw Problem.conflict("The markers dataset is built in and cannot be written; write another name.")
+      throw Problem.said(Problem.conflict, .serviceMarkersBuiltIn)
     }
     try allow(parsed, [])
     return (parsed, name, writes)
@@ -86,14 +87,14 @@ extension AtlasService {
     for try await buffer in body {
       received += buffer.readableBytes
       guard received <= limit else {
-        throw Problem.tooLarge("The body is over \(limit) bytes, the most this service takes in one request.")
+        throw Problem.said(Problem.tooLarge, .serviceBodyOverLimit, limit)
       }
       if first == nil {
         first = buffer.readableBytesView.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
       }
       let written = buffer.withUnsafeReadableBytes { file.write($0) }
       guard written else {
-        throw Problem.failed("Cannot keep the body: \(String(cString: strerror(errno))).")
+        throw Problem.said(Problem.failed, .serviceCannotKeepBody, String(cString: strerror(errno)))
       }
     }
     // A JSON body is a FeatureCollection; read as CSV its refusal would speak of columns.

@@ -1,4 +1,5 @@
 import AtlasAnswers
+import AtlasMessages
 import Foundation
 import GeoFormats
 import GeoIndex
@@ -39,7 +40,9 @@ public struct AtlasService: Sendable {
   /// The language headlines are asked in (the `language` setting: GDELT's `sourcelang:`), nil for any.
   public let newsLanguage: String?
   /// Why there is no news (`--no-news`, no cache): the 503 sentence of `/v1/headlines`.
-  public let newsUnavailable: String
+  public let newsUnavailable: Sentence
+  /// The favourite NewsAPI sources (the `sources` setting) the map page offers: `GET /v1/sources`.
+  public let favouriteSources: [String]
   /// What `/metrics` reports.
   let metrics: Metrics
   /// Where Debian's libjs-leaflet put Leaflet, which the map page loads from this server.
@@ -59,8 +62,8 @@ public struct AtlasService: Sendable {
 
   public init(
     datasets: [Dataset], corsOrigin: String? = nil, maxBodyBytes: Int = 1 << 30, news: NewsProviders? = nil,
-    defaultProvider: ProviderChoice = .auto, newsLanguage: String? = nil,
-    newsUnavailable: String = "This server has no news: it was started with --no-news.",
+    defaultProvider: ProviderChoice = .auto, newsLanguage: String? = nil, favouriteSources: [String] = [],
+    newsUnavailable: Sentence = Sentence(.serviceNoNews),
     leafletDirectory: String = "/usr/share/javascript/leaflet",
     batchThreads: Int = ProcessInfo.processInfo.activeProcessorCount, tileCacheBytes: Int = 64 << 20,
     connectionLimits: ConnectionLimits = .init(), maxFeatures: Int = 100_000,
@@ -95,6 +98,7 @@ public struct AtlasService: Sendable {
     self.defaultProvider = defaultProvider
     self.newsLanguage = newsLanguage
     self.newsUnavailable = newsUnavailable
+    self.favouriteSources = favouriteSources
   }
 
   /// Serves until SIGINT or SIGTERM, letting requests in flight finish for up to `gracePeriod` (a client that

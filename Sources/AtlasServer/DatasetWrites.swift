@@ -1,4 +1,5 @@
 import AtlasAnswers
+import AtlasMessages
 import AtlasSettings
 import Foundation
 import GeoFormats
@@ -199,7 +200,7 @@ final class DatasetWrites: Sendable {
   }
 
   static func noDataset(_ name: String) -> Problem {
-    .notFound("No dataset is named '\(name.prefix(64))'; PUT /v1/datasets/\(name.prefix(64)) creates it.")
+    .said(Problem.notFound, .serviceNoDatasetToWrite, name.prefix(64))
   }
 
   /// The datasets kept in `directory` (`NAME.geojson`), to serve at start; temporary files a crash left are

@@ -45,8 +45,12 @@ enum MapPage {
         <button type="button" id="panel-close" aria-label="Close">×</button>
         <h2 id="panel-title"></h2>
         <select id="panel-category" aria-label="Category"></select>
+        <select id="panel-source" aria-label="Source" hidden></select>
         <p id="panel-status"></p>
         <ol id="panel-list"></ol>
+        <h3 id="panel-source-title" hidden></h3>
+        <p id="panel-source-status"></p>
+        <ol id="panel-source-list"></ol>
       </aside>
     </main>
     <p id="message" role="status"><span id="message-text"></span><button type="button" id="offer" hidden></button></p>
@@ -73,6 +77,7 @@ enum MapPage {
     #panel[hidden] { display: none; }
     #panel-close { float: right; font-size: 20px; border: 0; background: none; cursor: pointer; }
     #panel h2 { margin: 0 0 6px; font-size: 18px; }
+    #panel h3 { margin: 12px 0 4px; font-size: 16px; }
     #panel ol { padding-left: 20px; }
     #panel li { margin-bottom: 10px; }
     #panel time, #panel .source { color: #5a6270; font-size: 13px; }
@@ -110,7 +115,8 @@ enum MapPage {
           inside: "", nearest: "Nearest news country, {km} km away", badPlace: "Type a latitude and a longitude in degrees.",
           noLocation: "Your browser gave no location.", failed: "The service did not answer: ",
           find: "Go", country: "Country", world: "Whole world", property: "Property", value: "Value", apply: "Filter",
-          category: "Category", allCategories: "Top headlines", notFound: "No news country is called “{q}”.",
+          category: "Category", allCategories: "Top headlines", source: "Favourite source",
+          noSource: "No favourite source", notFound: "No news country is called “{q}”.",
           offer: "Centre on {name}, the news country nearest to you?", filtered: "Filter: {p} = {v}",
           categories: { business: "Business", entertainment: "Entertainment", general: "General", health: "Health",
             science: "Science", sports: "Sports", technology: "Technology" },
@@ -124,7 +130,8 @@ enum MapPage {
           inside: "", nearest: "Pays d’actualités le plus proche, à {km} km", badPlace: "Saisissez une latitude et une longitude en degrés.",
           noLocation: "Le navigateur n’a donné aucune position.", failed: "Le service n’a pas répondu : ",
           find: "Aller", country: "Pays", world: "Monde entier", property: "Propriété", value: "Valeur",
-          apply: "Filtrer", category: "Catégorie", allCategories: "À la une",
+          apply: "Filtrer", category: "Catégorie", allCategories: "À la une", source: "Source favorite",
+          noSource: "Aucune source favorite",
           notFound: "Aucun pays d’actualités ne s’appelle « {q} ».",
           offer: "Centrer sur {name}, le pays d’actualités le plus proche ?", filtered: "Filtre : {p} = {v}",
           categories: { business: "Économie", entertainment: "Divertissement", general: "Général", health: "Santé",
@@ -141,6 +148,11 @@ enum MapPage {
       switcher.hreflang = lang === "fr" ? "en" : "fr";
       document.getElementById("map").setAttribute("aria-label", t.map);
       document.getElementById("panel-close").setAttribute("aria-label", t.close);
+      document.getElementById("panel-category").setAttribute("aria-label", t.category);
+      document.getElementById("panel-source").setAttribute("aria-label", t.source);
+      /** A choice kept in the browser between visits (the panel's category and favourite source). */
+      function kept(key) { try { return localStorage.getItem("newsatlas." + key) || ""; } catch (e) { return ""; } }
+      function keep(key, value) { try { localStorage.setItem("newsatlas." + key, value); } catch (e) { /* private */ } }
       for (const [id, label] of [["find-country", t.country], ["filter-property", t.property],
         ["filter-value", t.value]]) {
         const input = document.getElementById(id);
@@ -291,8 +303,30 @@ enum MapPage {
       const categorySelect = document.getElementById("panel-category");
       categorySelect.replaceChildren(new Option(t.allCategories, ""),
         ...Object.keys(t.categories).map((c) => new Option(t.categories[c], c)));
+      categorySelect.value = kept("category");  // "" when the kept one is no longer offered
+      if (categorySelect.selectedIndex < 0) categorySelect.value = "";
       let shown = null;  // the country in the panel and what was said of the place
-      categorySelect.addEventListener("change", () => { if (shown) showCountry(shown.country, shown.where); });
+      categorySelect.addEventListener("change", () => {
+        keep("category", categorySelect.value);
+        if (shown) showCountry(shown.country, shown.where);
+      });
+      // The favourite sources (the server's sources setting, GET /v1/sources): one chosen is shown with every
+      // country's headlines, asked in the same request (source=), as the CLI's headlines asks --source.
+      const sourceSelect = document.getElementById("panel-source");
+      const sourceTitle = document.getElementById("panel-source-title");
+      const sourceStatus = document.getElementById("panel-source-status");
+      const sourceList = document.getElementById("panel-source-list");
+      const favourites = getJSON("/v1/sources").then((answer) => {
+        const ids = answer.sources.map((s) => s.id);
+        sourceSelect.replaceChildren(new Option(t.noSource, ""), ...ids.map((id) => new Option(id, id)));
+        sourceSelect.value = ids.includes(kept("source")) ? kept("source") : "";
+        sourceSelect.hidden = ids.length === 0;
+        document.body.dataset.sources = ids.join(" ");  // what the page offers, for tests
+      }).catch(() => { sourceSelect.hidden = true; });
+      sourceSelect.addEventListener("change", () => {
+        keep("source", sourceSelect.value);
+        if (shown) showCountry(shown.country, shown.where);
+      });
 
       /** A place: its news country (the one it is in, else the nearest), then that country's headlines. */
       async function openPlace(lat, lon) {
@@ -317,25 +351,44 @@ enum MapPage {
         title.dataset.code = country.code;
         status.textContent = where || t.loading;
         list.replaceChildren();
-        const category = categorySelect.value;
+        sourceList.replaceChildren();
+        sourceTitle.hidden = true;
+        sourceStatus.textContent = "";
+        await favourites;
+        const category = categorySelect.value, source = sourceSelect.value;
         list.dataset.category = category;
+        sourceList.dataset.source = "";
         let answer;
         try {
           answer = await getJSON(`/v1/headlines?country=${country.code}&pageSize=10`
-            + (category ? `&category=${category}` : ""));
+            + (category ? `&category=${category}` : "") + (source ? `&source=${encodeURIComponent(source)}` : ""));
         } catch (error) {
           status.textContent = error.message;  // --no-news, the budget, or GDELT's categories: the service's sentence
           return;
         }
-        if (shown.country !== country || categorySelect.value !== category) return;  // another was asked since
+        if (shown.country !== country || categorySelect.value !== category || sourceSelect.value !== source) return;
         const result = answer.results[0];
         list.dataset.provider = result.provider;  // which provider answered, for tests
+        const favourite = answer.results.find((r) => r.source === source);
+        if (source && favourite) {
+          sourceTitle.textContent = source;
+          sourceTitle.hidden = false;
+          if (favourite.error) sourceStatus.textContent = favourite.error.message;
+          else if (favourite.articles.length === 0) sourceStatus.textContent = favourite.reason || t.noNews;
+          else showArticles(sourceList, favourite.articles);
+          sourceList.dataset.source = source;
+        }
         if (result.error) { status.textContent = result.error.message; return; }
         if (result.articles.length === 0) { status.textContent = result.reason || t.noNews; return; }
         // The provider that answered, and how: "GDELT · by source country"; each article names its source.
         status.textContent = [where, t.providers[result.provider], t.via[result.strategy]]
           .filter((x) => x).join(" · ");
-        for (const article of result.articles) {
+        showArticles(list, result.articles);
+      }
+
+      /** Articles as list items: a link (http(s) only), the source and date, the picture and description. */
+      function showArticles(list, articles) {
+        for (const article of articles) {
           const item = document.createElement("li");
           // Only an http(s) URL becomes a link: a javascript: or data: URL from a feed stays text.
           const href = safeHref(article.url);

@@ -90,8 +90,15 @@ struct Wording: Sendable {
 }
 
 extension Answering {
-  /// The error answer for a failure, its sentence in `language` (`InterfaceLanguage.requested`).
+  /// The error answer for a failure, its sentence in `language` (`InterfaceLanguage.requested`), with
+  /// `Vary: Accept-Language`: a cache in front must not answer a French reader with an English sentence.
   func failure(_ error: any Error, path: String, language: InterfaceLanguage = .english) -> Reply {
+    var reply = sentence(error, path: path, language: language)
+    reply.headers[.vary] = "Accept-Language"
+    return reply
+  }
+
+  private func sentence(_ error: any Error, path: String, language: InterfaceLanguage) -> Reply {
     switch error {
     case let problem as Problem:
       var reply = Self.problem(problem.status, problem.message(in: language))

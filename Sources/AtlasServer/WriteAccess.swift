@@ -1,3 +1,4 @@
+import AtlasMessages
 import HTTPTypes
 
 /// Who may write datasets: the holder of the write token (`serve --write-token-file`, `NEWSATLAS_WRITE_TOKEN`),
@@ -24,17 +25,17 @@ struct WriteAccess: Sendable {
   func check(_ headers: HTTPFields) throws(Problem) {
     guard let token else { throw .forbidden(offReason) }
     guard let field = headers[.authorization] else {
-      throw .unauthorized("This write needs the server's write token, sent as Authorization: Bearer TOKEN.")
+      throw .said(Problem.unauthorized, .serviceNeedsWriteToken)
     }
     let bytes = Array(field.utf8)
     let scheme = Array("bearer ".utf8)
     guard bytes.count > scheme.count,
       zip(bytes, scheme).allSatisfy({ ($0 | 0x20) == $1 || ($0 == $1) })
     else {
-      throw .unauthorized("This write needs the server's write token, sent as Authorization: Bearer TOKEN.")
+      throw .said(Problem.unauthorized, .serviceNeedsWriteToken)
     }
     guard Self.equal(bytes[scheme.count...], token) else {
-      throw .unauthorized("The write token sent is not this server's; send the one serve was started with.")
+      throw .said(Problem.unauthorized, .serviceWrongWriteToken)
     }
   }
 

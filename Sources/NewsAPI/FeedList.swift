@@ -64,8 +64,7 @@ public struct FeedList: Sendable, Equatable {
     let identification = Country.identified(by: country)
     if case .one(let found) = identification { return found.code }
     throw .usage(
-      identification.refusal(shown: shown)
-        ?? "'\(shown)' is not one of the 54 news countries; 'newsatlas countries' lists them.")
+      CountryIdentification.refusal(candidates: identification.candidates, shown: shown, in: .current))
   }
 
   /// A feed URL: http or https with a host, no white space or control character, at most 2,048 characters.

@@ -1,3 +1,4 @@
+import AtlasMessages
 import NewsAtlas
 
 /// Where headlines come from.
@@ -34,8 +35,11 @@ public enum ProviderChoice: String, CaseIterable, Sendable {
   /// The choice named `text`, or a sentence listing the four.
   public static func named(_ text: String) -> ProviderChoice? { ProviderChoice(rawValue: text.lowercased()) }
 
-  /// "auto, newsapi, gdelt or feeds".
-  public static let spoken = "auto, newsapi, gdelt or feeds"
+  /// "auto, newsapi, gdelt or feeds" ("… gdelt ou feeds" in French).
+  public static func spoken(in language: InterfaceLanguage = .current) -> String {
+    let names = allCases.map(\.rawValue)
+    return Message.listOr(names.dropLast().joined(separator: ", "), names.last!, in: language)
+  }
 }
 
 /// A source of headlines that the planner, the cache, `--dry-run`, `--offline` and pacing apply to: NewsAPI's

@@ -11,7 +11,7 @@ import NewsAtlas
 public struct HeadlinesRequest: Sendable {
   /// The ways to name the countries, and the other parameters, as `HeadlinesRequestError` names them.
   public enum Parameter: String, CaseIterable, Sendable {
-    case country, countries, near, cluster, zoom, all, category, categories, pageSize
+    case country, countries, near, cluster, zoom, all, category, categories, pageSize, source
   }
 
   /// The text of each parameter given (nil when absent); `all` is given when it is not nil.
@@ -25,7 +25,8 @@ public struct HeadlinesRequest: Sendable {
     public var category: String?
     public var categories: String?
     public var pageSize: String?
-    /// NewsAPI source ids asked for as well (`--source`, favourite sources): with them no country need be named.
+    /// NewsAPI source ids asked for as well (`--source`, `source=`, favourite sources), each text one id or a
+    /// comma-separated list of them: with them no country need be named.
     public var sources: [String] = []
 
     public init(
@@ -57,7 +58,8 @@ public struct HeadlinesRequest: Sendable {
   public let categories: [String?]
   /// Articles per result, 1 to 100.
   public let pageSize: Int
-  /// NewsAPI source ids asked for as well, checked only for their form (the sources list knows them).
+  /// NewsAPI source ids asked for as well, each once, in the order given, checked only for their form (the
+  /// sources list knows them).
   public let sources: [String]
 
   /// The jobs: every country in every category asked.
@@ -84,13 +86,13 @@ public struct HeadlinesRequest: Sendable {
       given.country != nil ? .country : nil, given.countries != nil ? .countries : nil,
       given.near != nil ? .near : nil, given.cluster != nil ? .cluster : nil, given.all ? .all : nil,
     ].compactMap { $0 }
-    if named.isEmpty && !given.sources.isEmpty {
+    sources = try Self.sourceIDs(given.sources)
+    if named.isEmpty && !sources.isEmpty {
       countries = []
     } else {
       guard named.count == 1, offered.contains(named[0]) else { throw .oneSelection(offered) }
       countries = try Self.countries(given, clusterOptions: clusterOptions)
     }
-    sources = given.sources
     if given.category != nil && given.categories != nil { throw .categoryAndCategories }
     if let category = given.category, !newsCategories.contains(category) { throw .category(category) }
     if let list = given.categories {
@@ -116,6 +118,26 @@ public struct HeadlinesRequest: Sendable {
     } else {
       pageSize = Self.defaultPageSize
     }
+  }
+
+  /// NewsAPI source ids from texts that are each one id or a comma-separated list (`bbc-news,le-monde`): each
+  /// lower-case letters, digits, `-`, `_` and `.` (at most 64), at most 20 in all (a request's limit), each
+  /// kept once. The one reading of source ids: `--source`, `source=` and the `sources` setting.
+  public static func sourceIDs(_ texts: [String]) throws(HeadlinesRequestError) -> [String] {
+    var ids: [String] = []
+    for text in texts {
+      for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+        let id = part.trimmingCharacters(in: .whitespaces)
+        guard !id.isEmpty, id.utf8.count <= 64,
+          id.unicodeScalars.allSatisfy({
+            ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" || $0 == "."
+          })
+        else { throw .sourceShape(String(part)) }
+        if !ids.contains(id) { ids.append(id) }
+      }
+    }
+    guard ids.count <= SourcePacking.maximumSources else { throw .tooManySources }
+    return ids
   }
 
   static func countries(_ given: Given, clusterOptions: ClusterOptions) throws(HeadlinesRequestError)
@@ -157,7 +179,7 @@ public struct HeadlinesRequest: Sendable {
       do {
         return try Country.members(ofCluster: id, atZoom: zoom, options: clusterOptions)
       } catch {
-        throw .noCluster(error.description)
+        throw .noCluster(error)
       }
     }
     return Country.all
@@ -183,12 +205,16 @@ public enum HeadlinesRequestError: Error, Equatable, Sendable, CustomStringConve
   /// `Coordinates.zoom`'s sentence, its subject a NUL to be replaced by the parameter's name.
   case zoomOutOfRange(String)
   case clusterId(String)
-  /// `ClusterError`'s sentence: no cluster of the map of that zoom (with those options) has the id.
-  case noCluster(String)
+  /// No cluster of the map of that zoom (with those options) has the id.
+  case noCluster(ClusterError)
   case categoryAndCategories
   case categoriesAll(String)
   case category(String)
   case pageSize(String)
+  /// A source id that is not one by its form (a NewsAPI id is lower-case letters, digits, `-`, `_`, `.`).
+  case sourceShape(String)
+  /// More than a request's 20 sources.
+  case tooManySources
 
   /// Whether the request names something that does not exist (a cluster), rather than being malformed.
   public var isNotFound: Bool {
@@ -216,9 +242,9 @@ public enum HeadlinesRequestError: Error, Equatable, Sendable, CustomStringConve
         : names.joined()
       return Message.nameTheCountries(list, in: language)
     case .unknownCountry(let text):
-      return CountryIdentification.none.refusal(shown: shown(text), in: language) ?? ""
+      return CountryIdentification.refusal(candidates: [], shown: shown(text), in: language)
     case .ambiguousCountry(let text, let candidates):
-      return CountryIdentification.ambiguous(candidates).refusal(shown: shown(text), in: language) ?? ""
+      return CountryIdentification.refusal(candidates: candidates, shown: shown(text), in: language)
     case .emptyCountries:
       return Message.countriesTakes(name(.countries), in: language)
     case .nearShape:
@@ -233,8 +259,8 @@ public enum HeadlinesRequestError: Error, Equatable, Sendable, CustomStringConve
       return sentence.replacingOccurrences(of: "\u{0}", with: name(.zoom))
     case .clusterId(let text):
       return Message.clusterIdShape(shown(text), in: language)
-    case .noCluster(let sentence):
-      return sentence
+    case .noCluster(let error):
+      return error.text(in: language)
     case .categoryAndCategories:
       return Message.categoryAndCategories(name(.category), name(.categories), in: language)
     case .categoriesAll(let text):
@@ -243,6 +269,10 @@ public enum HeadlinesRequestError: Error, Equatable, Sendable, CustomStringConve
       return Message.notACategory(shown(text), newsCategories.joined(separator: ", "), in: language)
     case .pageSize(let text):
       return Message.pageSizeFlag(name(.pageSize), shown(text), in: language)
+    case .sourceShape(let text):
+      return Message.sourceIdShape(shown(text), in: language)
+    case .tooManySources:
+      return Message.tooManySources(in: language)
     }
   }
 }

@@ -26,6 +26,20 @@ public struct NewsProviders: Sendable {
   /// Every provider this front end has.
   public var all: [any HeadlinesProvider] { NewsProvider.allCases.compactMap(provider) }
 
+  /// A request's jobs: every country in every category, then each source asked (`--source`, `source=`, the
+  /// favourite sources), checked against NewsAPI's sources list, in its source's country, to be packed with the
+  /// countries' sources into the same requests and counted in the same budget. What `headlines` and
+  /// `GET /v1/headlines` both call.
+  ///
+  /// - Parameter fetch: whether the sources list may be fetched when it is not cached fresh (a dry run: no).
+  /// - Throws: `.missingKey` for sources without a key; `.invalidRequest` for an id the list does not know (the
+  ///   nearest ids named), a source outside the 54 countries, or no cached list when `fetch` is false.
+  public func jobs(for request: HeadlinesRequest, fetch: Bool) async throws(NewsAPIError) -> [HeadlinesJob] {
+    guard !request.sources.isEmpty else { return request.jobs }
+    guard let newsAPI else { throw .missingKey }
+    return request.jobs + (try await newsAPI.sourceJobs(request.sources, fetch: fetch))
+  }
+
   /// Where each job goes: a provider, or a result with the sentence that says why no provider can answer it.
   enum Assignment {
     case provider(NewsProvider)

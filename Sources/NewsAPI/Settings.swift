@@ -61,27 +61,17 @@ public struct Settings: Sendable {
       case .ttlSources: return Message.settingTTLSourcesHelp(seconds(defaults.timeToLive.sources))
       case .quotaDay: return Message.settingQuotaDayHelp(defaults.dailyBudget)
       case .quotaHalfDay: return Message.settingQuotaHalfDayHelp(defaults.halfDayBudget)
-      case .provider: return Message.settingProviderHelp(ProviderChoice.spoken, defaults.provider.rawValue)
+      case .provider: return Message.settingProviderHelp(ProviderChoice.spoken(), defaults.provider.rawValue)
       case .gdeltBase: return Message.settingGDELTBaseHelp(defaults.gdeltBase)
       case .gdeltSpacing: return Message.settingGDELTSpacingHelp(Int(defaults.gdeltSpacing))
       }
     }
 
-    /// NewsAPI source ids, comma-separated (`bbc-news,le-monde`): each lower-case letters, digits, `-`, `_` and
-    /// `.` (at most 64), at most 20 (a request's limit), none twice.
+    /// NewsAPI source ids, comma-separated (`bbc-news,le-monde`), as `HeadlinesRequest.sourceIDs` reads them.
     public static func sourceIDs(_ text: String) throws(SettingsError) -> [String] {
-      var ids: [String] = []
-      for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-        let id = part.trimmingCharacters(in: .whitespaces)
-        guard !id.isEmpty, id.utf8.count <= 64,
-          id.unicodeScalars.allSatisfy({
-            ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" || $0 == "."
-          })
-        else { throw .usage(Message.sourceIdShape(printable(String(id.prefix(64))))) }
-        if !ids.contains(id) { ids.append(id) }
+      do { return try HeadlinesRequest.sourceIDs([text]) } catch {
+        throw .usage(error.description(naming: \.rawValue, in: .current))
       }
-      guard ids.count <= SourcePacking.maximumSources else { throw .usage(Message.tooManySources()) }
-      return ids
     }
 
     /// The value as stored, or a one-sentence reason it is refused.
@@ -91,7 +81,8 @@ public struct Settings: Sendable {
       case .country:
         let identification = Country.identified(by: value)
         guard case .one(let country) = identification else {
-          throw .usage(identification.refusal(shown: shown) ?? "")
+          throw .usage(
+            CountryIdentification.refusal(candidates: identification.candidates, shown: shown, in: .current))
         }
         return country.code
       case .language:
@@ -128,7 +119,7 @@ public struct Settings: Sendable {
         return value
       case .provider:
         guard let choice = ProviderChoice.named(value) else {
-          throw .usage(Message.notAProvider(shown, ProviderChoice.spoken))
+          throw .usage(Message.notAProvider(shown, ProviderChoice.spoken()))
         }
         return choice.rawValue
       case .ttlHeadlines, .ttlSearch, .ttlSources, .quotaDay, .quotaHalfDay, .gdeltSpacing:

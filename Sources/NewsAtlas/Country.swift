@@ -123,11 +123,24 @@ extension CountryIdentification {
   /// as typed, made printable and short by the caller.
   public func refusal(shown: String, in language: InterfaceLanguage = .english) -> String? {
     switch self {
-    case .one:
-      return nil
-    case .none:
+    case .one: return nil
+    case .none: return Self.refusal(candidates: [], shown: shown, in: language)
+    case .ambiguous(let candidates): return Self.refusal(candidates: candidates, shown: shown, in: language)
+    }
+  }
+
+  /// The countries a text that names no single country may mean (none for a text that names none).
+  public var candidates: [Country] {
+    if case .ambiguous(let candidates) = self { return candidates }
+    return []
+  }
+
+  /// The sentence refusing a text as a country: no country has it (no candidates), or it may be any of
+  /// `candidates`, which it lists (eight at most).
+  public static func refusal(candidates: [Country], shown: String, in language: InterfaceLanguage) -> String {
+    if candidates.isEmpty {
       return Message.unknownCountry(shown, in: language)
-    case .ambiguous(let candidates):
+    } else {
       let named = candidates.prefix(8).map {
         "\($0.code) (\(language == .french ? $0.nameFrench : $0.name))"
       }
@@ -181,4 +194,17 @@ public enum Folding {
     }
     return table
   }()
+}
+
+extension ClusterError {
+  /// The sentence in `language`: an id no cluster has (at that zoom); an option's range stays as `description`
+  /// words it (the front ends check the options before any request).
+  public func text(in language: InterfaceLanguage) -> String {
+    switch self {
+    case .noCluster(let id): return Message.clusterNoSuchId(id, in: language)
+    case .notAtZoom(let id, let zoom):
+      return Message.clusterNotAtZoom(id, ClusterOptions.text(zoom), in: language)
+    default: return description
+    }
+  }
 }

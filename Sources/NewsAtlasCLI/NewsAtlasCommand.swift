@@ -55,13 +55,14 @@ struct NewsAtlasCommand: AsyncParsableCommand {
     } catch {
       let code = exitCode(for: error)
       if code == .success {  // --help and --version print and succeed, if what they print is written
-        print(fullMessage(for: error))
+        print(ArgumentParserWords.help(fullMessage(for: error), in: .current))
         finishStandardOutput()
         Glibc.exit(0)
       }
       var message = message(for: error)
       if let newline = message.firstIndex(of: "\n") { message = String(message[..<newline]) }
-      if !message.hasSuffix(".") { message += "." }
+      message = ArgumentParserWords.error(message, in: .current)  // its words in the reader's language
+      if !message.hasSuffix(".") && !message.hasSuffix("?") { message += "." }
       StandardError.write("newsatlas: \(printable(Message.seeHelp(message)))\n")
       Glibc.exit(code == .failure ? CLIError.usage : code.rawValue)
     }

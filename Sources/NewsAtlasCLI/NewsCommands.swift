@@ -288,7 +288,6 @@ struct HeadlinesCommand: AsyncParsableCommand {
   func run() async throws {
     let settings = try LaunchSettings.load()
     for url in feeds { _ = try FeedList.validate(url: url) }
-    for id in sources { _ = try Settings.Key.sourceIDs(id) }  // its form, before anything is asked
     let request = try Self.request(
       HeadlinesRequest.Given(
         country: country, countries: countries, near: near, cluster: cluster, zoom: zoom, all: all,
@@ -299,7 +298,8 @@ struct HeadlinesCommand: AsyncParsableCommand {
       choice = try settings.provider(given: provider)
     } catch {
       throw CLIError.usage(
-        Message.headlinesProviderFlag(printable(String((provider ?? "").prefix(64))), ProviderChoice.spoken))
+        Message.headlinesProviderFlag(printable(String((provider ?? "").prefix(64))), ProviderChoice.spoken())
+      )
     }
     if !feeds.isEmpty && choice != .feeds && choice != .auto {
       throw CLIError.usage(Message.headlinesFeedNeedsFeeds())
@@ -312,12 +312,9 @@ struct HeadlinesCommand: AsyncParsableCommand {
     defer { http.shutdown() }
     // The sources, each checked against NewsAPI's sources list (a nearest id named for a typo), join the jobs:
     // packed with the countries' sources into the same requests, counted in the same budget.
-    var jobs = request.jobs
-    if !request.sources.isEmpty {
-      guard let newsAPI = providers.newsAPI else { throw CLIError(newsAPI: .missingKey) }
-      do { jobs += try await newsAPI.sourceJobs(request.sources, fetch: !dryRun) } catch {
-        throw CLIError(newsAPI: error)
-      }
+    let jobs: [HeadlinesJob]
+    do { jobs = try await providers.jobs(for: request, fetch: !dryRun) } catch {
+      throw CLIError(newsAPI: error)
     }
     let options = HeadlinesOptions(
       pageSize: request.pageSize, searchFallback: searchFallback, probe: probe, language: settings[.language])
@@ -386,7 +383,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
     // Nothing named: the favourite country and sources (a --source alone asks that source alone).
     if !given.namesCountries && given.sources.isEmpty {
       given.country = settings[.country]
-      given.sources = settings[.sources].map { $0.split(separator: ",").map(String.init) } ?? []
+      given.sources = settings[.sources].map { [$0] } ?? []
     }
     if given.category == nil && given.categories == nil { given.category = settings[.category] }
     do {
@@ -610,8 +607,8 @@ struct SourcesCommand: AsyncParsableCommand {
       case .one(let found): return found.code
       case .ambiguous(let candidates):
         throw .usage(
-          CountryIdentification.ambiguous(candidates).refusal(
-            shown: printable(String(text.prefix(64))), in: .current) ?? "")
+          CountryIdentification.refusal(
+            candidates: candidates, shown: printable(String(text.prefix(64))), in: .current))
       case .none:
         let lower = text.lowercased()
         guard lower.count == 2, lower.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) }) else {

@@ -200,6 +200,7 @@ struct ServeCommand: AsyncParsableCommand {
     let service = AtlasService(
       datasets: datasets, corsOrigin: cors, maxBodyBytes: maxBodyMegabytes << 20, news: news,
       defaultProvider: try settings?.provider() ?? .auto, newsLanguage: settings?[.language],
+      favouriteSources: try settings?[.sources].map { try Settings.Key.sourceIDs($0) } ?? [],
       newsUnavailable: newsUnavailable,
       leafletDirectory: leaflet, batchThreads: threads,
       tileCacheBytes: tileCacheMegabytes << 20,
@@ -228,9 +229,9 @@ struct ServeCommand: AsyncParsableCommand {
   /// The providers every headlines request shares (NewsAPI when a key is set, GDELT always, the feeds file's
   /// feeds; their cache, budget and pacing from the settings), or the sentence that says why there are none
   /// (no settings: `--no-news`).
-  static func news(settings: Settings?) throws -> (NewsProviders?, HTTPClient?, String) {
+  static func news(settings: Settings?) throws -> (NewsProviders?, HTTPClient?, Sentence) {
     guard let settings else {
-      return (nil, nil, Message.serviceNoNews(in: .english))
+      return (nil, nil, Sentence(.serviceNoNews))
     }
     let key = try settings.apiKey()
     let base = try settings.apiBase()
@@ -244,7 +245,7 @@ struct ServeCommand: AsyncParsableCommand {
       }
     } catch {
       StandardError.write("newsatlas: \(Message.serveNoCacheWarning(error.description))\n")
-      return (nil, nil, Message.serviceNoCache(error.description, in: .english))
+      return (nil, nil, Sentence(.serviceNoCache, error.description))
     }
     let http = HTTPClient()
     let cache = CachePolicy(database: database, settings: settings) {
@@ -257,7 +258,7 @@ struct ServeCommand: AsyncParsableCommand {
       let gdelt = try GDELTClient(
         baseURL: gdeltBase, http: http, cache: cache, configuration: NewsConfiguration(settings: settings))
       let feeds = FeedsProvider(client: FeedsClient(http: http, cache: cache), list: feedList)
-      return (NewsProviders(newsAPI: newsAPI, gdelt: gdelt, feeds: feeds), http, "")
+      return (NewsProviders(newsAPI: newsAPI, gdelt: gdelt, feeds: feeds), http, Sentence(.serviceNoNews))
     } catch {
       http.shutdown()
       throw CLIError(newsAPI: error)

@@ -65,6 +65,10 @@ def main():
                    "NEWSATLAS_GDELT_BASE": f"http://127.0.0.1:{news_port}",
                    "XDG_CACHE_HOME": scratch.name + "/cache", "XDG_CONFIG_HOME": scratch.name + "/config",
                    "XDG_DATA_HOME": scratch.name + "/data"}
+    # The reader's favourite sources (the sources setting), which the page offers in its panel.
+    os.makedirs(scratch.name + "/config/newsatlas")
+    with open(scratch.name + "/config/newsatlas/config.toml", "w") as settings:
+        settings.write('sources = "bbc-news,le-monde"\n')
     server = subprocess.Popen([binary(), "serve", "--port", "0"], stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, text=True,
                               env={**environment, "NEWSATLAS_WRITE_TOKEN": WRITE_TOKEN})
@@ -168,6 +172,32 @@ def main():
             f"{base}/v1/headlines?country=fr&category=sports&pageSize=10")["results"][0]["articles"]]
         check(sports == expected_sports, f"the category sports shows France's sports headlines ({sports[:2]})")
         Select(driver.find_element(By.ID, "panel-category")).select_by_value("")
+
+        # A favourite source, chosen in the panel: its headlines with the country's, asked in the same request
+        # (source=) and the same as /v1/headlines answers; the choice is kept across a reload.
+        wait.until(lambda d: d.execute_script("return document.body.dataset.sources || ''") == "bbc-news le-monde")
+        Select(driver.find_element(By.ID, "panel-source")).select_by_value("bbc-news")
+
+        def source_shown(d):
+            return (d.find_element(By.ID, "panel-source-list").get_attribute("data-source") == "bbc-news"
+                    and len(d.find_elements(By.CSS_SELECTOR, "#panel-source-list li")) > 0
+                    and len(d.find_elements(By.CSS_SELECTOR, "#panel-list li")) > 0)
+        wait.until(source_shown)
+        bbc = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#panel-source-list li a")]
+        answer = get_json(f"{base}/v1/headlines?country=fr&pageSize=10&source=bbc-news")["results"]
+        expected_bbc = [a["title"] for r in answer if r.get("source") == "bbc-news" for a in r["articles"]]
+        france = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#panel-list li a")]
+        check(bbc and bbc == expected_bbc and france == [a["title"] for a in answer[0]["articles"]]
+              and driver.find_element(By.ID, "panel-source-title").text == "bbc-news",
+              f"a favourite source's headlines show with France's ({bbc[:2]}, {len(france)})")
+        open_page("/#5/46.6/2.4", 5)
+        wait.until(lambda d: d.execute_script("return document.body.dataset.sources || ''") != "")
+        kept = Select(driver.find_element(By.ID, "panel-source")).first_selected_option.get_attribute("value")
+        driver.execute_script("window.newsAtlas.openPlace(46.6, 2.4)")
+        wait.until(source_shown)
+        check(kept == "bbc-news", f"the favourite source chosen is kept across a reload ({kept!r})")
+        Select(driver.find_element(By.ID, "panel-source")).select_by_value("")
+        wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#panel-source-list li"))
 
         # The country search box: both languages' names, accents optional; a name goes to its country.
         names = driver.execute_script(
@@ -282,7 +312,9 @@ def main():
         check(french.get("error", "").startswith("'xx' n'est pas un des 54 pays"),
               f"the service answers the page's French with a French sentence ({french})")
         check(driver.find_element(By.ID, "world").text == "Monde entier"
-              and "Sports" in driver.find_element(By.ID, "panel-category").text, "the new controls speak French too")
+              and "Sports" in driver.find_element(By.ID, "panel-category").text
+              and "Aucune source favorite" in driver.find_element(By.ID, "panel-source").text,
+              "the new controls speak French too")
         driver.set_window_size(390, 844)
         open_page("/#3/46/5", 3)
         map_size = driver.find_element(By.ID, "map").size

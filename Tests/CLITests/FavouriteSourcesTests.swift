@@ -1,3 +1,4 @@
+import Fetch
 import Foundation
 import TestSupport
 import Testing
@@ -121,9 +122,78 @@ import Testing
       (["--language", "klingon"], "'klingon' is not a NewsAPI language"),
       (["--category", "gossip"], "'gossip' is not a NewsAPI category"),
       (["--country", "Atlantis"], "'Atlantis' is not a two-letter country code"),
+      (["--country", "united"], "'united' could be ae (United Arab Emirates), gb (United Kingdom) or us"),
     ] {
       let keyless = try CLI.run(["sources"] + arguments)  // no key: still the filter's sentence, 64
       #expect(keyless.status == 64 && keyless.stderr.contains(mentions), "\(arguments): \(keyless.stderr)")
     }
+  }
+
+  /// `--source a,b` is the list `--source a --source b` is (the unsplit text was checked as a list, then asked as
+  /// one id and refused as "not a NewsAPI source id"); a list is counted against a request's 20 as a whole.
+  @Test func aCommaListIsTheRepeatedFlag() throws {
+    let listed = try CLI.run(
+      ["headlines", "--source", "bbc-news,le-monde", "--format", "json"], environment: environment)
+    #expect(listed.status == 0, "\(listed.stderr)")
+    let repeated = try CLI.run(
+      ["headlines", "--source", "bbc-news", "--source", "le-monde", "--format", "json"],
+      environment: environment)
+    #expect(repeated.status == 0 && listed.stdout == repeated.stdout, "\(repeated.stderr)")
+    let results = try #require(listed.json?["results"] as? [[String: Any]])
+    #expect(results.map { $0["source"] as? String } == ["bbc-news", "le-monde"])
+    let many = (1...21).map { "s\($0)" }.joined(separator: ",")
+    let tooMany = try CLI.run(["headlines", "--source", many], environment: environment)
+    #expect(tooMany.status == 64 && tooMany.stderr.contains("at most 20 sources"), "\(tooMany.stderr)")
+  }
+
+  /// `GET /v1/headlines?source=` takes what `--source` takes (repeated or a comma list), through the same
+  /// planner (the CLI's bytes), with the CLI's sentence for an unknown id, in the request's language; the
+  /// favourite sources are `GET /v1/sources`, none on a server without a key.
+  @Test func theServiceTakesSourcesAsTheCLIDoes() async throws {
+    let config = try ScratchDirectory()
+    try FileManager.default.createDirectory(
+      atPath: config.path + "/newsatlas", withIntermediateDirectories: true)
+    try "sources = \"le-monde,bbc-news\"\n".write(
+      toFile: config.path + "/newsatlas/config.toml", atomically: true, encoding: .utf8)
+    let served = try Served([], environment: environment.merging(["XDG_CONFIG_HOME": config.path]) { $1 })
+    let client = HTTPClient()
+    func text(_ path: String, headers: [(String, String)] = []) async throws -> (Int, String, HTTPResponse) {
+      let response = try await client.get(served.base + path, headers: headers)
+      return (response.status, String(decoding: response.body, as: UTF8.self), response)
+    }
+    let (_, favourites, _) = try await text("/v1/sources")
+    #expect(favourites == #"{"sources":[{"id":"le-monde"},{"id":"bbc-news"}]}"# + "\n")
+    let (status, answer, _) = try await text("/v1/headlines?country=de&source=bbc-news")
+    #expect(status == 200, "\(answer)")
+    let cli = try CLI.run(
+      ["headlines", "--country", "de", "--source", "bbc-news", "--format", "json"], environment: environment)
+    #expect(answer == cli.stdout)
+    let (_, listed, _) = try await text("/v1/headlines?source=bbc-news,le-monde")
+    let (_, repeated, _) = try await text("/v1/headlines?source=bbc-news&source=le-monde")
+    #expect(listed == repeated && listed.contains(#""source":"le-monde""#), "\(listed)")
+    let (unknown, sentence, response) = try await text("/v1/headlines?source=bbc-nwes")
+    #expect(unknown == 400)
+    #expect(
+      sentence
+        == #"{"error":"'bbc-nwes' is not a NewsAPI source id; the nearest are bbc-news, cbc-news, bbc-sport "#
+        + #"('newsatlas sources NAME' finds one by name)."}"# + "\n")
+    #expect(response.header("Vary") == "Accept-Language")
+    let (_, french, _) = try await text("/v1/headlines?source=bbc-nwes", headers: [("Accept-Language", "fr")])
+    #expect(
+      french.hasPrefix(#"{"error":"'bbc-nwes' n'est pas un identifiant de source NewsAPI ; "#), "\(french)")
+    for (query, mentions) in [
+      ("source=BBC", "'BBC' is not a source id"),
+      ("source=bbc-news&provider=gdelt", "provider=newsapi or auto"),
+      ("source=el-mundo", "'el-mundo' is a source of es"),
+    ] {
+      let (refused, said, _) = try await text("/v1/headlines?" + query)
+      #expect(refused == 400 && said.contains(mentions), "\(query): \(said)")
+    }
+    // Without a key no source can be served: none offered, and one asked is the missing key's 503.
+    let keyless = try Served([], environment: ["XDG_CONFIG_HOME": config.path])
+    let none = try await client.get(keyless.base + "/v1/sources")
+    #expect(String(decoding: none.body, as: UTF8.self) == #"{"sources":[]}"# + "\n")
+    let refused = try await client.get(keyless.base + "/v1/headlines?source=bbc-news")
+    #expect(refused.status == 503)
   }
 }

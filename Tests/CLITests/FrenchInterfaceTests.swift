@@ -29,7 +29,7 @@ import Testing
     for command in Self.commands {
       let help = try CLI.run([command, "--help"], environment: Self.french)
       #expect(help.status == 0, "\(command)")
-      #expect(help.stdout.contains("OVERVIEW: "), "\(command)")
+      #expect(help.stdout.contains("APERÇU : "), "\(command)")
       helps.append(help.stdout)
     }
     let all = Self.collapsed(helps.joined(separator: "\n"))
@@ -185,5 +185,63 @@ import Testing
       }
     }
     #expect(found.isEmpty, "English outside the catalogue:\n\(found.joined(separator: "\n"))")
+  }
+
+  /// swift-argument-parser's own words in French: each kind of parse error it writes, as a command line makes
+  /// it, and its help's headings and lines; none of its English is left. English stays the default.
+  @Test(arguments: [
+    (["nearest", "--count"], "Il manque une valeur pour '--count <n>'."),
+    (["config"], "Il manque l'argument attendu '<action>'."),
+    (["tiles"], "Il manque l'argument attendu '--out <file>'."),
+    (["frob"], "Argument inattendu 'frob'."),
+    (["countries", "a", "b", "c"], "2 arguments inattendus : 'b', 'c'."),
+    (["serve", "--no-news=1"], "L'option '--no-news' ne prend pas de valeur, mais '1' a été donné."),
+    (
+      ["nearest", "1", "2", "--format", "xml"],
+      "La valeur 'xml' n'est pas valide pour '--format <format>'. Donnez l'une des valeurs 'text', 'json', "
+        + "'geojson', 'csv' ou 'jsonl'."
+    ),
+    (["headlines", "--country", "fr", "--frob"], "Option inconnue '--frob'. Vouliez-vous dire '--probe' ?"),
+    (["countries", "--qqqqqqqqqq"], "Option inconnue '--qqqqqqqqqq'."),
+  ])
+  func argumentParsersErrorsAreFrench(arguments: [String], sentence: String) throws {
+    let french = try CLI.run(arguments, environment: Self.french)
+    #expect(french.status == 64)
+    #expect(french.stderr == "newsatlas: \(sentence) Voir 'newsatlas help'.\n", "\(arguments)")
+    let english = try CLI.run(arguments)
+    #expect(english.status == 64 && english.stderr.hasSuffix(" See 'newsatlas help'.\n"))
+    #expect(!english.stderr.contains(String(sentence.prefix(12))), "\(english.stderr)")
+  }
+
+  @Test func argumentParsersHelpIsFrench() throws {
+    var helps = [try CLI.run(["--help"], environment: Self.french).stdout]
+    for command in Self.commands {
+      helps.append(try CLI.run([command, "--help"], environment: Self.french).stdout)
+    }
+    helps.append(try CLI.run(["help", "nearest"], environment: Self.french).stdout)
+    let all = helps.joined(separator: "\n")
+    for english in [
+      "OVERVIEW:", "USAGE:", "ARGUMENTS:", "OPTIONS:", "SUBCOMMANDS:", "(default:", "Show help",
+    ] {
+      #expect(!all.contains(english), "\(english) in the French help")
+    }
+    for french in ["APERÇU : ", "UTILISATION : newsatlas", "ARGUMENTS :", "OPTIONS :", "SOUS-COMMANDES :"] {
+      #expect(all.contains(french), "\(french) is not in the French help")
+    }
+    #expect(all.contains("-h, --help              Afficher l'aide."))
+    #expect(all.contains("(par défaut : 1)"))
+    #expect(all.contains("Voir 'newsatlas help <sous-commande>' pour l'aide détaillée."))
+    let english = try CLI.run(["nearest", "--help"]).stdout
+    #expect(english.contains("USAGE: newsatlas nearest") && english.contains("Show help information."))
+  }
+
+  /// A list of choices ends with "ou" in French: the providers' list was "auto, newsapi, gdelt or feeds".
+  @Test func theProvidersListIsFrench() throws {
+    let result = try CLI.run(["headlines", "--country", "fr", "--provider", "rss"], environment: Self.french)
+    #expect(
+      result.stderr == "newsatlas: 'rss' n'est pas un fournisseur ; utilisez auto, newsapi, gdelt ou feeds.\n"
+    )
+    let help = Self.collapsed(try CLI.run(["config", "--help"], environment: Self.french).stdout)
+    #expect(help.contains("auto, newsapi, gdelt ou feeds") && !help.contains("gdelt or feeds"))
   }
 }

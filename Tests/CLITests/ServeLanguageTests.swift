@@ -58,6 +58,18 @@ import Testing
         "Aucun jeu de données ne s'appelle 'nothing' ; /v1/datasets les liste."
       ),
       ("/v1/nowhere", "Rien ne se trouve à /v1/nowhere ; le README liste les points d'accès."),
+      (
+        "/v1/datasets/markers/clusters/abc/children",
+        "Un identifiant de groupe est un nombre entier, pas 'abc' ; les groupes portent le leur dans cluster_id."
+      ),
+      (
+        "/v1/datasets/markers/clusters/99999999/children",
+        "Aucun groupe n'a l'identifiant 99999999 dans cet index."
+      ),
+      ("/v1/headlines?cluster=99999999&zoom=2", "Aucun groupe n'a l'identifiant 99999999 au zoom 2."),
+      ("/tiles/markers/0/0/0.png", "Une tuile est {z}/{x}/{y}.mvt ou {z}/{x}/{y}.geojson, pas '0.png'."),
+      ("/v1/datasets/markers/clusters", "Donnez zoom, le niveau de zoom de la carte (par exemple zoom=3)."),
+      ("/v1/nearest?lat=1&lon=2&count=20000", "count vaut au plus 10000, pas 20000."),
     ] {
       let answer = try await client.get(served.base + path, headers: french)
       let said = try error(answer)
@@ -66,5 +78,31 @@ import Testing
       #expect(!plain.hasPrefix(sentence), "\(path) in English: \(plain)")
     }
     #expect(try imitation.log().isEmpty)
+    // A server without news says so in the request's language too.
+    let noNews = try Served(["--no-news"])
+    let off = try await client.get(noNews.base + "/v1/headlines?country=fr&lang=fr")
+    let said = try error(off)
+    #expect(off.status == 503 && said.hasPrefix("Ce serveur a été lancé avec --no-news"), "\(said)")
+  }
+
+  /// An error answer depends on the request's language, so it says so to caches (`Vary: Accept-Language`),
+  /// the event loop's answers and the router's alike, and a 405 is worded in the request's language too.
+  @Test func errorAnswersVaryWithTheLanguage() async throws {
+    let served = try Served([])
+    for path in ["/v1/resolve?lat=1", "/v1/headlines?country=xx", "/v1/nowhere", "/healthz?x=1"] {
+      let answer = try await client.get(served.base + path, headers: [("Accept-Language", "fr")])
+      #expect(answer.status >= 400 && answer.header("Vary") == "Accept-Language", "\(path)")
+    }
+    let fine = try await client.get(served.base + "/v1/resolve?lat=1&lon=2")
+    #expect(fine.status == 200 && fine.header("Vary") == nil)
+    func put(_ target: String) throws -> String {
+      try served.raw("PUT \(target) HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    }
+    let french = try put("/healthz?lang=fr")
+    #expect(french.hasPrefix("HTTP/1.1 405") && french.lowercased().contains("\r\nvary: accept-language\r\n"))
+    #expect(
+      french.hasSuffix(#"{"error":"/healthz répond à GET, HEAD, OPTIONS, pas à PUT."}"# + "\n"), "\(french)")
+    let english = try put("/healthz")
+    #expect(english.hasSuffix(#"{"error":"/healthz answers GET, HEAD, OPTIONS, not PUT."}"# + "\n"))
   }
 }

@@ -1,0 +1,134 @@
+import AtlasMessages
+
+/// swift-argument-parser's own words (its parse errors, its help's headings and its `--help` and `--version`
+/// lines) in the interface's language. ArgumentParser writes them in English and keeps their kinds internal,
+/// so each is matched by the catalogue's English template, which is ArgumentParser's sentence as it writes it
+/// (`Missing expected argument '{1}'`), and said again by the same message in the reader's language. A sentence
+/// that matches none stays as ArgumentParser wrote it; `FrenchInterfaceTests` makes each kind happen and checks
+/// its French, so a reworded sentence in a new ArgumentParser fails a test rather than going English unseen.
+enum ArgumentParserWords {
+  /// Parse errors, the most specific first (a suggestion's sentence also starts as the bare one).
+  static let errors: [Message] = [
+    .parserUnknownOptionSuggested, .parserUnknownOption, .parserMissingArgument, .parserMissingOneOf,
+    .parserMissingValue, .parserTakesNoValue, .parserUnexpectedArgument, .parserUnexpectedArguments,
+    .parserSetTwice, .parserInvalidValueFor, .parserInvalidValue, .parserMissingSubcommand,
+  ]
+
+  /// Headings, which begin a line of the help.
+  static let headings: [Message] = [
+    .helpOverviewHeading, .helpUsageHeading, .helpArgumentsHeading, .helpOptionsHeading,
+    .helpSubcommandsHeading,
+  ]
+
+  /// Words anywhere in the help.
+  static let phrases: [Message] = [
+    .helpDefault, .helpDefaultAfterValues, .helpValues, .helpSubcommandHelpLine, .helpShowHelpLine,
+    .helpShowVersion, .helpSeeSubcommand,
+  ]
+
+  /// ArgumentParser's error sentence (its first line) in `language`.
+  static func error(_ text: String, in language: InterfaceLanguage) -> String {
+    guard language != .english else { return text }
+    for message in errors {
+      guard var parts = match(text, message.texts.en) else { continue }
+      switch message {
+      case .parserSetTwice:  // "flag '-x'" or "position 2": the first said in the reader's language
+        parts = parts.map { part in
+          match(part, Message.parserFlag.texts.en).map { Message.parserFlag.text($0, in: language) } ?? part
+        }
+      case .parserInvalidValueFor, .parserInvalidValue:  // ". Please provide one of 'a', 'b' or 'c'."
+        let last = parts[parts.count - 1]
+        if let values = match(last, Message.parserProvideOneOf.texts.en) {
+          parts[parts.count - 1] = Message.parserProvideOneOf.text(
+            [orList(values[0], in: language)], in: language)
+        } else if last == Message.parserProvideOneOfList.texts.en {
+          parts[parts.count - 1] = Message.parserProvideOneOfList.text(in: language)
+        }
+      default: break
+      }
+      return message.text(parts, in: language)
+    }
+    return text
+  }
+
+  /// ArgumentParser's help (or `--version`'s line) with its own words in `language`: the headings that begin
+  /// a line, `(default: …)`, `(values: …)` and the help and version lines. The commands' own text is the
+  /// catalogue's already.
+  static func help(_ text: String, in language: InterfaceLanguage) -> String {
+    guard language != .english else { return text }
+    var lines: [String] = []
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      var line = String(line)
+      for heading in headings where line.hasPrefix(heading.texts.en) {
+        line = heading.text(in: language) + line.dropFirst(heading.texts.en.count)
+      }
+      for phrase in phrases where line.contains(phrase.texts.en) {
+        line = line.replacingAll(phrase.texts.en, with: phrase.text(in: language))
+      }
+      lines.append(line)
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  /// `'a', 'b' or 'c'` (ArgumentParser's list of values; `'a' and 'b'` for two) in `language`.
+  static func orList(_ list: String, in language: InterfaceLanguage) -> String {
+    for separator in [" or ", " and "] {
+      guard let range = list.lastRange(of: separator) else { continue }
+      let (head, last) = (String(list[..<range.lowerBound]), String(list[range.upperBound...]))
+      return Message.listOr(head, last, in: language)
+    }
+    return list
+  }
+
+  /// The texts that `template`'s placeholders (`{1}` … in order, each once) stand for in `text`, or nil when
+  /// `text` is not the template's sentence. A placeholder takes the shortest text up to the literal after it;
+  /// the last literal must end the text.
+  static func match(_ text: String, _ template: String) -> [String]? {
+    var literals: [Substring] = []
+    var rest = template[...]
+    while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+      literals.append(rest[..<open])
+      rest = rest[rest.index(after: close)...]
+    }
+    literals.append(rest)
+    guard text.hasPrefix(literals[0]) else { return nil }
+    var position = text.index(text.startIndex, offsetBy: literals[0].count)
+    var parts: [String] = []
+    for (i, literal) in literals.enumerated().dropFirst() {
+      if i == literals.count - 1 {
+        guard text[position...].hasSuffix(literal), text[position...].count >= literal.count else {
+          return nil
+        }
+        parts.append(String(text[position...].dropLast(literal.count)))
+        return parts
+      }
+      guard !literal.isEmpty, let found = text[position...].firstRange(of: literal) else { return nil }
+      parts.append(String(text[position..<found.lowerBound]))
+      position = found.upperBound
+    }
+    return literals.count == 1 && text == template ? [] : nil
+  }
+}
+
+extension String {
+  /// Every occurrence of `target` replaced by `replacement` (Foundation's, without Foundation).
+  fileprivate func replacingAll(_ target: String, with replacement: String) -> String {
+    var result = ""
+    var rest = self[...]
+    while let range = rest.firstRange(of: target) {
+      result += rest[..<range.lowerBound] + replacement
+      rest = rest[range.upperBound...]
+    }
+    return result + rest
+  }
+
+  fileprivate func lastRange(of target: String) -> Range<String.Index>? {
+    var found: Range<String.Index>?
+    var rest = self[...]
+    while let range = rest.firstRange(of: target) {
+      found = range
+      rest = rest[range.upperBound...]
+    }
+    return found
+  }
+}
