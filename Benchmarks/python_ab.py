@@ -2,9 +2,11 @@
 which leaves out the time spent waiting for a core on a loaded machine) and wall seconds, least of the rounds.
 
     env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=1 .build/python-venv/bin/python Benchmarks/python_ab.py ROUNDS \
-        BEFORE/libNewsAtlasC.so AFTER/libNewsAtlasC.so
+        BEFORE/libNewsAtlasC.so AFTER/libNewsAtlasC.so [BEFORE_PYTHON_FOLDER]
 
-Each library is loaded through the package in python/ (NEWSATLAS_LIBRARY), so Python's overhead is the same.
+Each library is loaded through the package in python/ (NEWSATLAS_LIBRARY), so Python's overhead is the same;
+with BEFORE_PYTHON_FOLDER (the python/ folder of the before checkout, e.g. from `git worktree add`), the before
+library is loaded through its own package, for a change to the Python side.
 """
 import importlib
 import os
@@ -14,12 +16,18 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
-def load(path):
+PYTHON_FOLDER = str(Path(__file__).resolve().parents[1] / "python")
+
+
+def load(path, folder=PYTHON_FOLDER):
     os.environ["NEWSATLAS_LIBRARY"] = path
     for name in [k for k in sys.modules if k.startswith("newsatlas")]:
         del sys.modules[name]
-    return importlib.import_module("newsatlas")
+    sys.path.insert(0, folder)
+    try:
+        return importlib.import_module("newsatlas")
+    finally:
+        sys.path.remove(folder)
 
 
 def sphere(seed, n):
@@ -29,7 +37,8 @@ def sphere(seed, n):
 
 def main():
     rounds = int(sys.argv[1])
-    old, new = load(sys.argv[2]), load(sys.argv[3])
+    old = load(sys.argv[2], *sys.argv[4:5])
+    new = load(sys.argv[3])
     n = 1_000_000
     lat, lon = sphere(1, n)
     qlat, qlon = sphere(2, n)

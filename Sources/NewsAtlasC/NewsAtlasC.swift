@@ -126,7 +126,8 @@ public func newsatlas_border_text(_ country: Int, _ field: Int) -> UnsafePointer
 // MARK: - The 54 countries
 
 /// Resolves each point as `newsatlas resolve` does: the news country (offset in the country list), the method
-/// (0 inside, 1 territorial sea, 2 nearest), the border country holding it (offset, or -1) and the great-circle
+/// (0 inside, 1 territorial sea, 2 nearest), the border country holding it (offset; the border count, one past
+/// the last, at sea: a table with a last entry for "no country" reads both alike) and the great-circle
 /// distance to the chosen country's marker in kilometres.
 @_cdecl("newsatlas_resolve")
 public func newsatlas_resolve(
@@ -139,6 +140,7 @@ public func newsatlas_resolve(
   if refused != done { return refused }
   let (countries, methods) = (Shared(base: countries), Shared(base: methods))
   let (containing, distances) = (Shared(base: containing), Shared(base: distances))
+  let atSea = Country.boundaries.codes.count
   Parallel.forEachPiece(count: count, threads: cores(threads)) { range in
     for i in range {
       let found = Country.resolveOffsets(GeoPoint(uncheckedLatitude: latitudes[i], longitude: longitudes[i]))
@@ -148,7 +150,7 @@ public func newsatlas_resolve(
       case .territorialSea: methods[i] = 1
       case .nearest: methods[i] = 2
       }
-      containing[i] = found.border.map { Int16($0) } ?? -1
+      containing[i] = Int16(found.border ?? atSea)
       distances[i] = found.distanceKilometers
     }
   }

@@ -23,7 +23,7 @@ _country_columns = [
 ]
 _codes = np.array(_country_columns[0])
 _names = np.array(_country_columns[1])
-# Border countries, with "" last so that the library's -1 (in no country) reads as "".
+# Border countries, with "" last: the library's offset for a point in no country.
 _border_codes = np.array([lib.newsatlas_border_text(i, 0).decode() for i in range(lib.newsatlas_border_count())]
                          + [""])
 
@@ -41,16 +41,22 @@ class Nearest(NamedTuple):
 
 
 class Resolved(NamedTuple):
-    """Each point's news country, as `newsatlas resolve` answers it."""
+    """Each point's news country, as `newsatlas resolve` answers it.
 
-    codes: np.ndarray
+    With pandas installed, `codes`, `containing` and `methods` are `pandas.Categorical` arrays (one small
+    integer a point and the table of names, as a pandas DataFrame column of dtype "category" holds them): they
+    index, iterate, compare (`methods == "inside"`) and convert (`np.asarray`, `.astype(str)`) as the strings
+    they stand for. Without pandas they are numpy arrays of strings, whose million-point answer is about 80 MB
+    to allocate and fill, a quarter of the call."""
+
+    codes: object
     """The news country's ISO code ("fr")."""
     inside: np.ndarray
     """True where the point is inside that country's borders (method "inside")."""
-    containing: np.ndarray
+    containing: object
     """The code of the country (of all ~240 with borders) holding the point, "" at sea: "dz" for Algiers,
     which resolves to a news country by distance."""
-    methods: np.ndarray
+    methods: object
     """"inside", "territorial-sea" (within 12 nautical miles of its coast) or "nearest" (its marker)."""
     distances_km: np.ndarray
     """The great-circle distance to the chosen country's marker."""
@@ -70,16 +76,39 @@ class Items(NamedTuple):
         return len(self.ids)
 
 
+_string_tables = {"codes": _codes, "containing": _border_codes, "methods": METHODS}
+_pandas = None
+
+
+def _strings(offsets, table):
+    """The strings of `_string_tables[table]` at `offsets`: a pandas Categorical when pandas is installed (the
+    offsets themselves and the table, nothing made a point), else a numpy string array."""
+    global _pandas
+    if _pandas is None:
+        try:
+            import pandas
+        except ImportError:
+            _pandas = False
+        else:
+            _pandas = (pandas, {name: pandas.CategoricalDtype(list(names)) for name, names in _string_tables.items()})
+    if not _pandas:
+        # take, not fancy indexing: five times faster on strings.
+        return _string_tables[table].take(offsets)
+    pandas, dtypes = _pandas
+    return pandas.Categorical.from_codes(offsets, dtype=dtypes[table])
+
+
 def resolve(latitudes, longitudes, *, threads=None):
     """Resolves every point to a news country: the one it is in (or in the territorial sea of), else the
-    nearest marker. The same answers as `newsatlas resolve --input`."""
+    nearest marker. The same answers as `newsatlas resolve --input`; see `Resolved` for the arrays' types."""
     lat, lon = _native.points(latitudes, longitudes)
     cores = _native.threads(threads)
     n = lat.shape[0]
-    countries = np.zeros(n, dtype=np.int16)
-    methods = np.zeros(n, dtype=np.int8)
-    containing = np.zeros(n, dtype=np.int16)
-    distances = np.zeros(n, dtype=np.float64)
+    # Every item is written by the library: no zeroing.
+    countries = np.empty(n, dtype=np.int16)
+    methods = np.empty(n, dtype=np.int8)
+    containing = np.empty(n, dtype=np.int16)
+    distances = np.empty(n, dtype=np.float64)
     if n:
         message = Message()
         status = lib.newsatlas_resolve(
@@ -88,9 +117,8 @@ def resolve(latitudes, longitudes, *, threads=None):
         )
         if status != DONE:
             raise message.error()
-    # take, not fancy indexing: five times faster on strings (a tenth of a million-point call).
-    return Resolved(_codes.take(countries), methods == 0, _border_codes.take(containing), METHODS.take(methods),
-                    distances)
+    return Resolved(_strings(countries, "codes"), methods == 0, _strings(containing, "containing"),
+                    _strings(methods, "methods"), distances)
 
 
 def nearest(latitudes, longitudes, k=1, *, threads=None):
@@ -101,9 +129,10 @@ def nearest(latitudes, longitudes, k=1, *, threads=None):
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= _country_count:
         raise ValueError(f"k must be 1 to {_country_count} (the news countries), not {k!r}.")
     n = lat.shape[0]
-    countries = np.zeros((n, k), dtype=np.int16)
-    distances = np.zeros((n, k), dtype=np.float64)
-    bearings = np.zeros((n, k), dtype=np.float64)
+    # Every item is written by the library: no zeroing.
+    countries = np.empty((n, k), dtype=np.int16)
+    distances = np.empty((n, k), dtype=np.float64)
+    bearings = np.empty((n, k), dtype=np.float64)
     if n:
         message = Message()
         status = lib.newsatlas_nearest(

@@ -8,6 +8,15 @@ COLUMNS = ("country", "method", "containing", "distance_km")
 """The columns resolve adds, as newsatlas.dask adds them."""
 
 
+def _strings(pa, column):
+    """An Arrow string array of resolve's strings (a pandas Categorical arrives dictionary-encoded: decoded in
+    Arrow, for the schema's StringType)."""
+    array = pa.array(column)
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
+    return array.cast(pa.string())
+
+
 def _resolve_batches(lat, lon, threads):
     def run(batches):
         import pyarrow as pa
@@ -20,7 +29,7 @@ def _resolve_batches(lat, lon, threads):
                 batch.column(lon).to_numpy(zero_copy_only=False),
                 threads=threads,
             )
-            added = [pa.array(answer.codes), pa.array(answer.methods), pa.array(answer.containing),
+            added = [_strings(pa, answer.codes), _strings(pa, answer.methods), _strings(pa, answer.containing),
                      pa.array(answer.distances_km)]
             names = list(batch.schema.names) + list(COLUMNS)
             yield pa.RecordBatch.from_arrays(list(batch.columns) + added, names=names)
