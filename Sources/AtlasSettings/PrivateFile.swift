@@ -55,7 +55,8 @@ public final class PrivateFile {
   /// Syncs the file, renames it to `path` and syncs the folder; the descriptor stays open (for reading the
   /// file back) until `close()`.
   ///
-  /// - Throws: `SettingsError` (`cannotWrite`); the temporary file is then removed, `path` untouched.
+  /// - Throws: `SettingsError` (`cannotWrite`); the temporary file is then removed, `path` untouched, unless the
+  ///   folder's sync failed after the rename (the new file is in place, but may not survive a crash).
   public func commit(as path: String, naming what: String) throws(SettingsError) {
     guard fsync(fileDescriptor) == 0 else {
       let code = errno
@@ -68,11 +69,12 @@ public final class PrivateFile {
       throw Self.failure(what, path, "renaming", code)
     }
     committed = true
+    // The rename itself reaches the disk only with the folder: until then a crash may bring the old file back,
+    // so a failure here is the commit's failure (the new file is in place, but not for sure after a crash).
     let folder = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if folder >= 0 {
-      _ = fsync(folder)  // the rename itself reaches the disk
-      Foundation.close(folder)
-    }
+    guard folder >= 0 else { throw Self.failure(what, path, "opening its folder to sync it", errno) }
+    defer { Foundation.close(folder) }
+    guard fsync(folder) == 0 else { throw Self.failure(what, path, "syncing its folder", errno) }
   }
 
   /// Removes the temporary file unless it was committed (the descriptor stays open).
