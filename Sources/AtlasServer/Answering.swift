@@ -29,6 +29,7 @@ struct Answering: Sendable {
       do {
         response = try await next()
       } catch {
+        if case .notKept(_, let detail) = (error as? Problem)?.unworded { logger.error("\(detail)") }
         response = failure(error, path: path, language: language()).response
       }
       if request.method == .head {  // GET's headers, no body (RFC 9110, 9.3.2), a refusal's too

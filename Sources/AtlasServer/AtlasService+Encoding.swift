@@ -22,7 +22,7 @@ extension AtlasService {
   func validated(_ reply: Reply, _ dataset: Dataset) -> Reply {
     var reply = reply
     reply.headers[.eTag] = "W/" + dataset.entityTag
-    reply.headers[.cacheControl] = Self.cacheControl
+    reply.headers[.cacheControl] = cacheControl(dataset)
     reply.headers[.vary] = "Accept-Encoding"
     return reply
   }

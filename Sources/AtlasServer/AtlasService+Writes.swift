@@ -79,7 +79,9 @@ extension AtlasService {
     do {
       file = try PrivateFile(beside: writes.path(of: name), naming: "the upload of '\(name)'")
     } catch {
-      throw Problem.failed(error.description)
+      throw Problem.notKept(
+        "The body could not be kept on the server's disk; the server's log says why.",
+        detail: error.description)
     }
     defer { file.close() }  // the features read back keep their own descriptor
     var received = 0

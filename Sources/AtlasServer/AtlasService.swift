@@ -56,9 +56,19 @@ public struct AtlasService: Sendable {
   public let connectionLimits: ConnectionLimits
   /// The most features one cluster, children or leaves answer holds (422 beyond it).
   public let maxFeatures: Int
-  /// `Cache-Control` of tiles and cluster answers: shared caches may keep them five minutes, and revalidate
-  /// them with the `ETag` after that.
+  /// `Cache-Control` of tiles and cluster answers of a dataset that does not change while served: shared caches
+  /// may keep them five minutes, and revalidate them with the `ETag` after that.
   static let cacheControl = "public, max-age=300"
+  /// `Cache-Control` of tiles and cluster answers of a dataset that writes may change (any but the markers
+  /// when writes are on): a cache keeps them but asks again with the `ETag` each time (a 304 while unchanged),
+  /// so that a change is seen at once, not five minutes later.
+  static let revalidatedCacheControl = "public, no-cache"
+
+  /// The `Cache-Control` of `dataset`'s tiles and cluster answers.
+  func cacheControl(_ dataset: Dataset) -> String {
+    writes != nil && writeAccess.isOn && dataset.name != "markers"
+      ? Self.revalidatedCacheControl : Self.cacheControl
+  }
 
   public init(
     datasets: [Dataset], corsOrigin: String? = nil, maxBodyBytes: Int = 1 << 30, news: NewsProviders? = nil,
@@ -68,7 +78,8 @@ public struct AtlasService: Sendable {
     batchThreads: Int = ProcessInfo.processInfo.activeProcessorCount, tileCacheBytes: Int = 64 << 20,
     connectionLimits: ConnectionLimits = .init(), maxFeatures: Int = 100_000,
     filterCacheBytes: Int = 256 << 20, writeToken: String? = nil, datasetsDirectory: String? = nil,
-    clusterOptions: ClusterOptions = ClusterOptions(), aggregations: [Aggregation] = []
+    clusterOptions: ClusterOptions = ClusterOptions(), aggregations: [Aggregation] = [],
+    journalCompactionBytes: Int = 1 << 20
   ) {
     let metrics = Metrics()
     self.metrics = metrics
@@ -80,7 +91,8 @@ public struct AtlasService: Sendable {
       writeAccess = WriteAccess(token: writeToken)
       writes = DatasetWrites(
         directory: datasetsDirectory, options: clusterOptions, aggregations: aggregations, store: store,
-        metrics: metrics
+        metrics: metrics, compactionBytes: journalCompactionBytes,
+        log: { FileHandle.standardError.write(Data(("newsatlas serve: " + $0 + "\n").utf8)) }
       ) { name, dataset in filtered.forget(name, keeping: dataset?.contentHash) }
     } else {
       writeAccess = WriteAccess(

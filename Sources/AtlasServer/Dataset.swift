@@ -2,6 +2,7 @@ import AtlasAnswers
 import GeoFormats
 import GeoIndex
 import NewsAtlas
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -19,14 +20,15 @@ public final class Dataset: @unchecked Sendable {
   public let file: FeatureFile
   public let index: ClusterIndex<[Double]>
   public let writer: ClusterWriter
-  public let target: NearestTarget
   public let aggregations: [Aggregation]
-  /// Seconds spent building the cluster index and the nearest tree.
+  /// Seconds spent building the cluster index (the nearest tree is built on its first use).
   public let buildSeconds: Double
   /// west, south, east, north of the points (the world when there are none).
   public let bounds: (west: Double, south: Double, east: Double, north: Double)
   /// FNV-1a (64-bit) over the points' coordinates, the options, the aggregates and the source file's size and
-  /// modification time (or its bytes, for the markers), in hexadecimal: equal data, equal hash.
+  /// modification time (or its bytes, for the markers), in hexadecimal: equal data, equal hash. A dataset kept
+  /// by writes over HTTP hashes its kept identity and version instead (`Kept`): each change is a new version,
+  /// so a new hash, without reading every point again.
   public let contentHash: String
   /// The strong validator of every tile and cluster answer: the content hash, quoted.
   public var entityTag: String { "\"\(contentHash)\"" }
@@ -35,6 +37,8 @@ public final class Dataset: @unchecked Sendable {
   /// 1 for a dataset as loaded; each change written over HTTP (`PUT`, `POST …/features`, `DELETE …/features/ID`)
   /// serves a dataset with the next version (counted per name since the server started).
   public let version: Int
+  /// Where a dataset written over HTTP is kept, nil for one given at start.
+  let kept: Kept?
   /// The tile layer's fields and their TileJSON types: the cluster properties, the aggregates, and the input
   /// properties seen in the first thousand features.
   public let fields: [(name: String, type: String)]
@@ -47,12 +51,70 @@ public final class Dataset: @unchecked Sendable {
     return file.textBytesInMemory + file.count * 24 + pointCount * zooms * 40
   }
 
+  /// What a dataset written over HTTP keeps on disk (`DatasetWrites`): its base file's identity and version,
+  /// and the bytes of the base and of the journal of changes since.
+  struct Kept {
+    /// Chosen when the dataset is PUT, kept through compactions: with the version, it names the content.
+    let nonce: UInt64
+    /// The version the base file holds; the journal's changes go on from it.
+    let baseVersion: Int
+    let baseBytes: Int
+    /// 0 when there is no journal.
+    let journalBytes: Int
+  }
+
+  /// The nearest tree, built on first use (a write does not pay for it).
+  private let nearest = Mutex<Void>(())
+  private var nearestTarget: NearestTarget? = nil
+  private let isMarkers: Bool
+
+  /// What nearest queries search: the countries for the markers, else the features (the tree built on first
+  /// use, once).
+  public var target: NearestTarget {
+    nearest.withLock { _ in
+      if let nearestTarget { return nearestTarget }
+      let built: NearestTarget = isMarkers ? .countries : .features(file)
+      nearestTarget = built
+      return built
+    }
+  }
+
   /// Builds a dataset; the 54 markers when `file` is nil (named `markers`).
-  public init(
+  public convenience init(
     name: String, file: FeatureFile?, options: ClusterOptions, aggregations: [Aggregation], version: Int = 1
   ) throws(ClusterError) {
+    try self.init(
+      name: name, file: file, options: options, aggregations: aggregations, version: version, kept: nil)
+  }
+
+  /// The same dataset (index, version, hash) read from another file of the same features in the same order:
+  /// a kept dataset after its journal is compacted into a new base file.
+  init(_ dataset: Dataset, readingFrom file: FeatureFile, kept: Kept) {
+    precondition(file.count == dataset.file.count)
+    name = dataset.name
+    self.file = file
+    index = dataset.index
+    writer = ClusterWriter(index: index, file: file, aggregations: dataset.aggregations)
+    aggregations = dataset.aggregations
+    buildSeconds = dataset.buildSeconds
+    bounds = dataset.bounds
+    contentHash = dataset.contentHash
+    pointCount = dataset.pointCount
+    version = dataset.version
+    self.kept = kept
+    fields = dataset.fields
+    isMarkers = false
+  }
+
+  /// Builds a dataset, kept by writes over HTTP when `kept` is given.
+  init(
+    name: String, file: FeatureFile?, options: ClusterOptions, aggregations: [Aggregation], version: Int,
+    kept: Kept?
+  ) throws(ClusterError) {
     self.version = version
+    self.kept = kept
     let markers = file == nil
+    isMarkers = markers
     let file = file ?? FeatureFile.countries(propertyNames: aggregations.map(\.property))
     self.name = name
     self.file = file
@@ -60,7 +122,6 @@ public final class Dataset: @unchecked Sendable {
     var start = timespec()
     clock_gettime(CLOCK_MONOTONIC, &start)
     index = try Aggregation.index(of: file, options: options, aggregations: aggregations)
-    target = markers ? .countries : .features(file)
     var end = timespec()
     clock_gettime(CLOCK_MONOTONIC, &end)
     buildSeconds = Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) * 1e-9
@@ -78,7 +139,7 @@ public final class Dataset: @unchecked Sendable {
     var pointCount = 0
     for point in file.points {
       guard let point else {
-        mix(0x7FF8_0000_0000_0001)
+        if kept == nil { mix(0x7FF8_0000_0000_0001) }
         continue
       }
       pointCount += 1
@@ -86,8 +147,14 @@ public final class Dataset: @unchecked Sendable {
       east = max(east, point.longitude)
       south = min(south, point.latitude)
       north = max(north, point.latitude)
-      mix(point.latitude.bitPattern)
-      mix(point.longitude.bitPattern)
+      if kept == nil {
+        mix(point.latitude.bitPattern)
+        mix(point.longitude.bitPattern)
+      }
+    }
+    if let kept {
+      mix(kept.nonce)
+      mix(UInt64(version))
     }
     for value in [
       Double(options.minZoom), Double(options.maxZoom), Double(options.minPoints), options.radiusPixels,
@@ -97,7 +164,7 @@ public final class Dataset: @unchecked Sendable {
     }
     // The properties too (which the coordinates do not cover), through the source's fingerprint, and the
     // aggregated property names.
-    mix(file.sourceFingerprint)
+    if kept == nil { mix(file.sourceFingerprint) }
     for name in aggregations.map(\.property) { for byte in name.utf8 { mix(UInt64(byte)) } }
     bounds = west <= east ? (west, south, east, north) : (-180, -85.051129, 180, 85.051129)
     contentHash = String(hash, radix: 16)

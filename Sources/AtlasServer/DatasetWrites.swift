@@ -6,8 +6,13 @@ import GeoFormats
 import GeoIndex
 import Synchronization
 
-/// The datasets written over HTTP: each change is kept in `--datasets-dir` (as `NAME.geojson`, synced and renamed
-/// into place) before the new index is built beside the one being served and swapped in.
+/// The datasets written over HTTP: each change is kept in `--datasets-dir` before the new index is built beside
+/// the one being served and swapped in. A PUT (or the first write to a dataset given at start) writes the whole
+/// dataset as `NAME.geojson` (synced and renamed into place) with its version; an add or a removal of features
+/// is appended to `NAME.journal` (`DatasetJournal`, synced) and applied to the features in memory, so that a
+/// change costs its own bytes on disk, not the dataset's; the journal is compacted into a new base once it is
+/// over a quarter of the base. The cluster index is built again from all the features at each change (its ids
+/// and order depend on all of them, see Benchmarks/README.md); the nearest tree waits for its first query.
 ///
 /// One builder per dataset: a change that arrives while its dataset is being written and built waits, with any
 /// others that arrive meanwhile, and they are applied together, in the order they came, in one write and one
@@ -43,13 +48,21 @@ final class DatasetWrites: Sendable {
   private let store: DatasetStore
   private let metrics: Metrics
   private let afterSwap: @Sendable (String, Dataset?) -> Void
+  /// Where a failure's detail goes (the paths and the system's reason), which an answer does not carry.
+  private let log: @Sendable (String) -> Void
+  /// A journal over a quarter of its base is compacted once it is over this many bytes too.
+  let compactionBytes: Int
   /// Datasets with a builder running, and the changes waiting for it.
   private let lanes = Mutex<[String: Lane]>([:])
 
   init(
     directory: String, options: ClusterOptions, aggregations: [Aggregation], store: DatasetStore,
-    metrics: Metrics, afterSwap: @escaping @Sendable (String, Dataset?) -> Void
+    metrics: Metrics, compactionBytes: Int = DatasetWrites.smallestCompaction,
+    log: @escaping @Sendable (String) -> Void = { _ in },
+    afterSwap: @escaping @Sendable (String, Dataset?) -> Void
   ) {
+    self.compactionBytes = compactionBytes
+    self.log = log
     self.directory = directory
     self.options = options
     self.aggregations = aggregations
@@ -58,8 +71,9 @@ final class DatasetWrites: Sendable {
     self.afterSwap = afterSwap
   }
 
-  /// The file a dataset is kept in.
+  /// The file a dataset is kept in, and the journal of its changes since.
   func path(of name: String) -> String { directory + "/" + name + ".geojson" }
+  func journalPath(of name: String) -> String { directory + "/" + name + ".journal" }
 
   /// Applies `change` to the dataset `name` and answers once it is on disk and served (or refused).
   func apply(_ change: Change, to name: String) async -> Outcome {
@@ -77,7 +91,8 @@ final class DatasetWrites: Sendable {
     }
   }
 
-  /// Applies what waits for `name`, all of it at a time, until nothing does.
+  /// Applies what waits for `name`, all of it at a time, until nothing does; a journal grown past a quarter of
+  /// its base is compacted into a new base once the changes it holds are answered.
   private func drain(_ name: String) {
     while true {
       let batch = lanes.withLock { lanes -> [Waiting] in
@@ -88,14 +103,144 @@ final class DatasetWrites: Sendable {
       if batch.isEmpty { return }
       let outcomes = apply(batch.map(\.change), to: name)
       for (waiting, outcome) in zip(batch, outcomes) { waiting.answer.resume(returning: outcome) }
+      if let dataset = store[name], let kept = dataset.kept,
+        kept.journalBytes > max(kept.baseBytes / 4, compactionBytes)
+      {
+        compact(dataset)
+      }
     }
   }
 
-  /// The changes applied in order to the served dataset, written once and built once.
+  /// The default of `compactionBytes`.
+  static let smallestCompaction = 1 << 20
+
+  /// The changes applied in order to the served dataset, kept on disk once and built once: appended to the
+  /// dataset's journal when they add or remove features of a dataset kept here, else written as a whole new
+  /// base file (a PUT, a removal, the first write to a dataset given at start).
   private func apply(_ changes: [Change], to name: String) -> [Outcome] {
     let start = ContinuousClock.now
     let before = store[name]
+    let outcomes: [Outcome]
+    let changed: Int
+    if let before, before.kept != nil, changes.allSatisfy(\.isJournaled) {
+      (outcomes, changed) = journal(changes, to: before)
+    } else {
+      (outcomes, changed) = rewrite(changes, to: name, from: before)
+    }
+    guard changed > 0 else { return outcomes }
+    let elapsed = ContinuousClock.now - start
+    metrics.datasetBuilt(
+      changes: changed,
+      seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    return outcomes
+  }
+
+  /// Adds and removals of features appended to the journal (one write, one sync), then the dataset built from
+  /// the features as they were with the changes applied in memory, and served.
+  private func journal(_ changes: [Change], to before: Dataset) -> (outcomes: [Outcome], changed: Int) {
+    let name = before.name
+    let kept = before.kept!
+    let version = store.nextVersion(name)
+    let journalPath = journalPath(of: name)
+    let fd = open(journalPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    guard fd >= 0 else {
+      return (changes.map { _ in .refused(failure(name, "opening \(journalPath)", errno)) }, 0)
+    }
+    defer { close(fd) }
+    var records: [UInt8] = []
+    let first = kept.journalBytes
+    if first == 0 {
+      // A new journal (one a crash left, naming another base, is written over).
+      guard ftruncate(fd, 0) == 0 else {
+        return (changes.map { _ in .refused(failure(name, "emptying \(journalPath)", errno)) }, 0)
+      }
+      records = DatasetJournal.header(nonce: kept.nonce, baseVersion: kept.baseVersion)
+    }
+    let features = before.file.journaledCopy(journal: dup(fd))
+    var outcomes: [Outcome?] = []
+    for change in changes {
+      switch change {
+      case .add(let added):
+        let (record, textStarts) = DatasetJournal.addRecord(added, version: version)
+        let at = first + records.count
+        records += record
+        features.append(journaled: added, textStarts: textStarts.map { $0 + at })
+        outcomes.append(nil)
+      case .removeFeature(let id):
+        let found = features.indices(withID: id)
+        guard !found.isEmpty else {
+          outcomes.append(.refused(Self.noFeature(name, id)))
+          continue
+        }
+        features.remove(found)
+        records += DatasetJournal.removeRecord(id: id, version: version)
+        outcomes.append(nil)
+      case .replace, .removeDataset:
+        preconditionFailure("a PUT or a removal is written whole")
+      }
+    }
+    let changed = outcomes.filter { $0 == nil }.count
+    guard changed > 0 else { return (outcomes.map { $0! }, 0) }
+    let refusal: Problem?
+    if let problem = append(records, to: fd, at: first, path: journalPath, name: name, created: first == 0) {
+      refusal = problem
+    } else {
+      do {
+        let dataset = try Dataset(
+          name: name, file: features, options: options, aggregations: aggregations, version: version,
+          kept: Dataset.Kept(
+            nonce: kept.nonce, baseVersion: kept.baseVersion, baseBytes: kept.baseBytes,
+            journalBytes: first + records.count))
+        store.swap(name, to: dataset)
+        afterSwap(name, dataset)
+        return (outcomes.map { $0 ?? .served(dataset, created: false) }, changed)
+      } catch {
+        // Not served, so not kept either: the journal is cut back to what it was.
+        if ftruncate(fd, off_t(first)) == 0 { _ = fsync(fd) }
+        refusal = failure(name, "building it (\(error))", 0)
+      }
+    }
+    metrics.datasetWritesFailed(changed)
+    return (outcomes.map { $0 ?? .refused(refusal!) }, 0)
+  }
+
+  /// Writes `records` at `offset` of the journal and syncs it (and the folder, for a new journal); on a
+  /// failure the journal is cut back to `offset` and the problem returned.
+  private func append(
+    _ records: [UInt8], to fd: Int32, at offset: Int, path: String, name: String, created: Bool
+  ) -> Problem? {
+    var written = 0
+    while written < records.count {
+      let count = records[written...].withUnsafeBytes {
+        pwrite(fd, $0.baseAddress, $0.count, off_t(offset + written))
+      }
+      if count < 0 && errno == EINTR { continue }
+      guard count > 0 else {
+        let code = errno == 0 ? EIO : errno
+        _ = ftruncate(fd, off_t(offset))
+        return failure(name, "writing \(path)", code)
+      }
+      written += count
+    }
+    guard fsync(fd) == 0 else {
+      let code = errno
+      _ = ftruncate(fd, off_t(offset))
+      return failure(name, "syncing \(path)", code)
+    }
+    if created, let code = Self.syncFolder(directory) {
+      return failure(name, "syncing the folder \(directory)", code)
+    }
+    return nil
+  }
+
+  /// The changes applied to the features as pieces, the result written as a new base file (and any journal
+  /// removed), built and served.
+  private func rewrite(_ changes: [Change], to name: String, from before: Dataset?) -> (
+    outcomes: [Outcome], changed: Int
+  ) {
     var pieces: [FeatureFile.Piece]? = before?.file.pieces
+    // A PUT chooses a new nonce; other changes keep the dataset's.
+    var nonce = before?.kept?.nonce
     // Each change's outcome: nil when it is served in the dataset this batch builds, true when it created it.
     var outcomes: [Outcome?] = []
     var created: [Bool] = []
@@ -107,6 +252,7 @@ final class DatasetWrites: Sendable {
         created[created.count - 1] = pieces == nil
         outcomes.append(nil)
         pieces = file.pieces
+        nonce = nil
         changed = true
       case .add(let file):
         guard pieces != nil else {
@@ -121,13 +267,10 @@ final class DatasetWrites: Sendable {
           outcomes.append(.refused(Self.noDataset(name)))
           continue
         }
-        let remaining = kept.filter { !$0.file.hasID(id, at: $0.index) }
+        let query = FeatureFile.IDQuery(id)
+        let remaining = kept.filter { !$0.file.hasID(query, at: $0.index) }
         guard remaining.count < kept.count else {
-          outcomes.append(
-            .refused(
-              .notFound(
-                "No feature of '\(name)' has the id '\(id.prefix(64))'; a feature's id is its GeoJSON id member."
-              )))
+          outcomes.append(.refused(Self.noFeature(name, id)))
           continue
         }
         pieces = remaining
@@ -143,68 +286,146 @@ final class DatasetWrites: Sendable {
         changed = true
       }
     }
-    guard changed else { return outcomes.map { $0 ?? .refused(Self.noDataset(name)) } }
+    guard changed else { return (outcomes.map { $0 ?? .refused(Self.noDataset(name)) }, 0) }
     let served: Dataset?
     do {
-      served = try write(pieces, as: name)
+      served = try write(
+        pieces, as: name, nonce: nonce ?? UInt64.random(in: 3 ... .max), version: store.nextVersion(name))
     } catch {
       metrics.datasetWritesFailed(changes.count)
-      return outcomes.map { _ in .refused(error) }
+      return (outcomes.map { _ in .refused(error) }, 0)
     }
     store.swap(name, to: served)
     afterSwap(name, served)
-    let elapsed = ContinuousClock.now - start
-    metrics.datasetBuilt(
-      changes: changes.count,
-      seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
-    return zip(outcomes, created).map { outcome, created in
+    let outcomesServed = zip(outcomes, created).map { outcome, created in
       outcome ?? served.map { .served($0, created: created) } ?? .removed
     }
+    return (outcomesServed, changes.count)
   }
 
-  /// Keeps `pieces` as the dataset's file and builds its dataset; nil pieces remove the file.
-  private func write(_ pieces: [FeatureFile.Piece]?, as name: String) throws(Problem) -> Dataset? {
+  /// Keeps `pieces` as the dataset's base file (its journal removed) and builds its dataset; nil pieces remove
+  /// the files.
+  private func write(_ pieces: [FeatureFile.Piece]?, as name: String, nonce: UInt64, version: Int)
+    throws(Problem)
+    -> Dataset?
+  {
     let path = path(of: name)
     guard let pieces else {
-      guard unlink(path) == 0 || errno == ENOENT else {
-        throw .failed("Cannot remove the dataset's file: \(String(cString: strerror(errno))).")
+      // The base first: a crash before the journal goes leaves a journal without a base, removed at start.
+      for file in [path, journalPath(of: name)] where unlink(file) != 0 && errno != ENOENT {
+        throw failure(name, "removing \(file)", errno)
       }
-      let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-      if folder >= 0 {
-        _ = fsync(folder)
-        close(folder)
+      if let code = Self.syncFolder(directory) {
+        throw failure(name, "syncing the folder \(directory)", code)
       }
       return nil
     }
+    let file: PrivateFile
     do {
-      let file = try PrivateFile(beside: path, naming: "the dataset '\(name)'")
-      // Built before the file is put in place: a change that cannot be served is not kept either, so a
-      // restart serves what was served before it.
-      defer { file.close() }
-      let features = try FeatureFile.collection(
-        of: pieces, propertyNames: aggregations.map(\.property), writingTo: file.fileDescriptor, name: name)
-      var options = options
-      options.retainedZooms = nil
-      let dataset = try Dataset(
-        name: name, file: features, options: options, aggregations: aggregations,
-        version: store.nextVersion(name))
-      try file.commit(as: path, naming: "the dataset '\(name)'")
-      return dataset
-    } catch let error as SettingsError {
-      throw .failed(error.description)
-    } catch let error as FormatError {
-      throw .failed(error.description)
+      file = try PrivateFile(beside: path, naming: "the dataset '\(name)'")
     } catch {
-      throw .failed("Cannot build the dataset '\(name)': \(error).")
+      throw failure(name, error.description, 0)
     }
+    defer { file.close() }
+    let (features, baseBytes) = try written(pieces, to: file, name: name, nonce: nonce, version: version)
+    let dataset: Dataset
+    do {
+      // Built before the file is put in place: a change that cannot be served is not kept either, so a restart
+      // serves what was served before it.
+      dataset = try Dataset(
+        name: name, file: features, options: options, aggregations: aggregations, version: version,
+        kept: Dataset.Kept(nonce: nonce, baseVersion: version, baseBytes: baseBytes, journalBytes: 0))
+    } catch {
+      throw failure(name, "building it (\(error))", 0)
+    }
+    try commit(file, as: name)
+    return dataset
+  }
+
+  /// `pieces` written to `file` as a kept base (its version and nonce before the features), read back, and the
+  /// file's size.
+  private func written(
+    _ pieces: [FeatureFile.Piece], to file: PrivateFile, name: String, nonce: UInt64, version: Int
+  ) throws(Problem) -> (FeatureFile, Int) {
+    do {
+      let features = try FeatureFile.collection(
+        of: pieces, propertyNames: aggregations.map(\.property),
+        members: DatasetJournal.baseMembers(nonce: nonce, version: version), writingTo: file.fileDescriptor,
+        name: name)
+      return (features, Int(lseek(file.fileDescriptor, 0, SEEK_END)))
+    } catch {
+      throw failure(name, error.description, 0)
+    }
+  }
+
+  /// Puts the written base in place (synced, renamed, the folder synced) and removes the journal, whose changes
+  /// the base holds (one left by a crash names the base before and is dropped at start).
+  private func commit(_ file: PrivateFile, as name: String) throws(Problem) {
+    do {
+      try file.commit(as: path(of: name), naming: "the dataset '\(name)'")
+    } catch {
+      throw failure(name, error.description, 0)
+    }
+    if unlink(journalPath(of: name)) == 0 { _ = Self.syncFolder(directory) }
+  }
+
+  /// Writes the served dataset's features as a new base at its version (same nonce, same answers) and serves
+  /// them from it; the journal goes. A failure leaves the journal as it was and is logged.
+  private func compact(_ dataset: Dataset) {
+    guard let kept = dataset.kept else { return }
+    let name = dataset.name
+    do throws(Problem) {
+      let file: PrivateFile
+      do {
+        file = try PrivateFile(beside: path(of: name), naming: "the dataset '\(name)'")
+      } catch {
+        throw failure(name, error.description, 0)
+      }
+      defer { file.close() }
+      let (features, baseBytes) = try written(
+        dataset.file.pieces, to: file, name: name, nonce: kept.nonce, version: dataset.version)
+      try commit(file, as: name)
+      let compacted = Dataset(
+        dataset, readingFrom: features,
+        kept: Dataset.Kept(
+          nonce: kept.nonce, baseVersion: dataset.version, baseBytes: baseBytes, journalBytes: 0))
+      store.swap(name, to: compacted)
+      afterSwap(name, compacted)
+    } catch {
+      if case .notKept(_, let detail) = error { log(detail) } else { log(error.message) }
+    }
+  }
+
+  /// The refusal of a write that could not be kept: a sentence that names no path (the detail, logged, does).
+  private func failure(_ name: String, _ step: String, _ code: Int32) -> Problem {
+    let detail =
+      code == 0
+      ? "Cannot keep the dataset '\(name)': \(step)"
+      : "Cannot keep the dataset '\(name)': \(step) failed (\(String(cString: strerror(code))))."
+    return .notKept(
+      "The dataset '\(name)' could not be kept on the server's disk, so the change is not served; the server's "
+        + "log says why.", detail: detail)
+  }
+
+  /// Syncs the folder (so that a file created, renamed or removed in it stays so); nil, or the errno.
+  static func syncFolder(_ directory: String) -> Int32? {
+    let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard folder >= 0 else { return errno }
+    defer { close(folder) }
+    return fsync(folder) == 0 ? nil : errno
+  }
+
+  static func noFeature(_ name: String, _ id: String) -> Problem {
+    .notFound(
+      "No feature of '\(name)' has the id '\(id.prefix(64))'; a feature's id is its GeoJSON id member.")
   }
 
   static func noDataset(_ name: String) -> Problem {
     .said(Problem.notFound, .serviceNoDatasetToWrite, name.prefix(64))
   }
-
-  /// The datasets kept in `directory` (`NAME.geojson`), to serve at start; temporary files a crash left are
-  /// removed, and a file that cannot be read is left alone and named in `warn`.
+  /// The datasets kept in `directory` (`NAME.geojson` and its journal, `NAME.journal`), to serve at start, at
+  /// the version they were kept at; temporary files a crash left are removed, and so are journals without a
+  /// base or naming another base; a file that cannot be read is left alone and named in `warn`.
   static func load(
     directory: String, options: ClusterOptions, aggregations: [Aggregation], warn: (String) -> Void
   ) -> [Dataset] {
@@ -216,18 +437,55 @@ final class DatasetWrites: Sendable {
         unlink(path)
         continue
       }
+      if file.hasSuffix(".journal"), !names.contains(String(file.dropLast(8)) + ".geojson") {
+        unlink(path)  // its base was removed (DELETE /v1/datasets/NAME) before it was
+        continue
+      }
       guard file.hasSuffix(".geojson") else { continue }
       let name = String(file.dropLast(8))
       guard VectorLayer.isValidName(name), name != "markers" else { continue }
       do {
-        let features = try FeatureFile.load(path: path, propertyNames: aggregations.map(\.property))
+        let base = try FeatureFile.load(path: path, propertyNames: aggregations.map(\.property), name: name)
+        // A base kept before versions were: version 1, named by its file's fingerprint.
+        let facts = DatasetJournal.baseFacts(path) ?? (1, base.sourceFingerprint)
+        var features = base
+        var version = facts.version
+        var journalBytes = 0
+        let journalPath = directory + "/" + name + ".journal"
+        let journal = open(journalPath, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+        if journal >= 0 {
+          if let replayed = DatasetJournal.replay(
+            journal, over: base, nonce: facts.nonce, baseVersion: facts.version, name: name)
+          {
+            (features, version, journalBytes) = (replayed.file, replayed.version, replayed.journalBytes)
+          } else {
+            unlink(journalPath)
+          }
+        }
+        var info = stat()
+        let baseBytes = stat(path, &info) == 0 ? Int(info.st_size) : 0
         var options = options
         options.retainedZooms = nil
-        datasets.append(try Dataset(name: name, file: features, options: options, aggregations: aggregations))
+        datasets.append(
+          try Dataset(
+            name: name, file: features, options: options, aggregations: aggregations, version: version,
+            kept: Dataset.Kept(
+              nonce: facts.nonce, baseVersion: facts.version, baseBytes: baseBytes, journalBytes: journalBytes
+            )))
       } catch {
         warn("The kept dataset '\(path)' cannot be served (\(error)); remove it or PUT the dataset again.")
       }
     }
     return datasets
+  }
+}
+
+extension DatasetWrites.Change {
+  /// Whether the change goes to the journal (an add or a removal of features) rather than a new base.
+  var isJournaled: Bool {
+    switch self {
+    case .add, .removeFeature: return true
+    case .replace, .removeDataset: return false
+    }
   }
 }

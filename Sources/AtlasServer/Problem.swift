@@ -25,6 +25,9 @@ enum Problem: Error {
   case conflict(String)
   /// The server failed to keep or build what it was given.
   case failed(String)
+  /// The server failed to keep what it was given on its disk: the sentence answered, and the detail (paths,
+  /// the system's reason) that only the log gets.
+  case notKept(String, detail: String)
   /// A problem (its status, its English) worded in the language its request asks for.
   indirect case worded(Problem, Wording)
 
@@ -65,7 +68,7 @@ enum Problem: Error {
     case .unauthorized: return .unauthorized
     case .forbidden: return .forbidden
     case .conflict: return .conflict
-    case .failed: return .internalServerError
+    case .failed, .notKept: return .internalServerError
     case .worded(let problem, _): return problem.status
     }
   }
@@ -74,7 +77,8 @@ enum Problem: Error {
     switch self {
     case .badParameter(let text), .notFound(let text), .tooLarge(let text), .unavailable(let text),
       .tooManyRequests(let text, _), .tooManyFeatures(let text), .unsupportedMediaType(let text),
-      .unauthorized(let text), .forbidden(let text), .conflict(let text), .failed(let text):
+      .unauthorized(let text), .forbidden(let text), .conflict(let text), .failed(let text),
+      .notKept(let text, _):
       return text
     case .unknownDataset(let name):
       return Message.serviceUnknownDataset(name.prefix(64), in: .english)

@@ -16,16 +16,22 @@ extension FeatureFile {
   /// Every feature of this file, in order.
   public var pieces: [Piece] { (0..<count).map { Piece(self, $0) } }
 
-  /// Writes `pieces` as one GeoJSON FeatureCollection, `{"type":"FeatureCollection","features":[…]}` with each
-  /// feature's text as it was read, at the start of the open file `fileDescriptor`, and returns its features
-  /// read back from that file by offset, as `load` would have read them, without parsing the text again: their
-  /// points and numeric properties come from the pieces (which must share `propertyNames`). The returned file
-  /// keeps a descriptor of its own (a `dup`); `name` names it in errors.
+  /// Writes `pieces` as one GeoJSON FeatureCollection, `{"type":"FeatureCollection",MEMBERS"features":[…]}` with
+  /// each feature's text as it was read (one `,\n` between two), at the start of the open file `fileDescriptor`,
+  /// and returns its features read back from that file by offset, as `load` would have read them, without
+  /// parsing the text again: their points, numeric properties and id hashes come from the pieces (which must
+  /// share `propertyNames`). `members` (empty, or JSON members each followed by a comma) go before the
+  /// features. The returned file keeps a descriptor of its own (a `dup`); `name` names it in errors.
+  ///
+  /// Text read by offset is read a window of a megabyte at a time, each feature's bytes taken from it: a
+  /// dataset written over HTTP copies its unchanged features at the speed of the disk's cache, not a read per
+  /// feature, and only its features (not the text of those removed between them).
   ///
   /// - Complexity: O(n) in the pieces' bytes.
-  /// - Throws: `FormatError.input` when a write fails.
+  /// - Throws: `FormatError.input` when a read or a write fails.
   public static func collection(
-    of pieces: [Piece], propertyNames: [String], writingTo fileDescriptor: Int32, name: String
+    of pieces: [Piece], propertyNames: [String], members: String = "", writingTo fileDescriptor: Int32,
+    name: String
   ) throws(FormatError) -> FeatureFile {
     let file = FeatureFile(path: name, propertyNames: propertyNames, source: .memory([]))
     let width = propertyNames.count
@@ -33,6 +39,7 @@ extension FeatureFile {
     file.starts.reserveCapacity(pieces.count)
     file.ends.reserveCapacity(pieces.count)
     file.values.reserveCapacity(pieces.count * width)
+    var idsKnown = true
     var buffer: [UInt8] = []
     buffer.reserveCapacity(1 << 20)
     var offset = 0
@@ -53,65 +60,60 @@ extension FeatureFile {
       }
       buffer.removeAll(keepingCapacity: true)
     }
-    func append(_ text: StaticString) {
-      text.withUTF8Buffer { buffer += $0 }
-      offset += text.utf8CodeUnitCount
+    func append(_ text: String) {
+      buffer += text.utf8
+      offset += text.utf8.count
     }
-    append(#"{"type":"FeatureCollection","features":["#)
-    var i = 0
-    while i < pieces.count {
-      let piece = pieces[i]
+    // The bytes of one descriptor last read, from `windowStart`.
+    var window: [UInt8] = []
+    var windowFD: Int32 = -1
+    var windowStart = 0
+    append(#"{"type":"FeatureCollection","# + members + #""features":["#)
+    for (i, piece) in pieces.enumerated() {
       let source = piece.file
       precondition(source.propertyNames == propertyNames, "pieces of one collection share their properties")
       if i > 0 { append(",\n") }
-      // A run of consecutive features of a file read by offset is copied as one range, separators and all (a
-      // GeoJSON file's features are apart by white space and one comma): a dataset written over HTTP copies
-      // its unchanged features at the speed of the disk's cache, not a read per feature.
-      var last = i
-      if case .file(let fd) = source.source {
-        while last + 1 < pieces.count, pieces[last + 1].file === source,
-          pieces[last + 1].index == pieces[last].index + 1
-        {
-          last += 1
-        }
-        let first = piece.index
-        let final = first + last - i
-        let base = source.starts[first]
-        for k in first...final {
-          file.starts.append(offset + source.starts[k] - base)
-          file.ends.append(offset + source.ends[k] - base)
-        }
-        var position = base
-        let end = source.ends[final]
-        while position < end && failure == 0 {
-          let count = min(end - position, 1 << 20)
-          let old = buffer.count
-          buffer.append(contentsOf: repeatElement(0, count: count))
-          let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + old, count, off_t(position)) }
-          guard got == count else {
-            failure = got < 0 ? errno : EIO
+      file.starts.append(offset)
+      if let (fd, start, end) = source.place(of: piece.index) {
+        if fd != windowFD || start < windowStart || end > windowStart + window.count {
+          let count = max(end - start, 1 << 20)
+          window = [UInt8](unsafeUninitializedCapacity: count) { bytes, initialized in
+            var done = 0
+            while done < count {
+              let got = pread(fd, bytes.baseAddress! + done, count - done, off_t(start + done))
+              if got < 0 && errno == EINTR { continue }
+              if got <= 0 { break }
+              done += got
+            }
+            initialized = done
+          }
+          windowFD = fd
+          windowStart = start
+          guard end - start <= window.count else {
+            failure = EIO
             break
           }
-          position += count
-          offset += count
-          flush()
         }
-        file.points += source.points[first...final]
-        if width > 0 { file.values += source.values[(first * width)..<((final + 1) * width)] }
+        buffer += window[(start - windowStart)..<(end - windowStart)]
+        offset += end - start
       } else {
         source.withText(of: piece.index) { text in
-          file.starts.append(offset)
           buffer += text
           offset += text.count
-          file.ends.append(offset)
         }
-        file.points.append(source.points[piece.index])
-        if width > 0 { file.values += source.values[(piece.index * width)..<((piece.index + 1) * width)] }
+      }
+      file.ends.append(offset)
+      file.points.append(source.points[piece.index])
+      if width > 0 { file.values += source.values[(piece.index * width)..<((piece.index + 1) * width)] }
+      if source.idHashes.isEmpty {
+        idsKnown = false
+      } else if idsKnown {
+        file.idHashes.append(source.idHashes[piece.index])
       }
       if source.hasIDs { file.hasIDs = true }
       if buffer.count >= 1 << 20 { flush() }
-      i = last + 1
     }
+    if !idsKnown { file.idHashes = [] }
     append("]}\n")
     flush()
     guard failure == 0 else {
@@ -126,7 +128,15 @@ extension FeatureFile {
   /// Whether the feature's `id` member is `id`: a string id equal to it, or a number id equal to it as a number
   /// (`7` and `7.0` are the id "7").
   public func hasID(_ id: String, at index: Int) -> Bool {
+    hasID(IDQuery(id), at: index)
+  }
+
+  /// Whether the feature's `id` member is the query's id; the text is read only when the feature's id hash
+  /// leaves it possible.
+  public func hasID(_ query: IDQuery, at index: Int) -> Bool {
     guard hasIDs else { return false }
+    if !idHashes.isEmpty && !query.mayMatch(idHashes[index]) { return false }
+    let id = query.id
     let member = withText(of: index) { text -> JSONValue? in
       var found: [UInt8]? = nil
       let plain = JSONScan.members(of: text) { key, value in

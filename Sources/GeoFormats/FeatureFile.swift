@@ -18,6 +18,9 @@ public final class FeatureFile {
   /// Each feature's text: its byte range in `source`.
   var starts: [Int] = []
   var ends: [Int] = []
+  /// Per feature, a hash of its GeoJSON `id` (`FeatureFile.IDQuery`), so that finding a feature by its id
+  /// reads the text of the few that may have it; empty when not known (features made in memory).
+  var idHashes: [UInt64] = []
   /// The numeric properties asked for, `properties.count` values per feature (NaN when absent).
   public internal(set) var values: [Double] = []
   public let propertyNames: [String]
@@ -28,10 +31,19 @@ public final class FeatureFile {
   enum Source {
     case file(fd: Int32)
     case memory([UInt8])
+    /// Text in two files read by offset: a feature whose offsets are negative (`~offset`) is in `journal`
+    /// (a dataset written over HTTP: its base file and the journal of its changes since).
+    case layered(base: Int32, journal: Int32)
   }
 
   deinit {
-    if case .file(let fd) = source { close(fd) }
+    switch source {
+    case .file(let fd): close(fd)
+    case .layered(let base, let journal):
+      close(base)
+      close(journal)
+    case .memory: break
+    }
   }
 
   init(path: String, propertyNames: [String], source: Source) {
@@ -223,11 +235,15 @@ public final class FeatureFile {
     guard JSONScan.isValid(bytes) else { return false }
     var geometry: UnsafeBufferPointer<UInt8>? = nil
     var properties: UnsafeBufferPointer<UInt8>? = nil
+    var id: UnsafeBufferPointer<UInt8>? = nil
     // A repeated member counts once, the first time, as the full parser reads it.
     let wellFormed = JSONScan.members(of: bytes) { key, value in
       if geometry == nil && JSONScan.equals(key, "geometry") { geometry = value }
       if properties == nil && JSONScan.equals(key, "properties") { properties = value }
-      if JSONScan.equals(key, "id") { hasIDs = true }
+      if JSONScan.equals(key, "id") {
+        hasIDs = true
+        if id == nil { id = value }
+      }
       return true
     }
     guard wellFormed else { return false }
@@ -259,6 +275,7 @@ public final class FeatureFile {
       for name in propertyNames { values.append(parsed?[name]?.doubleValue ?? .nan) }
     }
     points.append(point)
+    idHashes.append(id.map(IDQuery.hash(ofMember:)) ?? IDQuery.none)
     return true
   }
 
@@ -282,6 +299,7 @@ public final class FeatureFile {
     }
     points.append(point)
     if feature["id"] != nil { hasIDs = true }
+    idHashes.append(IDQuery.unknown)  // read by the full parser: always asked
     let properties = feature["properties"]
     for name in propertyNames { values.append(properties?[name]?.doubleValue ?? .nan) }
   }
@@ -344,6 +362,7 @@ public final class FeatureFile {
       memory += json.bytes
       ends.append(memory.count)
       points.append(point)
+      idHashes.append(IDQuery.none)
       for name in propertyNames {
         let value = properties.first { $0.key == name }.flatMap { member -> Double? in
           if case .string(let text) = member.value { return Coordinates.number(text) }
@@ -379,6 +398,18 @@ public final class FeatureFile {
     return 0
   }
 
+  /// Where the feature's text is: a descriptor and its byte range there, or nil when it is in memory.
+  @inline(__always)
+  func place(of index: Int) -> (fd: Int32, start: Int, end: Int)? {
+    switch source {
+    case .memory: return nil
+    case .file(let fd): return (fd, starts[index], ends[index])
+    case .layered(let base, let journal):
+      let start = starts[index]
+      return start >= 0 ? (base, start, ends[index]) : (journal, ~start, ~ends[index])
+    }
+  }
+
   /// A fingerprint of the bytes the features were read from, for cache validators: the file's size and
   /// modification time (as HTTP servers make ETags for files), or a hash of bytes held in memory.
   public var sourceFingerprint: UInt64 {
@@ -392,6 +423,12 @@ public final class FeatureFile {
     case .memory(let bytes):
       for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
     case .file(let fd):
+      mixStatus(fd)
+    case .layered(let base, let journal):
+      mixStatus(base)
+      mixStatus(journal)
+    }
+    func mixStatus(_ fd: Int32) {
       var info = stat()
       if fstat(fd, &info) == 0 {
         mix(UInt64(truncatingIfNeeded: info.st_size))
@@ -412,12 +449,13 @@ public final class FeatureFile {
   /// scratch memory (on the stack when small: a tile reads every point's text, and need not allocate and
   /// zero-fill an array for each; `perf` put malloc, free and the copy at about 3 % of a served tile).
   public func withText<R>(of index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-    let start = starts[index]
-    let end = ends[index]
-    switch source {
-    case .memory(let bytes):
+    if case .memory(let bytes) = source {
+      let start = starts[index]
+      let end = ends[index]
       return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<end])) }
-    case .file(let fd):
+    }
+    do {
+      let (fd, start, end) = place(of: index)!
       return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: end - start) { scratch in
         var done = 0
         while done < scratch.count {

@@ -1,0 +1,277 @@
+import Fetch
+import Foundation
+import GeoFormats
+import GeoIndex
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import TestSupport
+import Testing
+
+@testable import AtlasServer
+
+/// Datasets written over HTTP whose adds and removals go to a journal (issue 30): after any sequence of writes
+/// the answers equal a fresh build over the same features in the same order, a restart serves the same answers
+/// at the same version, and a record cut short by a crash is dropped whole.
+@Suite struct ServeWritesJournalTests {
+  typealias Base = ServeWritesTests
+
+  /// One feature's text: ids of three kinds (a string, a number, none), some features without a Point.
+  static func feature(_ serial: Int, _ random: inout SplitMix64) -> String {
+    let id: String
+    switch serial % 7 {
+    case 0: id = #""id":\#(serial % 50),"#  // numbers, some repeated
+    case 1: id = ""
+    default: id = #""id":"f\#(serial % 90)","#  // strings, some repeated
+    }
+    let geometry =
+      serial % 11 == 3
+      ? "null"
+      : #"{"type":"Point","coordinates":[\#(Double.random(in: -179...179, using: &random)),"#
+        + #"\#(Double.random(in: -80...80, using: &random))]}"#
+    return
+      #"{"type":"Feature",\#(id)"properties":{"s":\#(serial),"category":"\#("ab".randomElement(using: &random)!)"},"#
+      + #""geometry":\#(geometry)}"#
+  }
+
+  static func collection(_ features: [String]) -> String {
+    #"{"type":"FeatureCollection","features":["# + features.joined(separator: ",") + "]}"
+  }
+
+  /// The id a feature's text carries, as the DELETE route takes it (nil without one).
+  static func id(of feature: String) -> String? {
+    if let match = feature.firstMatch(of: /"id":"([^"]+)"/) { return String(match.1) }
+    if let match = feature.firstMatch(of: /"id":([0-9]+)/) { return String(match.1) }
+    return nil
+  }
+
+  /// The answers compared: clusters at every zoom (the leaves of zoom 17), tiles at zooms 0 to 3, filtered
+  /// clusters, and the nearest points to a place.
+  static let paths: [String] = {
+    var paths = (0...17).map { "/v1/datasets/live/clusters?zoom=\($0)" }
+    for (z, x, y) in [(0, 0, 0), (1, 0, 0), (1, 1, 1), (2, 1, 2), (3, 4, 3), (3, 2, 2)] {
+      paths.append("/tiles/live/\(z)/\(x)/\(y).mvt")
+      paths.append("/tiles/live/\(z)/\(x)/\(y).geojson")
+    }
+    let filter = queryEscaped(#"["==",["get","category"],"a"]"#)
+    paths.append("/v1/datasets/live/clusters?zoom=2&filter=\(filter)")
+    paths.append("/v1/nearest?dataset=live&lat=10&lon=20&count=5")
+    return paths
+  }()
+
+  /// The answers of a service that builds `features` fresh (no writes, no journal).
+  static func freshAnswers(_ features: [String]) async throws -> [String] {
+    let file = try FeatureFile.parse(Array(collection(features).utf8), name: "live")
+    let fresh = try Dataset(name: "live", file: file, options: ClusterOptions(), aggregations: [])
+    let markers = try Dataset(name: "markers", file: nil, options: ClusterOptions(), aggregations: [])
+    return try await answers(AtlasService(datasets: [markers, fresh]))
+  }
+
+  static func answers(_ service: AtlasService) async throws -> [String] {
+    try await Application(router: service.router()).test(.router) { client in
+      var bodies: [String] = []
+      for path in paths {
+        let answer = try await client.execute(uri: path, method: .get)
+        bodies.append("\(answer.status.code) \(path) " + String(buffer: answer.body))
+      }
+      return bodies
+    }
+  }
+
+  /// Random adds (one to five features), removals by id (of features there, and of ids none has) and now and
+  /// then a PUT, with a journal compacted every few kilobytes: after each step the service's answers equal a
+  /// fresh build's over the features the test kept in the same order (ids, order, coordinates bit for bit), and
+  /// a restart over the folder serves the same answers, entry and version.
+  /// What the random writes have made so far (the test client's closure is `@Sendable`; one task uses it).
+  final class Sequence: @unchecked Sendable {
+    var random: SplitMix64
+    var serial = 0
+    var features: [String] = []
+    init(seed: UInt64) { random = SplitMix64(state: seed) }
+
+    func next() -> String {
+      serial += 1
+      return ServeWritesJournalTests.feature(serial, &random)
+    }
+    func roll(_ range: Range<Int>) -> Int { Int.random(in: range, using: &random) }
+  }
+
+  @Test(arguments: [UInt64(30), 31, 32])
+  func randomWritesAnswerAsAFreshBuild(seed: UInt64) async throws {
+    let state = Sequence(seed: seed)
+    let scratch = try ScratchDirectory()
+    let markers = try Dataset(name: "markers", file: nil, options: ClusterOptions(), aggregations: [])
+    let service = AtlasService(
+      datasets: [markers], writeToken: Base.token, datasetsDirectory: scratch.path,
+      journalCompactionBytes: 1024)
+    state.features = (0..<60).map { _ in state.next() }
+    let (expected, entry) = try await Application(router: service.router()).test(.router) { client in
+      #expect(
+        try await Base.send(client, .put, "/v1/datasets/live", Self.collection(state.features)).status == 201)
+      for step in 0..<36 {
+        let roll = state.roll(0..<20)
+        if roll < 9 {
+          let added = (0..<state.roll(1..<6)).map { _ in state.next() }
+          let answer = try await Base.send(
+            client, .post, "/v1/datasets/live/features", Self.collection(added))
+          #expect(answer.status == 200, "step \(step): \(answer.body)")
+          state.features += added
+        } else if roll < 18 {
+          let ids = state.features.compactMap(Self.id(of:))
+          let id = roll == 17 || ids.isEmpty ? "none-has-it" : ids[state.roll(0..<ids.count)]
+          let answer = try await Base.send(client, .delete, "/v1/datasets/live/features/\(id)")
+          let matching = state.features.filter { Self.id(of: $0) == id }
+          #expect(
+            answer.status == (matching.isEmpty ? 404 : 200), "step \(step): DELETE \(id): \(answer.body)")
+          state.features.removeAll { Self.id(of: $0) == id }
+        } else {
+          state.features = (0..<state.roll(20..<60)).map { _ in state.next() }
+          let answer = try await Base.send(client, .put, "/v1/datasets/live", Self.collection(state.features))
+          #expect(answer.status == 200)
+        }
+        if step % 6 == 5 {
+          let served = try await Self.answers(service)
+          let fresh = try await Self.freshAnswers(state.features)
+          for (s, f) in zip(served, fresh) { #expect(s == f, "seed \(seed) step \(step)") }
+        }
+      }
+      let entry = try await Base.send(client, .get, "/v1/datasets/live")
+      #expect(entry.json["featureCount"] as? Int == state.features.count)
+      return (try await Self.answers(service), entry.body)
+    }
+    let fresh = try await Self.freshAnswers(state.features)
+    #expect(expected == fresh)
+    let journals = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter {
+      $0.hasSuffix(".journal")
+    }
+    #expect(journals.count <= 1)
+    // A restart: the base and the journal give the same answers, at the same version and content hash.
+    let restarted = try Base.service(scratch.path)
+    let restartedAnswers = try await Self.answers(restarted)
+    #expect(restartedAnswers == expected)
+    let again = try await Application(router: restarted.router()).test(.router) { client in
+      try await Base.send(client, .get, "/v1/datasets/live").body
+    }
+    func facts(_ entry: String) -> String { entry.replacing(/"buildMilliseconds":[0-9.]+/, with: "") }
+    #expect(facts(again) == facts(entry))
+  }
+
+  /// A journal whose last record was cut short (a crash while it was written, before its answer): the restart
+  /// serves the changes before it, cuts the file back to them, and the next write goes on from there; a journal
+  /// that names another base (a PUT's new base in place, the old journal not yet removed) is dropped.
+  @Test func aRecordCutShortIsDroppedWhole() async throws {
+    let scratch = try ScratchDirectory()
+    var random = SplitMix64(state: 7)
+    let base = (1...40).map { Self.feature($0, &random) }
+    let added = (41...43).map { Self.feature($0, &random) }
+    let journal = scratch.path + "/live.journal"
+    let service = try Base.service(scratch.path)
+    let sizes = try await Application(router: service.router()).test(.router) { client in
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", Self.collection(base)).status == 201)
+      var sizes: [Int] = []
+      for feature in added {
+        let answer = try await Base.send(
+          client, .post, "/v1/datasets/live/features", Self.collection([feature]))
+        #expect(answer.status == 200 && answer.json["version"] as? Int == 1 + sizes.count + 1)
+        sizes.append(try FileManager.default.attributesOfItem(atPath: journal)[.size] as! Int)
+      }
+      return sizes
+    }
+    // The last record cut in the middle.
+    let whole = try Data(contentsOf: URL(fileURLWithPath: journal))
+    let cut = sizes[1] + (sizes[2] - sizes[1]) / 2
+    try whole.prefix(cut).write(to: URL(fileURLWithPath: journal))
+    let restarted = try Base.service(scratch.path)
+    let served1 = try await Self.answers(restarted)
+    let fresh1 = try await Self.freshAnswers(base + added.prefix(2))
+    #expect(served1 == fresh1)
+    #expect(try FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int == sizes[1])
+    try await Application(router: restarted.router()).test(.router) { client in
+      let entry = try await Base.send(client, .get, "/v1/datasets/live")
+      #expect(entry.json["version"] as? Int == 3 && entry.json["featureCount"] as? Int == 42)
+      let answer = try await Base.send(
+        client, .post, "/v1/datasets/live/features", Self.collection([added[2]]))
+      #expect(answer.status == 200 && answer.json["version"] as? Int == 4)
+    }
+    let third = try Base.service(scratch.path)
+    let served2 = try await Self.answers(third)
+    let fresh2 = try await Self.freshAnswers(base + added)
+    #expect(served2 == fresh2)
+    // A damaged byte in a whole record ends the journal there too.
+    var damaged = try Data(contentsOf: URL(fileURLWithPath: journal))
+    damaged[sizes[0] + 40] ^= 0x01
+    try damaged.write(to: URL(fileURLWithPath: journal))
+    #expect(
+      try await Self.answers(try Base.service(scratch.path))
+        == (try await Self.freshAnswers(base + added.prefix(1))))
+    // A journal of another base is not replayed over this one.
+    let stale = try Data(contentsOf: URL(fileURLWithPath: journal))
+    let replaced = try Base.service(scratch.path)
+    try await Application(router: replaced.router()).test(.router) { client async throws in
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", Self.collection(base)).status == 200)
+    }
+    #expect(!FileManager.default.fileExists(atPath: journal))
+    try stale.write(to: URL(fileURLWithPath: journal))
+    let served3 = try await Self.answers(try Base.service(scratch.path))
+    let fresh3 = try await Self.freshAnswers(base)
+    #expect(served3 == fresh3)
+    #expect(!FileManager.default.fileExists(atPath: journal))
+  }
+
+  /// Tiles and clusters of a dataset that writes may change are revalidated (`no-cache`, with the ETag) so that
+  /// a cache in front serves a change at once; the markers, and every dataset of a server whose writes are off
+  /// (no token, or no datasets folder), keep five minutes.
+  @Test func writableDatasetsAreRevalidated() async throws {
+    let scratch = try ScratchDirectory()
+    let service = try Base.service(scratch.path)
+    try await Application(router: service.router()).test(.router) { client in
+      #expect(
+        try await Base.send(client, .put, "/v1/datasets/live", Base.collection(10, version: 1)).status == 201)
+      for path in ["/tiles/live/0/0/0.mvt", "/v1/datasets/live/clusters?zoom=3"] {
+        let answer = try await Base.send(client, .get, path)
+        #expect(
+          answer.headers[.cacheControl] == "public, no-cache" && answer.headers[.eTag] != nil, "\(path)")
+      }
+      let markers = try await Base.send(client, .get, "/tiles/markers/0/0/0.mvt")
+      #expect(markers.headers[.cacheControl] == "public, max-age=300")
+    }
+    // The same kept dataset on a server whose writes are off (no token): it cannot change while served.
+    let off = try Base.service(scratch.path, token: nil)
+    try await Application(router: off.router()).test(.router) { client in
+      let answer = try await Base.send(client, .get, "/tiles/live/0/0/0.mvt")
+      #expect(answer.status == 200 && answer.headers[.cacheControl] == "public, max-age=300")
+    }
+    let file = try FeatureFile.parse(Array(Base.collection(10, version: 1).utf8), name: "live")
+    let still = AtlasService(datasets: [
+      try Dataset(name: "live", file: file, options: ClusterOptions(), aggregations: [])
+    ])
+    try await Application(router: still.router()).test(.router) { client in
+      let answer = try await Base.send(client, .get, "/tiles/live/0/0/0.mvt")
+      #expect(answer.headers[.cacheControl] == "public, max-age=300")
+    }
+  }
+
+  /// A write that cannot be kept (the datasets folder is a file; the journal's place a folder) is a 500 whose
+  /// sentence names no path on the server; the served dataset stays as it was.
+  @Test func aWriteThatCannotBeKeptNamesNoPath() async throws {
+    let scratch = try ScratchDirectory()
+    let folder = scratch.path + "/datasets"
+    let service = try Base.service(folder)
+    try await Application(router: service.router()).test(.router) { client in
+      #expect(
+        try await Base.send(client, .put, "/v1/datasets/live", Base.collection(10, version: 1)).status == 201)
+      try FileManager.default.createDirectory(
+        atPath: folder + "/live.journal", withIntermediateDirectories: false)
+      let add = try await Base.send(
+        client, .post, "/v1/datasets/live/features", Base.collection(1, version: 2))
+      #expect(
+        add.status == 500 && !add.body.contains(scratch.path) && add.body.contains("log"), "\(add.body)")
+      let entry = try await Base.send(client, .get, "/v1/datasets/live")
+      #expect(entry.json["featureCount"] as? Int == 10 && entry.json["version"] as? Int == 1)
+      try FileManager.default.removeItem(atPath: folder)
+      #expect(FileManager.default.createFile(atPath: folder, contents: Data()))
+      let put = try await Base.send(client, .put, "/v1/datasets/live", Base.collection(3, version: 3))
+      #expect(put.status == 500 && !put.body.contains(scratch.path), "\(put.body)")
+    }
+  }
+}
