@@ -37,7 +37,17 @@ func write(_ text: String, to message: UnsafeMutablePointer<CChar>?, capacity: I
 func firstInvalid(
   _ count: Int, _ latitudes: UnsafePointer<Double>, _ longitudes: UnsafePointer<Double>
 ) -> (offset: Int, reason: CoordinateError)? {
-  for i in 0..<count {
+  // Eight points a step, tested without a branch a point (NaN fails every comparison): the common case is
+  // every point valid; a block with a bad point is read again one point at a time.
+  var start = 0
+  while start + 8 <= count {
+    let latitude = UnsafeRawPointer(latitudes + start).loadUnaligned(as: SIMD8<Double>.self)
+    let longitude = UnsafeRawPointer(longitudes + start).loadUnaligned(as: SIMD8<Double>.self)
+    let valid = (latitude .>= -90) .& (latitude .<= 90) .& (longitude .>= -180) .& (longitude .<= 180)
+    if !all(valid) { break }
+    start += 8
+  }
+  for i in start..<count {
     let latitude = latitudes[i]
     let longitude = longitudes[i]
     // The common case in one comparison chain; the core's initialiser says why when it fails.
@@ -157,12 +167,14 @@ public func newsatlas_resolve(
   return done
 }
 
-/// The `k` news countries nearest each point as `newsatlas nearest` finds them, nearest first: offsets in the
-/// country list, great-circle distances (km) and initial bearings (degrees) to their markers; `k` at most 54.
+/// The `k` news countries nearest each point as `newsatlas nearest` finds them, nearest first: codes,
+/// great-circle distances (km) and initial bearings (degrees) to their markers; `k` at most 54. Each code is
+/// written as numpy's `U2` holds it, two UTF-32 code units in the machine's byte order (NUL-padded), so the
+/// caller's string array is the answer, with no offsets to look up after the call.
 @_cdecl("newsatlas_nearest")
 public func newsatlas_nearest(
   _ count: Int, _ latitudes: UnsafePointer<Double>, _ longitudes: UnsafePointer<Double>, _ k: Int,
-  _ threads: Int, _ countries: UnsafeMutablePointer<Int16>, _ distances: UnsafeMutablePointer<Double>,
+  _ threads: Int, _ codes: UnsafeMutablePointer<UInt32>, _ distances: UnsafeMutablePointer<Double>,
   _ bearings: UnsafeMutablePointer<Double>, _ message: UnsafeMutablePointer<CChar>?, _ capacity: Int
 ) -> Int {
   guard (1...Country.all.count).contains(k) else {
@@ -174,9 +186,13 @@ public func newsatlas_nearest(
   if refused != done { return refused }
   let tree = Country.markerIndex
   let markers = bearingTargets
-  let (countries, distances, bearings) = (
-    Shared(base: countries), Shared(base: distances), Shared(base: bearings)
-  )
+  let (codes, distances, bearings) = (Shared(base: codes), Shared(base: distances), Shared(base: bearings))
+  let units = codeUnits
+  /// Item `i`'s code: the country at `offset`'s two code units.
+  func putCode(_ offset: Int, at i: Int) {
+    codes[2 * i] = units[2 * offset]
+    codes[2 * i + 1] = units[2 * offset + 1]
+  }
   Parallel.forEachPiece(count: count, threads: cores(threads)) { range in
     var start = range.lowerBound
     if k == 1 {
@@ -189,8 +205,10 @@ public func newsatlas_nearest(
         let found = (
           tree.nearest(to: a.0)!, tree.nearest(to: a.1)!, tree.nearest(to: a.2)!, tree.nearest(to: a.3)!
         )
-        (countries[i], countries[i + 1]) = (Int16(found.0.index), Int16(found.1.index))
-        (countries[i + 2], countries[i + 3]) = (Int16(found.2.index), Int16(found.3.index))
+        putCode(found.0.index, at: i)
+        putCode(found.1.index, at: i + 1)
+        putCode(found.2.index, at: i + 2)
+        putCode(found.3.index, at: i + 3)
         (distances[i], distances[i + 1]) = (found.0.distanceKilometers, found.1.distanceKilometers)
         (distances[i + 2], distances[i + 3]) = (found.2.distanceKilometers, found.3.distanceKilometers)
         let b = GreatCircle.initialBearingDegrees(
@@ -204,7 +222,7 @@ public func newsatlas_nearest(
     for i in start..<range.upperBound {
       let query = GeoPoint(uncheckedLatitude: latitudes[i], longitude: longitudes[i])
       func put(_ neighbor: Neighbor, _ j: Int) {
-        countries[i * k + j] = Int16(neighbor.index)
+        putCode(neighbor.index, at: i * k + j)
         distances[i * k + j] = neighbor.distanceKilometers
         bearings[i * k + j] = GreatCircle.initialBearingDegrees(from: query, to: markers[neighbor.index])
       }
@@ -216,6 +234,13 @@ public func newsatlas_nearest(
     }
   }
   return done
+}
+
+/// Each news country's code as two UTF-32 code units (numpy's `U2`), NUL-padded, two a country in
+/// `Country.all` order.
+let codeUnits: [UInt32] = Country.all.flatMap { country in
+  let scalars = country.code.unicodeScalars.map(\.value)
+  return (0..<2).map { $0 < scalars.count ? scalars[$0] : 0 }
 }
 
 /// The 54 markers as bearing targets (their latitudes' sines and cosines kept).

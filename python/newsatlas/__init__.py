@@ -129,21 +129,21 @@ def nearest(latitudes, longitudes, k=1, *, threads=None):
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= _country_count:
         raise ValueError(f"k must be 1 to {_country_count} (the news countries), not {k!r}.")
     n = lat.shape[0]
-    # Every item is written by the library: no zeroing.
-    countries = np.empty((n, k), dtype=np.int16)
+    # Every item is written by the library: no zeroing. The codes come as the strings themselves.
+    codes = np.empty((n, k), dtype="U2")
     distances = np.empty((n, k), dtype=np.float64)
     bearings = np.empty((n, k), dtype=np.float64)
     if n:
         message = Message()
         status = lib.newsatlas_nearest(
-            n, pointer(lat), pointer(lon), int(k), cores, pointer(countries), pointer(distances),
+            n, pointer(lat), pointer(lon), int(k), cores, pointer(codes), pointer(distances),
             pointer(bearings), message.buffer, message.capacity,
         )
         if status != DONE:
             raise message.error()
     if k == 1:
-        countries, distances, bearings = countries[:, 0], distances[:, 0], bearings[:, 0]
-    return Nearest(_codes.take(countries), distances, bearings)
+        codes, distances, bearings = codes[:, 0], distances[:, 0], bearings[:, 0]
+    return Nearest(codes, distances, bearings)
 
 
 def countries():

@@ -30,6 +30,21 @@ def test_coordinates_out_of_range_or_not_numbers(function):
         assert str(raised.value).startswith(sentence)
 
 
+@pytest.mark.parametrize("function", [newsatlas.resolve, newsatlas.nearest, newsatlas.PointIndex])
+def test_the_first_bad_point_of_a_long_array_is_named(function):
+    """The library checks eight points a step and reads a block with a bad point again point by point: every
+    offset of a block, blocks after the first, the tail after the last whole block, two bad points."""
+    for offsets, latitude, longitude in [
+        ([0], np.nan, 0.0), ([7], 0.0, 181.0), ([8], -91.0, 0.0), ([13, 30], 0.0, -np.inf), ([31], 90.5, 0.0),
+        ([32], 0.0, np.nan), ([38], np.inf, 0.0), ([19, 20], 0.0, 200.0),
+    ]:
+        lat, lon = np.full(39, 45.0), np.full(39, 5.0)
+        lat[offsets], lon[offsets] = latitude, longitude
+        with pytest.raises(ValueError, match=rf"^Point {offsets[0]} \(0-based\): The l"):
+            function(lat, lon)
+    function(np.full(39, 90.0), np.full(39, -180.0))  # the edges of the ranges are positions
+
+
 def test_arguments_out_of_range():
     with pytest.raises(ValueError, match="k must be 1 to 54"):
         newsatlas.nearest([0.0], [0.0], k=55)
