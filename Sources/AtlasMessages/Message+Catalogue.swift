@@ -301,6 +301,12 @@ public enum Message: String, CaseIterable, Sendable {
   case twoLetterCountry
   case mixSourcesAndCountry
   case serviceSourceNeedsNewsAPI
+  case providerNoSources
+  case providerNoCategorySources
+  case providerNoFeeds
+  case providerFeedsNoCategories
+  case providerGDELTNoCategories
+  case providerNoRouteGDELTOff
   case serviceBatchFormat
   case serviceBatchCountNeedsJSONL
   case serviceBatchNotJSON
@@ -1750,6 +1756,35 @@ public enum Message: String, CaseIterable, Sendable {
       (
         "No cluster has the id {1} at zoom {2}.",
         "Aucun groupe n'a l'identifiant {1} au zoom {2}."
+      )
+    case .providerNoSources:
+      (
+        "NewsAPI lists no sources for {1}; --search-fallback searches its name instead.",
+        "NewsAPI ne liste aucune source pour {1} ; --search-fallback cherche plutôt son nom."
+      )
+    case .providerNoCategorySources:
+      (
+        "NewsAPI lists no {1} sources for {2}; --search-fallback searches its name instead.",
+        "NewsAPI ne liste aucune source {1} pour {2} ; --search-fallback cherche plutôt son nom."
+      )
+    case .providerNoFeeds:
+      ("No feeds are configured for {1} ({2}).", "Aucun flux n'est configuré pour {1} ({2}).")
+    case .providerFeedsNoCategories:
+      (
+        "Feeds have no categories, so they cannot answer {1}'s {2} headlines.",
+        "Les flux n'ont pas de catégories : ils ne peuvent pas donner les titres {2} de {1}."
+      )
+    case .providerGDELTNoCategories:
+      (
+        "GDELT has no categories, so it cannot give {1}'s {2} headlines; ask without a category, or ask "
+          + "NewsAPI (provider newsapi, with a key).",
+        "GDELT n'a pas de catégories : il ne peut pas donner les titres {2} de {1} ; demandez sans "
+          + "catégorie, ou demandez à NewsAPI (fournisseur newsapi, avec une clé)."
+      )
+    case .providerNoRouteGDELTOff:
+      (
+        "NewsAPI has no route for {1}, and GDELT is turned off here.",
+        "NewsAPI n'a pas de route pour {1}, et GDELT est coupé ici."
       )
     case .serviceSourceNeedsNewsAPI:
       (

@@ -54,20 +54,32 @@ public struct Sentence: Sendable, Hashable, CustomStringConvertible {
   /// The message, or nil for text that has no translation yet (a lower layer's English sentence).
   public let message: Message?
   public let arguments: [String]
+  /// The arguments said in French, when they differ (a country's French name).
+  public let frenchArguments: [String]?
 
   public init(_ message: Message, _ arguments: any CustomStringConvertible...) {
     self.message = message
     self.arguments = arguments.map(\.description)
+    frenchArguments = nil
+  }
+
+  /// A message whose arguments are words of their own language (a country's name in each).
+  public init(_ message: Message, english: [String], french: [String]) {
+    self.message = message
+    arguments = english
+    frenchArguments = french
   }
 
   /// Text said as it is in every language (a lower layer's sentence, a service's own words).
   public init(verbatim text: String) {
     message = nil
     arguments = [text]
+    frenchArguments = nil
   }
 
   public func text(in language: InterfaceLanguage) -> String {
-    message?.text(arguments, in: language) ?? arguments.joined()
+    message?.text(language == .french ? frenchArguments ?? arguments : arguments, in: language)
+      ?? arguments.joined()
   }
 
   /// English: for logs and for tests that read the sentence as the library words it.

@@ -1,3 +1,4 @@
+import AtlasMessages
 import Fetch
 import Foundation
 
@@ -28,10 +29,11 @@ public struct FeedsProvider: HeadlinesProvider {
   }
 
   /// Why a job has no route here, or nil when it has one.
-  func noRoute(_ job: HeadlinesJob) -> String? {
-    if job.category != nil {
-      return
-        "Feeds have no categories, so they cannot answer \(job.country.name)'s \(job.category!) headlines."
+  func noRoute(_ job: HeadlinesJob) -> Sentence? {
+    if let category = job.category {
+      return Sentence(
+        .providerFeedsNoCategories, english: [job.country.name, category],
+        french: [job.country.nameFrench, category])
     }
     return feeds(of: job).isEmpty ? NewsProviders.noFeeds(job.country) : nil
   }

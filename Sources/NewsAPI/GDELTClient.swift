@@ -50,9 +50,10 @@ public final class GDELTClient: HeadlinesProvider {
   }
 
   /// The sentence for a category asked of GDELT, which has none.
-  public static func noCategories(_ job: HeadlinesJob) -> String {
-    "GDELT has no categories, so it cannot give \(job.country.name)'s \(job.category ?? "") headlines; ask "
-      + "without a category, or ask NewsAPI (provider newsapi, with a key)."
+  public static func noCategories(_ job: HeadlinesJob) -> Sentence {
+    Sentence(
+      .providerGDELTNoCategories, english: [job.country.name, job.category ?? ""],
+      french: [job.country.nameFrench, job.category ?? ""])
   }
 
   /// GDELT's `seendate` (`20261124T101500Z`) as the contract's `publishedAt` (`2026-11-24T10:15:00Z`, UTC), or

@@ -1,4 +1,5 @@
 import AtlasAnswers
+import AtlasMessages
 import Foundation
 import NewsAtlas
 
@@ -83,7 +84,7 @@ public enum HeadlinesJSON {
       try container.encode(result.strategy.rawValue, forKey: .strategy)
       try container.encode(result.totalResults, forKey: .totalResults)
       try container.encode(result.articles.map(Item.init), forKey: .articles)
-      try container.encode(result.reason, forKey: .reason)
+      try container.encode(result.reason?.description, forKey: .reason)
       try container.encode(result.error.map(ErrorObject.init), forKey: .error)
     }
     enum Keys: CodingKey {
@@ -140,7 +141,9 @@ public enum HeadlinesJSON {
           cached: $0.cached)
       }
       none = plan.settled.sorted { $0.key < $1.key }.map {
-        Settled(country: $0.value.job.country.code, category: $0.value.job.category, reason: $0.value.reason)
+        Settled(
+          country: $0.value.job.country.code, category: $0.value.job.category,
+          reason: $0.value.reason?.description)
       }
       awaitingSourcesList = codes(plan.awaitingSourcesList)
       cost = plan.cost

@@ -1,3 +1,4 @@
+import AtlasMessages
 import NewsAtlas
 
 /// One country's headlines, in one category or in none, or one NewsAPI source's (a favourite source, in its
@@ -62,14 +63,14 @@ public struct HeadlinesResult: Sendable {
   /// articles it returned from this country's sources.
   public var totalResults = 0
   public var articles: [Article] = []
-  /// Why the strategy is `none`.
-  public var reason: String?
+  /// Why the strategy is `none`: English in JSON, the reader's language in text.
+  public var reason: Sentence?
   /// Why the request that would have served this country failed.
   public var error: NewsAPIError?
 
   public init(
     job: HeadlinesJob, provider: NewsProvider = .newsapi, strategy: HeadlinesStrategy, totalResults: Int = 0,
-    articles: [Article] = [], reason: String? = nil, error: NewsAPIError? = nil
+    articles: [Article] = [], reason: Sentence? = nil, error: NewsAPIError? = nil
   ) {
     self.job = job
     self.provider = provider

@@ -222,11 +222,12 @@ extension NewsAPIClient {
           searches.append((query, [i]))
         }
       } else {
-        let what = job.category.map { "\($0) sources" } ?? "sources"
+        let (english, french) = (job.country.name, job.country.nameFrench)
         settled[i] = HeadlinesResult(
           job: job, strategy: .none,
-          reason:
-            "NewsAPI lists no \(what) for \(job.country.name); --search-fallback searches its name instead.")
+          reason: job.category.map {
+            Sentence(.providerNoCategorySources, english: [$0, english], french: [$0, french])
+          } ?? Sentence(.providerNoSources, english: [english], french: [french]))
       }
     }
     var requests: [PlannedRequest] = []

@@ -67,7 +67,7 @@ public struct NewsProviders: Sendable {
     case .gdelt:
       guard gdelt != nil else { throw .invalidRequest(Sentence(.gdeltOff)) }
       if let job = jobs.first(where: { $0.category != nil }) {
-        throw .invalidRequest(Sentence(verbatim: GDELTClient.noCategories(job)))
+        throw .invalidRequest(GDELTClient.noCategories(job))
       }
       return jobs.map { _ in .provider(.gdelt) }
     case .feeds:
@@ -92,7 +92,9 @@ public struct NewsProviders: Sendable {
           return .settled(
             HeadlinesResult(
               job: jobs[i], provider: .newsapi, strategy: .none,
-              reason: "NewsAPI has no route for \(jobs[i].country.name), and GDELT is turned off here."))
+              reason: Sentence(
+                .providerNoRouteGDELTOff, english: [jobs[i].country.name],
+                french: [jobs[i].country.nameFrench])))
         }
         if jobs[i].category != nil {
           return .settled(
@@ -105,8 +107,9 @@ public struct NewsProviders: Sendable {
   }
 
   /// "No feeds are configured for France (fr)."
-  static func noFeeds(_ country: Country) -> String {
-    "No feeds are configured for \(country.name) (\(country.code))."
+  static func noFeeds(_ country: Country) -> Sentence {
+    Sentence(
+      .providerNoFeeds, english: [country.name, country.code], french: [country.nameFrench, country.code])
   }
 
   /// What `headlines` would send under `choice`: every provider's plan, in one (its requests name their

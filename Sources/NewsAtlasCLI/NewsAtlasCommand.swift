@@ -26,6 +26,9 @@ struct NewsAtlasCommand: AsyncParsableCommand {
     ]
   )
 
+  /// `--lang` before the command's name (`newsatlas --lang fr nearest 1 2`) as after it; `main` reads it.
+  @OptionGroup var interface: InterfaceOptions
+
   /// Runs a command, reporting any failure as one sentence on standard error with a sysexits(3) status.
   static func main() async {
     // A file-size limit (or a full quota) must fail the cache's write, not kill the command: the cache then

@@ -411,7 +411,9 @@ struct HeadlinesCommand: AsyncParsableCommand {
     }
     switch result.strategy {
     case .none:
-      return text + " · " + Message.headlinesNoHeadlines(result.reason ?? Message.headlinesNothingToAsk())
+      return text + " · "
+        + Message.headlinesNoHeadlines(
+          result.reason?.text(in: .current) ?? Message.headlinesNothingToAsk())
         + "\n"
     case .country: text += " · \(articles) \(Message.headlinesViaTop())\n"
     case .sources: text += " · \(articles) \(Message.headlinesViaSources())\n"
@@ -459,7 +461,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
       let result = plan.settled[i]!
       text +=
         "  \(column(Message.planNone()))  \(codes([i])): "
-        + "\(printable(result.reason ?? Message.headlinesNothingToAsk()))\n"
+        + "\(printable(result.reason?.text(in: .current) ?? Message.headlinesNothingToAsk()))\n"
     }
     text += Message.planSends(plan.cost == 1 ? Message.planOneRequest() : Message.planRequests(plan.cost))
     text +=

@@ -94,6 +94,11 @@ import Testing
     ),
     (["serve", "--port", "70000"], "--port va de 0 à 65535, pas 70000."),
     (
+      ["headlines", "--country", "fr", "--provider", "gdelt", "--category", "sports"],
+      "GDELT n'a pas de catégories : il ne peut pas donner les titres sports de France ; demandez sans catégorie, "
+        + "ou demandez à NewsAPI (fournisseur newsapi, avec une clé)."
+    ),
+    (
       ["config", "frob"],
       "'frob' n'est pas une action de config ; utilisez show, get, set, unset, reset ou path."
     ),
@@ -135,6 +140,27 @@ import Testing
         "newsatlas: Give the longitude after the latitude 1.",
       ])
     #expect(result.stdout.contains("interface-language"))
+  }
+
+  /// `--lang` before the command's name as after it (it was "Unknown option '--lang'", in French).
+  @Test func langBeforeTheCommand() throws {
+    let result = try CLI.run(["--lang", "fr", "nearest", "1"])
+    #expect(result.status == 64 && result.stderr == "newsatlas: Donnez la longitude après la latitude 1.\n")
+    let answer = try CLI.run(["--lang", "fr", "nearest", "48.85", "2.35"])
+    #expect(answer.status == 0 && answer.stdout.contains(" cap "), "\(answer.stderr)")
+  }
+
+  /// A provider's reason for a country it cannot serve is said in the reader's language in text (JSON keeps
+  /// English): no feeds for Germany.
+  @Test func aProvidersReasonIsFrench() throws {
+    let text = try CLI.run(["headlines", "--country", "de", "--provider", "feeds", "--lang", "fr"])
+    #expect(
+      text.stdout.contains("Aucun flux n'est configuré pour Allemagne (de)."), "\(text.stdout) \(text.stderr)"
+    )
+    let json = try CLI.run([
+      "headlines", "--country", "de", "--provider", "feeds", "--format", "json", "--lang", "fr",
+    ])
+    #expect(json.stdout.contains(#""reason":"No feeds are configured for Germany (de).""#), "\(json.stdout)")
   }
 
   /// French text output: country names, table words and durations.

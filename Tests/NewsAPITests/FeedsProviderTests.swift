@@ -43,8 +43,8 @@ import Testing
       ])
     #expect(plan.requests.map(\.cached) == [false, false])
     #expect(plan.requests.allSatisfy { $0.provider == .feeds && $0.jobs == [0] })
-    #expect(plan.settled[1]?.reason == "No feeds are configured for Italy (it).")
-    #expect(plan.settled[2]?.reason?.hasPrefix("Feeds have no categories") == true)
+    #expect(plan.settled[1]?.reason?.description == "No feeds are configured for Italy (it).")
+    #expect(plan.settled[2]?.reason?.description.hasPrefix("Feeds have no categories") == true)
     #expect(http.requests.isEmpty)  // planning sends nothing
 
     let results = try await feeds.headlines(jobs, options: HeadlinesOptions(pageSize: 3)) { _, _ in }

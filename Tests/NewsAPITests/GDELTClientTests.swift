@@ -171,7 +171,9 @@ import Testing
     // A category: a sentence, not an empty answer.
     let category = client.plan(
       [HeadlinesJob(country: Country.named(code: "fr")!, category: "business")], options: HeadlinesOptions())
-    #expect(category.cost == 0 && category.settled[0]?.reason?.contains("GDELT has no categories") == true)
+    #expect(
+      category.cost == 0
+        && category.settled[0]?.reason?.description.contains("GDELT has no categories") == true)
   }
 
   @Test func theNewsAPIKeyNeverReachesGDELT() async throws {

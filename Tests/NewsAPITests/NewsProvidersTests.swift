@@ -78,7 +78,7 @@ import Testing
     let business = try await providers.headlines(
       jobs(["gb", "lv"], category: "business"), choice: .auto, options: HeadlinesOptions())
     #expect(business[1].provider == .gdelt && business[1].strategy == .none)
-    #expect(business[1].reason?.contains("GDELT has no categories") == true)
+    #expect(business[1].reason?.description.contains("GDELT has no categories") == true)
   }
 
   @Test func withoutAKeyEveryCountryGoesToGDELT() async throws {
@@ -126,8 +126,10 @@ import Testing
     #expect(gdelt[0].provider == .gdelt && transport.requests.count == 1)
     let feeds = try await keyed.headlines(jobs(["fr", "de"]), choice: .feeds, options: HeadlinesOptions())
     #expect(feeds.map(\.provider) == [.feeds, .feeds])
-    #expect(feeds[1].strategy == .none && feeds[1].reason == "No feeds are configured for Germany (de).")
+    #expect(
+      feeds[1].strategy == .none
+        && feeds[1].reason?.description == "No feeds are configured for Germany (de).")
     let none = try await keyless.headlines(jobs(["de"]), choice: .feeds, options: HeadlinesOptions())
-    #expect(none[0].reason == "No feeds are configured for Germany (de).")
+    #expect(none[0].reason?.description == "No feeds are configured for Germany (de).")
   }
 }
