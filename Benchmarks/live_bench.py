@@ -10,12 +10,17 @@ first filtered tile (the filtered index built), then GETs of 256 tiles at zoom 4
 keep-alive connection, twice (first made, then from the tile cache), and the filter cache's bytes as /metrics
 counts them beside the growth of the server's resident memory.
 
+After the rounds, one more POST and then the first nearest query (`/v1/nearest?dataset=live`), which builds the
+nearest tree that a write no longer builds. The load average is printed with each size. NEWSATLAS_BINARY names
+another build to measure (an older one, for a before/after in one sitting); NEWSATLAS_SERVE_ARGS adds options to
+`serve` (`--filter-cache-mb 512` keeps the filtered index of a third of 1M points, which the default 256 does not).
+
     python3 Benchmarks/live_bench.py [ROUNDS] [SIZES...]
 """
 import http.client, json, os, random, re, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BINARY = os.path.join(ROOT, ".build", "release", "newsatlas")
+BINARY = os.environ.get("NEWSATLAS_BINARY") or os.path.join(ROOT, ".build", "release", "newsatlas")
 TOKEN = "live-bench-write-token-0123456789"
 ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 SIZES = [int(s) for s in sys.argv[2:]] or [10_000, 100_000, 1_000_000]
@@ -60,11 +65,12 @@ def median(values):
 
 def main():
     scratch = tempfile.TemporaryDirectory(prefix="newsatlas-live-bench-")
-    print(f"rounds {ROUNDS}, sizes {SIZES}")
+    print(f"rounds {ROUNDS}, sizes {SIZES}, binary {BINARY}")
     for size in SIZES:
         body = collection(size, seed=size)
         server = subprocess.Popen(
-            [BINARY, "serve", "--port", "0", "--no-news", "--datasets-dir", f"{scratch.name}/d{size}"],
+            [BINARY, "serve", "--port", "0", "--no-news", "--datasets-dir", f"{scratch.name}/d{size}"]
+            + os.environ.get("NEWSATLAS_SERVE_ARGS", "").split(),
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
             env={**os.environ, "NEWSATLAS_WRITE_TOKEN": TOKEN})
         port = int(re.search(r":(\d+)\s*$", server.stdout.readline()).group(1))
@@ -90,6 +96,14 @@ def main():
                     if after == before:
                         raise SystemExit(f"{what}: the tile's ETag did not change")
                     timings[what].append(elapsed)
+            client.ask("POST", "/v1/datasets/live/features", collection(1, seed=99, prefix="last-"), write=True)
+            begin = time.perf_counter()
+            client.ask("GET", "/v1/nearest?dataset=live&lat=10&lon=20&count=5")
+            nearest = time.perf_counter() - begin
+            with open("/proc/loadavg") as f:
+                load = " ".join(f.read().split()[:3])
+            print(f"{size:>9,} points (load {load}): first nearest after a write {nearest * 1000:,.1f} ms",
+                  flush=True)
             print(f"{size:>9,} points: PUT (created) {created * 1000:,.0f} ms; " + "; ".join(
                 f"{what} median {median(values) * 1000:,.1f} ms (min {min(values) * 1000:,.1f}, max "
                 f"{max(values) * 1000:,.1f})" for what, values in timings.items()), flush=True)
