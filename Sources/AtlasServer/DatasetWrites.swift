@@ -167,6 +167,12 @@ final class DatasetWrites: Sendable {
         features.append(journaled: added, textStarts: textStarts.map { $0 + at })
         outcomes.append(nil)
       case .removeFeature(let id):
+        // The features this batch added are read through the journal: their records are written ahead (synced
+        // with the rest below), so a removal after an add of the same id in one batch finds it, as replay will.
+        if !records.isEmpty && !writeAhead(records, to: fd, at: first) {
+          outcomes.append(.refused(failure(name, "writing \(journalPath)", errno == 0 ? EIO : errno)))
+          continue
+        }
         let found = features.indices(withID: id)
         guard !found.isEmpty else {
           outcomes.append(.refused(Self.noFeature(name, id)))
@@ -204,23 +210,29 @@ final class DatasetWrites: Sendable {
     return (outcomes.map { $0 ?? .refused(refusal!) }, 0)
   }
 
-  /// Writes `records` at `offset` of the journal and syncs it (and the folder, for a new journal); on a
-  /// failure the journal is cut back to `offset` and the problem returned.
-  private func append(
-    _ records: [UInt8], to fd: Int32, at offset: Int, path: String, name: String, created: Bool
-  ) -> Problem? {
+  /// Writes `records` at `offset` of the journal, unsynced (`append` writes and syncs them again).
+  private func writeAhead(_ records: [UInt8], to fd: Int32, at offset: Int) -> Bool {
     var written = 0
     while written < records.count {
       let count = records[written...].withUnsafeBytes {
         pwrite(fd, $0.baseAddress, $0.count, off_t(offset + written))
       }
       if count < 0 && errno == EINTR { continue }
-      guard count > 0 else {
-        let code = errno == 0 ? EIO : errno
-        _ = ftruncate(fd, off_t(offset))
-        return failure(name, "writing \(path)", code)
-      }
+      guard count > 0 else { return false }
       written += count
+    }
+    return true
+  }
+
+  /// Writes `records` at `offset` of the journal and syncs it (and the folder, for a new journal); on a
+  /// failure the journal is cut back to `offset` and the problem returned.
+  private func append(
+    _ records: [UInt8], to fd: Int32, at offset: Int, path: String, name: String, created: Bool
+  ) -> Problem? {
+    guard writeAhead(records, to: fd, at: offset) else {
+      let code = errno == 0 ? EIO : errno
+      _ = ftruncate(fd, off_t(offset))
+      return failure(name, "writing \(path)", code)
     }
     guard fsync(fd) == 0 else {
       let code = errno
