@@ -77,7 +77,10 @@ extension AtlasService {
     try allow(request, [])
     var writer = JSONWriter()
     writer.object { object in
-      object.array("sources", news?.newsAPI == nil ? [] : favouriteSources) { item, id in
+      // Only where a source's headlines can be asked: with NewsAPI, and a default provider that may use it (a
+      // `provider = gdelt` server would refuse every map request that named one).
+      let offered = news?.newsAPI != nil && (defaultProvider == .auto || defaultProvider == .newsapi)
+      object.array("sources", offered ? favouriteSources : []) { item, id in
         item.object { $0.string("id", id) }
       }
     }

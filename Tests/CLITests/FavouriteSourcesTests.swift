@@ -195,5 +195,12 @@ import Testing
     #expect(String(decoding: none.body, as: UTF8.self) == #"{"sources":[]}"# + "\n")
     let refused = try await client.get(keyless.base + "/v1/headlines?source=bbc-news")
     #expect(refused.status == 503)
+    // Nor on a server whose default provider is not NewsAPI's: the map would name them in every request, and
+    // each would be refused.
+    try "sources = \"le-monde,bbc-news\"\nprovider = \"gdelt\"\n".write(
+      toFile: config.path + "/newsatlas/config.toml", atomically: true, encoding: .utf8)
+    let gdelt = try Served([], environment: environment.merging(["XDG_CONFIG_HOME": config.path]) { $1 })
+    let offered = try await client.get(gdelt.base + "/v1/sources")
+    #expect(String(decoding: offered.body, as: UTF8.self) == #"{"sources":[]}"# + "\n")
   }
 }

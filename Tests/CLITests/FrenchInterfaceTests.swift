@@ -142,6 +142,19 @@ import Testing
     #expect(result.stdout.contains("interface-language"))
   }
 
+  /// A settings file that cannot be read is refused in the locale's language, as with `--lang` (the file is read
+  /// at launch, before the language is known: what it refused is worded again once the language is chosen).
+  @Test func aBrokenSettingsFileIsRefusedInTheLocalesLanguage() throws {
+    let script = """
+      mkdir -p "$XDG_CONFIG_HOME/newsatlas" && printf 'country = "zz"\\n' > "$XDG_CONFIG_HOME/newsatlas/config.toml"
+      LANG=fr_FR.UTF-8 "$0" headlines; "$0" headlines --lang fr; "$0" headlines
+      """
+    let result = try CLI.shell(script, environment: ["NEWSAPI_KEY": "k"])
+    let lines = result.stderrLines
+    #expect(lines.count == 3, "\(result.stderr)")
+    #expect(lines.count == 3 && lines[0] == lines[1] && lines[0] != lines[2], "\(result.stderr)")
+  }
+
   /// `--lang` before the command's name as after it (it was "Unknown option '--lang'", in French).
   @Test func langBeforeTheCommand() throws {
     let result = try CLI.run(["--lang", "fr", "nearest", "1"])

@@ -29,10 +29,13 @@ import Testing
     _ = LaunchSettings.readAtLaunch(path: folder + "/other.toml")
     #expect(try LaunchSettings.load(path: path)[.country] == "de")
 
-    // A file launch could not read is refused to the command with the same reason.
+    // A file launch could not read is not handed on: the command reads it again (and words the refusal in the
+    // language chosen since).
     try "country = \"zz\"\n".write(toFile: path, atomically: false, encoding: .utf8)
     #expect(LaunchSettings.readAtLaunch(path: path) == nil)
-    try "country = \"it\"\n".write(toFile: path, atomically: false, encoding: .utf8)
     #expect(throws: SettingsError.self) { try LaunchSettings.load(path: path) }
+    _ = LaunchSettings.readAtLaunch(path: path)
+    try "country = \"it\"\n".write(toFile: path, atomically: false, encoding: .utf8)
+    #expect(try LaunchSettings.load(path: path)[.country] == "it")
   }
 }
