@@ -83,7 +83,11 @@ enum DatasetJournal {
     var version = baseVersion
     var position = head.count
     records: while position < bytes.count {
-      guard let record = wholeRecord(in: bytes, at: position) else { break }
+      // A record's version follows the base's and never goes down (one batch shares one); any other is damaged,
+      // like one out of any range a server reaches (the next write adds one to it).
+      guard let record = wholeRecord(in: bytes, at: position), record.version > baseVersion,
+        record.version >= version, record.version < 1 << 52
+      else { break }
       switch record.kind {
       case "add":
         let payload = Array(bytes[record.payload])
@@ -91,12 +95,20 @@ enum DatasetJournal {
         else {
           break records
         }
-        // The parser read back the texts the writer put there, `,\n` between two.
+        // The parser read back the texts the writer put there, `,\n` between two: checked, as the texts are
+        // served from these offsets (a record in another layout, its checksum whole, is damaged).
+        guard bytes[record.payload].starts(with: collectionStart) else { break records }
         var starts: [Int] = []
         var offset = record.payload.lowerBound + collectionStart.count
         for i in 0..<added.count {
+          let text = added.text(of: i)
+          let end = offset + text.count
+          guard end + (i + 1 < added.count ? 2 : 0) <= record.payload.upperBound,
+            bytes[offset..<end].elementsEqual(text),
+            i + 1 == added.count || (bytes[end] == UInt8(ascii: ",") && bytes[end + 1] == 0x0A)
+          else { break records }
           starts.append(offset)
-          offset += added.text(of: i).count + 2
+          offset = end + 2
         }
         file.append(journaled: added, textStarts: starts)
       default:

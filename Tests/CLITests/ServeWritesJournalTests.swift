@@ -218,6 +218,48 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: journal))
   }
 
+  /// A record whose checksum is whole but whose version could not have been written (past any a server
+  /// reaches: the next write would trap adding one), or whose payload is in another layout than the writer's
+  /// (its texts would be served from the wrong offsets), is damaged: dropped, and the dataset served without it.
+  @Test func aCraftedRecordIsDroppedNotTrusted() async throws {
+    let scratch = try ScratchDirectory()
+    var random = SplitMix64(state: 11)
+    let base = (1...30).map { Self.feature($0, &random) }
+    let added = Self.feature(31, &random)
+    let journal = scratch.path + "/live.journal"
+    try await Application(router: try Base.service(scratch.path).router()).test(.router) { client async throws in
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", Self.collection(base)).status == 201)
+      #expect(
+        try await Base.send(client, .post, "/v1/datasets/live/features", Self.collection([added])).status
+          == 200)
+    }
+    let written = try Data(contentsOf: URL(fileURLWithPath: journal))
+    let recordStart = try #require(written.range(of: Data("\nadd 2 ".utf8))).lowerBound + 1
+    let header = written.prefix(upTo: recordStart)
+    let record = written.suffix(from: recordStart)
+    func fnv(_ bytes: Data) -> UInt64 {
+      bytes.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 }
+    }
+    let huge = Data(
+      String(decoding: record, as: UTF8.self).replacing("add 2 ", with: "add \(Int.max) ", maxReplacements: 1)
+        .utf8)
+    let payload =
+      Data(#"{"type":"FeatureCollection","features":[ "#.utf8) + Data(added.utf8) + Data("]}".utf8)
+    let spaced =
+      Data("add 2 \(payload.count) \(String(fnv(payload), radix: 16))\n".utf8) + payload + Data("\n".utf8)
+    let fresh = try await Self.freshAnswers(base)
+    for crafted in [huge, spaced] {
+      try (header + crafted).write(to: URL(fileURLWithPath: journal))
+      let restarted = try Base.service(scratch.path)
+      #expect(try await Self.answers(restarted) == fresh)
+      try await Application(router: restarted.router()).test(.router) { client async throws in
+        let answer = try await Base.send(
+          client, .post, "/v1/datasets/live/features", Self.collection([added]))
+        #expect(answer.status == 200 && answer.json["version"] as? Int == 2)
+      }
+    }
+  }
+
   /// Tiles and clusters of a dataset that writes may change are revalidated (`no-cache`, with the ETag) so that
   /// a cache in front serves a change at once; the markers, and every dataset of a server whose writes are off
   /// (no token, or no datasets folder), keep five minutes.
