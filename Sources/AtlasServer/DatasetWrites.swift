@@ -458,19 +458,24 @@ final class DatasetWrites: Sendable {
       guard VectorLayer.isValidName(name), name != "markers" else { continue }
       do {
         let base = try FeatureFile.load(path: path, propertyNames: aggregations.map(\.property), name: name)
-        // A base kept before versions were: version 1, named by its file's fingerprint.
-        let facts = DatasetJournal.baseFacts(path) ?? (1, base.sourceFingerprint)
+        // A base kept before versions were (or any file without their members: one in another format) is
+        // served at version 1 and not journaled: its first change writes a whole base with a version and a nonce
+        // of its own. (Its fingerprint, an inode and a time, is no name for a journal: a copy of the folder
+        // would make every journal stale.)
+        let facts = DatasetJournal.baseFacts(path)
         var features = base
-        var version = facts.version
+        var version = facts?.version ?? 1
         var journalBytes = 0
         let journalPath = directory + "/" + name + ".journal"
         let journal = open(journalPath, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
         if journal >= 0 {
-          if let replayed = DatasetJournal.replay(
-            journal, over: base, nonce: facts.nonce, baseVersion: facts.version, name: name)
+          if let facts,
+            let replayed = DatasetJournal.replay(
+              journal, over: base, nonce: facts.nonce, baseVersion: facts.version, name: name)
           {
             (features, version, journalBytes) = (replayed.file, replayed.version, replayed.journalBytes)
           } else {
+            if facts == nil { close(journal) }
             unlink(journalPath)
           }
         }
@@ -481,9 +486,10 @@ final class DatasetWrites: Sendable {
         datasets.append(
           try Dataset(
             name: name, file: features, options: options, aggregations: aggregations, version: version,
-            kept: Dataset.Kept(
-              nonce: facts.nonce, baseVersion: facts.version, baseBytes: baseBytes, journalBytes: journalBytes
-            )))
+            kept: facts.map {
+              Dataset.Kept(
+                nonce: $0.nonce, baseVersion: $0.version, baseBytes: baseBytes, journalBytes: journalBytes)
+            }))
       } catch {
         warn("The kept dataset '\(path)' cannot be served (\(error)); remove it or PUT the dataset again.")
       }
