@@ -9,9 +9,10 @@ extension AtlasService {
   /// `GET /v1/headlines?country=CC|near=LAT,LON|cluster=ID&zoom=Z[&source=ID…][&category=C][&pageSize=N]
   /// [&provider=P]`: the CLI's headlines JSON (`HeadlinesJSON`), planned by the same providers and planner
   /// through the server's one set of clients, so every request shares one cache, one budget and one GDELT
-  /// pacing. Without a key the answers come from GDELT. A failed country is an error object in its result (200); a plan the budget
-  /// cannot cover is 429 with `Retry-After` (when the budget frees up); `provider=newsapi` on a server without a
-  /// key, and a server started with `--no-news`, are 503. The key never leaves the process but to NewsAPI.
+  /// pacing. Without a key the answers come from GDELT. A failed country is an error object in its result
+  /// (200); a plan the budget cannot cover is 429 with `Retry-After` (when the budget frees up);
+  /// `provider=newsapi` on a server without a key, and a server started with `--no-news`, are 503. The key never
+  /// leaves the process but to NewsAPI.
   func headlines(_ request: ParsedRequest) async throws -> Reply {
     let query = try allow(
       request, ["country", "near", "cluster", "zoom", "category", "pageSize", "provider", "source"],

@@ -158,6 +158,7 @@ final class DatasetWrites: Sendable {
     }
     let features = before.file.journaledCopy(journal: dup(fd))
     var outcomes: [Outcome?] = []
+    var ahead = 0  // the bytes of `records` already written ahead (each once)
     for change in changes {
       switch change {
       case .add(let added):
@@ -169,9 +170,12 @@ final class DatasetWrites: Sendable {
       case .removeFeature(let id):
         // The features this batch added are read through the journal: their records are written ahead (synced
         // with the rest below), so a removal after an add of the same id in one batch finds it, as replay will.
-        if !records.isEmpty && !writeAhead(records, to: fd, at: first) {
-          outcomes.append(.refused(failure(name, "writing \(journalPath)", errno == 0 ? EIO : errno)))
-          continue
+        if records.count > ahead {
+          guard writeAhead(Array(records[ahead...]), to: fd, at: first + ahead) else {
+            outcomes.append(.refused(failure(name, "writing \(journalPath)", errno == 0 ? EIO : errno)))
+            continue
+          }
+          ahead = records.count
         }
         let found = features.indices(withID: id)
         guard !found.isEmpty else {
