@@ -30,7 +30,7 @@ enum ArgumentParserWords {
   static func error(_ text: String, in language: InterfaceLanguage) -> String {
     guard language != .english else { return text }
     for message in errors {
-      guard var parts = match(text, message.texts.en) else { continue }
+      guard var parts = match(text, message.texts.en, userText: userText(of: message)) else { continue }
       switch message {
       case .parserSetTwice:  // "flag '-x'" or "position 2": the first said in the reader's language
         parts = parts.map { part in
@@ -80,10 +80,21 @@ enum ArgumentParserWords {
     return list
   }
 
+  /// The placeholder that holds what the user typed (a value, an option), when one before the last does: it
+  /// may contain the template's own words (`--lang "x' is invalid for 'y"`), so it ends at the last place its
+  /// following words occur rather than the first. ArgumentParser's own words after it (an option's name, its
+  /// list of values) never contain them.
+  static func userText(of message: Message) -> Int? {
+    switch message {
+    case .parserInvalidValueFor, .parserInvalidValue, .parserUnknownOptionSuggested: 1
+    default: nil
+    }
+  }
+
   /// The texts that `template`'s placeholders (`{1}` … in order, each once) stand for in `text`, or nil when
-  /// `text` is not the template's sentence. A placeholder takes the shortest text up to the literal after it;
-  /// the last literal must end the text.
-  static func match(_ text: String, _ template: String) -> [String]? {
+  /// `text` is not the template's sentence. A placeholder takes the shortest text up to the literal after it,
+  /// but for placeholder `userText`, which takes the longest; the last literal must end the text.
+  static func match(_ text: String, _ template: String, userText: Int? = nil) -> [String]? {
     var literals: [Substring] = []
     var rest = template[...]
     while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
@@ -102,7 +113,10 @@ enum ArgumentParserWords {
         parts.append(String(text[position...].dropLast(literal.count)))
         return parts
       }
-      guard !literal.isEmpty, let found = text[position...].firstRange(of: literal) else { return nil }
+      let rest = text[position...]
+      guard !literal.isEmpty,
+        let found = i == userText ? rest.lastRange(of: String(literal)) : rest.firstRange(of: literal)
+      else { return nil }
       parts.append(String(text[position..<found.lowerBound]))
       position = found.upperBound
     }
@@ -122,8 +136,12 @@ extension String {
     return result + rest
   }
 
-  fileprivate func lastRange(of target: String) -> Range<String.Index>? {
-    var found: Range<String.Index>?
+}
+
+extension StringProtocol {
+  /// The last place `target` occurs, or nil.
+  fileprivate func lastRange(of target: String) -> Range<Index>? {
+    var found: Range<Index>?
     var rest = self[...]
     while let range = rest.firstRange(of: target) {
       found = range

@@ -242,6 +242,12 @@ import Testing
     ),
     (["headlines", "--country", "fr", "--frob"], "Option inconnue '--frob'. Vouliez-vous dire '--probe' ?"),
     (["countries", "--qqqqqqqqqq"], "Option inconnue '--qqqqqqqqqq'."),
+    // A value holding the sentence's own words is cut where ArgumentParser's words begin, not inside it.
+    (
+      ["nearest", "1", "2", "--format", "x' is invalid for 'y"],
+      "La valeur 'x' is invalid for 'y' n'est pas valide pour '--format <format>'. Donnez l'une des valeurs "
+        + "'text', 'json', 'geojson', 'csv' ou 'jsonl'."
+    ),
   ])
   func argumentParsersErrorsAreFrench(arguments: [String], sentence: String) throws {
     let french = try CLI.run(arguments, environment: Self.french)
