@@ -5,6 +5,7 @@
 public enum Message: String, CaseIterable, Sendable {
   case rootAbstract
   case rootDiscussion
+  case exitStatusDiscussion
   case seeHelp
   case langHelp
   case standardOutputFailed
@@ -425,25 +426,29 @@ public enum Message: String, CaseIterable, Sendable {
         "Find the news country for a place, exactly and fast.",
         "Trouver le pays d'actualité d'un lieu, exactement et vite."
       )
-    case .rootDiscussion:
+    case .exitStatusDiscussion:
       (
         """
         EXIT STATUS (sysexits): 0 success; 64 a bad command line; 65 bad data (a malformed file, failed batch \
         rows, the good ones still written); 69 the network or the service failed; 73 an output file that \
         cannot be created; 74 a read or write failed; 75 try later (quota, request budget, a locked cache); 77 \
         the service rejected the key; 78 a configuration problem (no key, a bad setting); 130 and 143 \
-        interrupted. LANGUAGE: English, or French with --lang fr, the interface-language setting or a French \
-        locale (LC_ALL, LC_MESSAGES, LANG).
+        interrupted.
         """,
         """
         CODE DE SORTIE (sysexits) : 0 succès ; 64 une ligne de commande erronée ; 65 des données erronées (un \
         fichier mal formé, des lignes de lot en échec, les bonnes tout de même écrites) ; 69 le réseau ou le \
         service a échoué ; 73 un fichier de sortie impossible à créer ; 74 une lecture ou une écriture a \
         échoué ; 75 réessayer plus tard (quota, budget de requêtes, cache verrouillé) ; 77 le service a refusé \
-        la clé ; 78 un problème de configuration (pas de clé, un réglage erroné) ; 130 et 143 interrompu. \
-        LANGUE : anglais, ou français avec --lang fr, le réglage interface-language ou une locale française \
-        (LC_ALL, LC_MESSAGES, LANG).
+        la clé ; 78 un problème de configuration (pas de clé, un réglage erroné) ; 130 et 143 interrompu.
         """
+      )
+    case .rootDiscussion:
+      (
+        "LANGUAGE: English, or French with --lang fr, the interface-language setting or a French locale "
+          + "(LC_ALL, LC_MESSAGES, LANG).",
+        "LANGUE : anglais, ou français avec --lang fr, le réglage interface-language ou une locale française "
+          + "(LC_ALL, LC_MESSAGES, LANG)."
       )
     case .seeHelp: ("{1} See 'newsatlas help'.", "{1} Voir 'newsatlas help'.")
     case .langHelp:
@@ -1137,8 +1142,10 @@ public enum Message: String, CaseIterable, Sendable {
       )
     case .headlinesKeepFavourite:
       (
-        "{1}, or keep a favourite with 'newsatlas config set country fr'.",
-        "{1}, ou gardez un favori avec 'newsatlas config set country fr'."
+        "{1} (or sources with --source ID), or keep a favourite with 'newsatlas config set country fr' or "
+          + "'newsatlas config set sources bbc-news'.",
+        "{1} (ou des sources avec --source ID), ou gardez un favori avec 'newsatlas config set country fr' ou "
+          + "'newsatlas config set sources bbc-news'."
       )
     case .headlinesAllFailed: ("All {1} results failed", "Les {1} résultats ont échoué")
     case .headlinesSomeFailed: ("{1} of {2} results failed", "{1} résultats sur {2} ont échoué")

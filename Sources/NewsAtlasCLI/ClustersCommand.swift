@@ -9,7 +9,7 @@ struct ClustersCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "clusters",
     abstract: Message.clustersAbstract(),
-    discussion: Message.clustersDiscussion()
+    discussion: helpDiscussion(Message.clustersDiscussion())
   )
 
   @Option(

@@ -13,8 +13,9 @@ struct ConfigCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "config",
     abstract: Message.configAbstract(),
-    discussion: Message.configDiscussion(
-      Settings.Key.allCases.map { "\($0.rawValue) (\($0.help))" }.joined(separator: "; "))
+    discussion: helpDiscussion(
+      Message.configDiscussion(
+        Settings.Key.allCases.map { "\($0.rawValue) (\($0.help))" }.joined(separator: "; ")))
   )
 
   @Argument(help: ArgumentHelp(Message.configActionHelp()))

@@ -8,7 +8,8 @@ import NewsAtlas
 struct CountriesCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "countries",
-    abstract: Message.countriesAbstract()
+    abstract: Message.countriesAbstract(),
+    discussion: helpDiscussion()
   )
 
   @Argument(help: ArgumentHelp(Message.countriesQueryHelp()))

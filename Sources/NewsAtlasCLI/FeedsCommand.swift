@@ -10,7 +10,7 @@ struct FeedsCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "feeds",
     abstract: Message.feedsAbstract(),
-    discussion: Message.feedsDiscussion()
+    discussion: helpDiscussion(Message.feedsDiscussion())
   )
 
   @Argument(help: ArgumentHelp(Message.feedsActionHelp()))

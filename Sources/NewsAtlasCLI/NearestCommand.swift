@@ -17,7 +17,7 @@ struct NearestCommand: ParsableCommand {
       newsatlas nearest LAT LON [--count <n>] [--max-km <km>] [--format <format>] [--points <file>]
       newsatlas nearest --input <file> [--format csv|jsonl] [--count <n>] [--points <file>] [--threads <n>]
       """,
-    discussion: Message.nearestDiscussion()
+    discussion: helpDiscussion(Message.nearestDiscussion())
   )
 
   // Collected unparsed so that negative numbers ("-33.87 151.21") are read as coordinates, not options.

@@ -15,7 +15,7 @@ struct NewsAtlasCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "newsatlas",
     abstract: Message.rootAbstract(),
-    discussion: Message.rootDiscussion(),
+    discussion: helpDiscussion(Message.rootDiscussion()),
     version: "0.1.0",
     subcommands: [
       NearestCommand.self, ResolveCommand.self, ClustersCommand.self, ServeCommand.self, TilesCommand.self,
@@ -70,6 +70,11 @@ struct NewsAtlasCommand: AsyncParsableCommand {
       Glibc.exit(code == .failure ? CLIError.usage : code.rawValue)
     }
   }
+}
+
+/// A command's discussion for its help, followed by the exit statuses, which every command's help lists.
+func helpDiscussion(_ text: String? = nil) -> String {
+  [text, Message.exitStatusDiscussion()].compactMap { $0 }.joined(separator: "\n\n")
 }
 
 /// `--lang`, which every command takes: the language of what it says (read before parsing by `main`, which

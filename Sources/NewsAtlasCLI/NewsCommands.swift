@@ -201,7 +201,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "headlines",
     abstract: Message.headlinesAbstract(),
-    discussion: Message.headlinesDiscussion()
+    discussion: helpDiscussion(Message.headlinesDiscussion())
   )
 
   @Option(
@@ -496,7 +496,7 @@ extension HeadlinesJob {
 
 struct SearchCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "search", abstract: Message.searchAbstract())
+    commandName: "search", abstract: Message.searchAbstract(), discussion: helpDiscussion())
 
   @Argument(help: ArgumentHelp(Message.searchQueryHelp()))
   var query: String
@@ -582,7 +582,7 @@ struct SearchCommand: AsyncParsableCommand {
 struct SourcesCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "sources",
-    abstract: Message.sourcesAbstract())
+    abstract: Message.sourcesAbstract(), discussion: helpDiscussion())
 
   @Argument(help: ArgumentHelp(Message.sourcesNameHelp()))
   var name: String?
@@ -693,7 +693,7 @@ func encodedLine(_ value: some Encodable) -> [UInt8] {
 struct QuotaCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "quota",
-    abstract: Message.quotaAbstract())
+    abstract: Message.quotaAbstract(), discussion: helpDiscussion())
 
   @OptionGroup var interface: InterfaceOptions
 

@@ -13,7 +13,7 @@ struct ResolveCommand: ParsableCommand {
       newsatlas resolve LAT LON [--format text|json]
       newsatlas resolve --input <file> [--format csv|jsonl] [--threads <n>]
       """,
-    discussion: Message.resolveDiscussion()
+    discussion: helpDiscussion(Message.resolveDiscussion())
   )
 
   @Argument(

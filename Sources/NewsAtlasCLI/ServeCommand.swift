@@ -19,7 +19,7 @@ struct ServeCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "serve",
     abstract: Message.serveAbstract(),
-    discussion: Message.serveDiscussion()
+    discussion: helpDiscussion(Message.serveDiscussion())
   )
 
   @Option(help: ArgumentHelp(Message.serveHostHelp()))

@@ -10,7 +10,7 @@ struct TilesCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "tiles",
     abstract: Message.tilesAbstract(),
-    discussion: Message.tilesDiscussion()
+    discussion: helpDiscussion(Message.tilesDiscussion())
   )
 
   @Option(help: ArgumentHelp(Message.tilesPointsHelp(), valueName: "file"))

@@ -180,9 +180,19 @@ import Testing
   @Test func aBareHeadlinesSaysHowToKeepAFavourite() throws {
     let result = try CLI.run(["headlines"], environment: environment)
     #expect(result.status == 64)
+    // The favourite country, and sources too: a flag for once, the setting to keep them.
     #expect(
-      result.stderr.contains("or keep a favourite with 'newsatlas config set country fr'."),
+      result.stderr.contains(
+        "(or sources with --source ID), or keep a favourite with 'newsatlas config set country fr' or "
+          + "'newsatlas config set sources bbc-news'."),
       "\(result.stderr)")
+    let french = try CLI.run(["headlines", "--lang", "fr"], environment: environment)
+    #expect(french.status == 64)
+    #expect(
+      french.stderr.contains("(ou des sources avec --source ID), ou gardez un favori avec "),
+      "\(french.stderr)")
+    // What it suggests works: --source alone asks for that source's headlines.
+    #expect(try CLI.run(["headlines", "--source", "bbc-news"], environment: environment).status == 0)
   }
 
   @Test func textPrintsAsTheyArrive() throws {

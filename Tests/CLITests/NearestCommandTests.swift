@@ -85,6 +85,14 @@ import Testing
     #expect(threads.components(separatedBy: "default").count == 2, "\(threads)")
     let root = try CLI.run(["--help"]).stdout
     #expect(root.contains("EXIT STATUS (sysexits): 0 success; 64 a bad command line;"))
+    // Every command's help lists the exit statuses, not only the root's (issue 31 item 7), in its language.
+    for command in FrenchInterfaceTests.commands {
+      let english = FrenchInterfaceTests.collapsed(try CLI.run([command, "--help"]).stdout)
+      #expect(english.contains("EXIT STATUS (sysexits): 0 success; 64 a bad command line;"), "\(command)")
+      let french = FrenchInterfaceTests.collapsed(
+        try CLI.run([command, "--help"], environment: FrenchInterfaceTests.french).stdout)
+      #expect(french.contains("CODE DE SORTIE (sysexits) : 0 succès ; 64 une ligne"), "\(command)")
+    }
     #expect(!(try CLI.run(["headlines", "--help"]).stdout.contains("<all>")))
   }
 
