@@ -416,6 +416,8 @@ public enum Message: String, CaseIterable, Sendable {
   case serviceWholeNumber
   case serviceDecimal
   case serviceGiveZoom
+  case serveFavouriteLeftOut
+  case serveFavouritesUnchecked
 
   /// The English and French templates; `{1}`, `{2}` … are the arguments.
   public var texts: (en: String, fr: String) {
@@ -2008,6 +2010,20 @@ public enum Message: String, CaseIterable, Sendable {
       ("{1} must be a decimal number, not '{2}'.", "{1} doit être un nombre décimal, pas '{2}'.")
     case .serviceGiveZoom:
       ("Give zoom, 0 to 31 (for example zoom=3).", "Donnez zoom, de 0 à 31 (par exemple zoom=3).")
+
+    // MARK: The service's favourite sources, checked before the map is offered them
+    case .serveFavouriteLeftOut:
+      (
+        "A favourite source is not offered to the map: {1}",
+        "Une source favorite n'est pas proposée à la carte : {1}"
+      )
+    case .serveFavouritesUnchecked:
+      (
+        "The favourite sources are not offered to the map: NewsAPI's sources list, which they are checked "
+          + "against, could not be had.",
+        "Les sources favorites ne sont pas proposées à la carte : la liste des sources de NewsAPI, à laquelle "
+          + "elles sont comparées, n'a pas pu être obtenue."
+      )
     }
   }
 }

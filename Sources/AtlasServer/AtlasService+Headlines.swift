@@ -2,6 +2,7 @@ import AtlasMessages
 import Fetch
 import GeoFormats
 import GeoIndex
+import Logging
 import NewsAPI
 import NewsAtlas
 
@@ -73,15 +74,28 @@ extension AtlasService {
 extension AtlasService {
   /// `GET /v1/sources`: the favourite NewsAPI sources this server offers (its `sources` setting), in their
   /// order, for the map page's source choice: `{"sources":[{"id":"bbc-news"},…]}`; none without NewsAPI (no
-  /// key, `--no-news`), which alone serves a source's headlines.
-  func favourites(_ request: ParsedRequest) throws -> Reply {
+  /// key, `--no-news`), which alone serves a source's headlines. Only those NewsAPI's sources list knows (in
+  /// one of the 54 countries) are offered, each other one logged with its refusal (in the process's language:
+  /// the operator's): the map names the chosen one in every request, which an unknown id would make a 400.
+  /// None while no sources list can be had.
+  func favourites(_ request: ParsedRequest, logger: Logger) async throws -> Reply {
     try allow(request, [])
+    var offered: [String] = []
+    // Only where a source's headlines can be asked: with NewsAPI, and a default provider that may use it (a
+    // `provider = gdelt` server would refuse every map request that named one).
+    if let newsAPI = news?.newsAPI, defaultProvider == .auto || defaultProvider == .newsapi {
+      if let checked = await newsAPI.usableSources(favouriteSources) {
+        offered = checked.usable
+        for refusal in checked.refused {
+          logger.warning("\(Message.serveFavouriteLeftOut(refusal.description(in: .current)))")
+        }
+      } else {
+        logger.warning("\(Message.serveFavouritesUnchecked())")
+      }
+    }
     var writer = JSONWriter()
     writer.object { object in
-      // Only where a source's headlines can be asked: with NewsAPI, and a default provider that may use it (a
-      // `provider = gdelt` server would refuse every map request that named one).
-      let offered = news?.newsAPI != nil && (defaultProvider == .auto || defaultProvider == .newsapi)
-      object.array("sources", offered ? favouriteSources : []) { item, id in
+      object.array("sources", offered) { item, id in
         item.object { $0.string("id", id) }
       }
     }

@@ -43,7 +43,9 @@ extension AtlasService {
     router.readable("/v1/headlines") { request, context in
       try await headlines(ParsedRequest(request, context)).response
     }
-    router.readable("/v1/sources", favourites)
+    router.readable("/v1/sources") { request, context in
+      try await favourites(ParsedRequest(request, context), logger: context.logger).response
+    }
     router.readable("/metrics", metricsText)
     // The news map: the page, its script and style, Leaflet from its Debian package, the base map.
     router.readable("/", mapPage)

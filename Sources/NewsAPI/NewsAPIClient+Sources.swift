@@ -21,6 +21,37 @@ extension NewsAPIClient {
     return try Self.sourceJobs(ids, catalog: catalog)
   }
 
+  /// The ids among `ids` that `sourceJobs` takes (the sources list knows them, each in one of the 54 countries),
+  /// in order, and the refusal of each other one; nil when no sources list can be had (none cached, and
+  /// fetching it failed). The service's favourite sources pass through it: one that NewsAPI does not know would
+  /// otherwise be offered to the map, and every request naming it refused.
+  public func usableSources(_ ids: [String]) async -> (usable: [String], refused: [NewsAPIError])? {
+    guard !ids.isEmpty else { return ([], []) }
+    let cached = cachedSources()
+    let catalog: [NewsSource]
+    if let (list, fresh) = cached, fresh {
+      catalog = list
+    } else {
+      do throws(NewsAPIError) {
+        catalog = try await sources()
+      } catch {
+        guard let (list, _) = cached else { return nil }
+        catalog = list
+      }
+    }
+    var usable: [String] = []
+    var refused: [NewsAPIError] = []
+    for id in ids {
+      do throws(NewsAPIError) {
+        _ = try Self.sourceJobs([id], catalog: catalog)
+        usable.append(id)
+      } catch {
+        refused.append(error)
+      }
+    }
+    return (usable, refused)
+  }
+
   /// One job per id (once each, in order), in its source's country.
   static func sourceJobs(_ ids: [String], catalog: [NewsSource]) throws(NewsAPIError) -> [HeadlinesJob] {
     var jobs: [HeadlinesJob] = []

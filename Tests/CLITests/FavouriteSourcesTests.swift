@@ -203,4 +203,34 @@ import Testing
     let offered = try await client.get(gdelt.base + "/v1/sources")
     #expect(String(decoding: offered.body, as: UTF8.self) == #"{"sources":[]}"# + "\n")
   }
+
+  /// A favourite that NewsAPI's sources list does not know (or outside the 54 countries) is not offered to the
+  /// map, and logged with its refusal in the server's language: the map names the chosen source in every
+  /// request, and one bad favourite made each a 400. The good favourites are still offered and served.
+  @Test func aBadFavouriteIsNotOfferedToTheMap() async throws {
+    let config = try ScratchDirectory()
+    try FileManager.default.createDirectory(
+      atPath: config.path + "/newsatlas", withIntermediateDirectories: true)
+    try "sources = \"le-monde,bbc-nwes,el-mundo\"\n".write(
+      toFile: config.path + "/newsatlas/config.toml", atomically: true, encoding: .utf8)
+    let client = HTTPClient()
+    for (language, leftOut) in [
+      ("C.UTF-8", "A favourite source is not offered to the map: 'bbc-nwes' is not a NewsAPI source id"),
+      (
+        "fr_FR.UTF-8",
+        "Une source favorite n'est pas proposée à la carte : 'bbc-nwes' n'est pas un identifiant"
+      ),
+    ] {
+      let served = try Served(
+        [], environment: environment.merging(["XDG_CONFIG_HOME": config.path, "LANG": language]) { $1 })
+      let favourites = try await client.get(served.base + "/v1/sources")
+      #expect(String(decoding: favourites.body, as: UTF8.self) == #"{"sources":[{"id":"le-monde"}]}"# + "\n")
+      // What the map asks with the one offered: the country's headlines and the source's.
+      let map = try await client.get(served.base + "/v1/headlines?country=de&source=le-monde")
+      #expect(map.status == 200, "\(String(decoding: map.body, as: UTF8.self))")
+      let log = served.log()
+      #expect(log.contains(leftOut), "\(log)")
+      #expect(log.contains("'el-mundo'"), "\(log)")
+    }
+  }
 }
