@@ -61,6 +61,9 @@ public final class Dataset: @unchecked Sendable {
     let baseBytes: Int
     /// 0 when there is no journal.
     let journalBytes: Int
+    /// Whether the base's folder was synced after it was renamed into place; when not, its next change writes
+    /// a whole base again rather than a journal that goes on from one a crash may undo.
+    var baseSynced = true
   }
 
   /// The nearest tree, built on first use (a write does not pay for it).

@@ -54,6 +54,8 @@ final class DatasetWrites: Sendable {
   let compactionBytes: Int
   /// Datasets with a builder running, and the changes waiting for it.
   private let lanes = Mutex<[String: Lane]>([:])
+  /// Failures a test injects and the gate it holds builders at (none in a server).
+  let seams = DatasetWriteSeams()
 
   init(
     directory: String, options: ClusterOptions, aggregations: [Aggregation], store: DatasetStore,
@@ -95,6 +97,7 @@ final class DatasetWrites: Sendable {
   /// its base is compacted into a new base once the changes it holds are answered.
   private func drain(_ name: String) {
     while true {
+      seams.waitBeforeBatch()
       let batch = lanes.withLock { lanes -> [Waiting] in
         let batch = lanes[name]?.waiting ?? []
         if batch.isEmpty { lanes[name] = nil } else { lanes[name]?.waiting = [] }
@@ -106,10 +109,15 @@ final class DatasetWrites: Sendable {
       if let dataset = store[name], let kept = dataset.kept,
         kept.journalBytes > max(kept.baseBytes / 4, compactionBytes)
       {
+        seams.waitBeforeCompaction()
         compact(dataset)
+        seams.compactionEnded()
       }
     }
   }
+
+  /// How many changes wait for the builder of `name` (for tests lining changes up behind a held builder).
+  func waitingCount(_ name: String) -> Int { lanes.withLock { $0[name]?.waiting.count ?? 0 } }
 
   /// The default of `compactionBytes`.
   static let smallestCompaction = 1 << 20
@@ -122,7 +130,9 @@ final class DatasetWrites: Sendable {
     let before = store[name]
     let outcomes: [Outcome]
     let changed: Int
-    if let before, before.kept != nil, changes.allSatisfy(\.isJournaled) {
+    // A base whose folder sync failed is written whole again at its next change (its rename may not be on disk,
+    // so no journal goes on from it).
+    if let before, before.kept?.baseSynced == true, changes.allSatisfy(\.isJournaled) {
       (outcomes, changed) = journal(changes, to: before)
     } else {
       (outcomes, changed) = rewrite(changes, to: name, from: before)
@@ -149,13 +159,12 @@ final class DatasetWrites: Sendable {
     defer { close(fd) }
     var records: [UInt8] = []
     let first = kept.journalBytes
-    if first == 0 {
-      // A new journal (one a crash left, naming another base, is written over).
-      guard ftruncate(fd, 0) == 0 else {
-        return (changes.map { _ in .refused(failure(name, "emptying \(journalPath)", errno)) }, 0)
-      }
-      records = DatasetJournal.header(nonce: kept.nonce, baseVersion: kept.baseVersion)
+    // The file cut to its whole records (a write refused before may have left bytes after them); a new journal
+    // is written over one a crash left, naming another base.
+    guard ftruncate(fd, off_t(first)) == 0 else {
+      return (changes.map { _ in .refused(failure(name, "cutting \(journalPath) back", errno)) }, 0)
     }
+    if first == 0 { records = DatasetJournal.header(nonce: kept.nonce, baseVersion: kept.baseVersion) }
     let features = before.file.journaledCopy(journal: dup(fd))
     var outcomes: [Outcome?] = []
     var ahead = 0  // the bytes of `records` already written ahead (each once)
@@ -243,8 +252,10 @@ final class DatasetWrites: Sendable {
       _ = ftruncate(fd, off_t(offset))
       return failure(name, "syncing \(path)", code)
     }
-    if created, let code = Self.syncFolder(directory) {
-      return failure(name, "syncing the folder \(directory)", code)
+    if created, let failed = syncFolder() {
+      // Refused, so not kept: the records are cut away (were the file's name on disk, a restart would serve them).
+      if ftruncate(fd, off_t(offset)) == 0 { _ = fsync(fd) }
+      return failure(name, "syncing the folder \(directory)", failed.code)
     }
     return nil
   }
@@ -304,15 +315,26 @@ final class DatasetWrites: Sendable {
     }
     guard changed else { return (outcomes.map { $0 ?? .refused(Self.noDataset(name)) }, 0) }
     let served: Dataset?
+    let unsynced: Problem?
     do {
-      served = try write(
+      (served, unsynced) = try write(
         pieces, as: name, nonce: nonce ?? UInt64.random(in: 3 ... .max), version: store.nextVersion(name))
     } catch {
       metrics.datasetWritesFailed(changes.count)
       return (outcomes.map { _ in .refused(error) }, 0)
     }
+    // In place on disk (synced or not): served, so that what is served is what a restart serves.
     store.swap(name, to: served)
     afterSwap(name, served)
+    if let unsynced {  // answered as a 500 (whose detail the log gets) that says the change is served
+      metrics.datasetWritesFailed(changes.count)
+      return (
+        outcomes.map { outcome in
+          if case .refused = outcome { return outcome! }
+          return .refused(unsynced)
+        }, changes.count
+      )
+    }
     let outcomesServed = zip(outcomes, created).map { outcome, created in
       outcome ?? served.map { .served($0, created: created) } ?? .removed
     }
@@ -320,21 +342,26 @@ final class DatasetWrites: Sendable {
   }
 
   /// Keeps `pieces` as the dataset's base file (its journal removed) and builds its dataset; nil pieces remove
-  /// the files.
+  /// the files. Once the base is renamed into place (or removed) the change is the dataset, whatever fails
+  /// after: it is returned with the problem that its folder could not be synced (`unsynced`).
+  ///
+  /// - Throws: the problem, when nothing on disk changed.
   private func write(_ pieces: [FeatureFile.Piece]?, as name: String, nonce: UInt64, version: Int)
     throws(Problem)
-    -> Dataset?
+    -> (dataset: Dataset?, unsynced: Problem?)
   {
     let path = path(of: name)
     guard let pieces else {
       // The base first: a crash before the journal goes leaves a journal without a base, removed at start.
-      for file in [path, journalPath(of: name)] where unlink(file) != 0 && errno != ENOENT {
-        throw failure(name, "removing \(file)", errno)
+      guard unlink(path) == 0 || errno == ENOENT else { throw failure(name, "removing \(path)", errno) }
+      let journal = journalPath(of: name)
+      if unlink(journal) != 0 && errno != ENOENT {
+        return (nil, unsyncedFailure(name, "removing \(journal)", errno))
       }
-      if let code = Self.syncFolder(directory) {
-        throw failure(name, "syncing the folder \(directory)", code)
+      if let failed = syncFolder() {
+        return (nil, unsyncedFailure(name, "syncing the folder \(directory)", failed.code))
       }
-      return nil
+      return (nil, nil)
     }
     let file: PrivateFile
     do {
@@ -354,8 +381,10 @@ final class DatasetWrites: Sendable {
     } catch {
       throw failure(name, "building it (\(error))", 0)
     }
-    try commit(file, as: name)
-    return dataset
+    guard let unsynced = try commit(file, as: name) else { return (dataset, nil) }
+    var kept = dataset.kept!
+    kept.baseSynced = false
+    return (Dataset(dataset, readingFrom: features, kept: kept), unsynced)
   }
 
   /// `pieces` written to `file` as a kept base (its version and nonce before the features), read back, and the
@@ -375,14 +404,21 @@ final class DatasetWrites: Sendable {
   }
 
   /// Puts the written base in place (synced, renamed, the folder synced) and removes the journal, whose changes
-  /// the base holds (one left by a crash names the base before and is dropped at start).
-  private func commit(_ file: PrivateFile, as name: String) throws(Problem) {
+  /// the base holds (one left by a crash names the base before and is dropped at start). When the base is in
+  /// place but its folder's sync failed, the journal stays (it names the base before, so a restart drops it,
+  /// unless a crash brings that base back too) and the problem is returned: the base's next change writes a
+  /// whole base again.
+  ///
+  /// - Throws: the problem, when the base is not in place (the one before is).
+  private func commit(_ file: PrivateFile, as name: String) throws(Problem) -> Problem? {
     do {
-      try file.commit(as: path(of: name), naming: "the dataset '\(name)'")
+      try file.commit(as: path(of: name), naming: "the dataset '\(name)'") { [self] _ in syncFolder() }
     } catch {
-      throw failure(name, error.description, 0)
+      guard file.isInPlace else { throw failure(name, error.description, 0) }
+      return unsyncedFailure(name, error.description, 0)
     }
-    if unlink(journalPath(of: name)) == 0 { _ = Self.syncFolder(directory) }
+    if unlink(journalPath(of: name)) == 0 { _ = syncFolder() }
+    return nil
   }
 
   /// Writes the served dataset's features as a new base at its version (same nonce, same answers) and serves
@@ -400,15 +436,21 @@ final class DatasetWrites: Sendable {
       defer { file.close() }
       let (features, baseBytes) = try written(
         dataset.file.pieces, to: file, name: name, nonce: kept.nonce, version: dataset.version)
-      try commit(file, as: name)
+      let unsynced = try commit(file, as: name)
+      // In place, synced or not: served from the new base, so that no change is appended to a journal that
+      // names the base before (a restart would drop it as stale); unsynced, the next change writes a base.
       let compacted = Dataset(
         dataset, readingFrom: features,
         kept: Dataset.Kept(
-          nonce: kept.nonce, baseVersion: dataset.version, baseBytes: baseBytes, journalBytes: 0))
+          nonce: kept.nonce, baseVersion: dataset.version, baseBytes: baseBytes, journalBytes: 0,
+          baseSynced: unsynced == nil))
       store.swap(name, to: compacted)
       afterSwap(name, compacted)
+      metrics.datasetCompacted(failed: unsynced != nil)
+      if let unsynced { log(unsynced.detail) }
     } catch {
-      if case .notKept(_, let detail) = error { log(detail) } else { log(error.message) }
+      metrics.datasetCompacted(failed: true)
+      log(error.detail)
     }
   }
 
@@ -423,12 +465,25 @@ final class DatasetWrites: Sendable {
         + "log says why.", detail: detail)
   }
 
-  /// Syncs the folder (so that a file created, renamed or removed in it stays so); nil, or the errno.
-  static func syncFolder(_ directory: String) -> Int32? {
-    let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard folder >= 0 else { return errno }
-    defer { close(folder) }
-    return fsync(folder) == 0 ? nil : errno
+  /// The problem of a change in place on disk whose folder could not be synced: it is served (what is served is
+  /// what a restart serves), but a crash may undo it, which the answer says.
+  private func unsyncedFailure(_ name: String, _ step: String, _ code: Int32) -> Problem {
+    let detail =
+      code == 0
+      ? "The dataset '\(name)' is changed on disk but may not stay so after a crash: \(step)"
+      : "The dataset '\(name)' is changed on disk but may not stay so after a crash: \(step) failed "
+        + "(\(String(cString: strerror(code))))."
+    return .notKept(
+      "The change to the dataset '\(name)' is served, but the server could not make sure that it is on its disk "
+        + "(a crash may undo it); the server's log says why.", detail: detail)
+  }
+
+  /// Syncs the datasets folder (so that a file created, renamed or removed in it stays so): nil, or what failed.
+  private func syncFolder() -> PrivateFile.FolderSyncFailure? {
+    if let code = seams.folderSyncFault() {
+      return PrivateFile.FolderSyncFailure(step: "syncing the folder", code: code)
+    }
+    return PrivateFile.syncFolder(directory)
   }
 
   static func noFeature(_ name: String, _ id: String) -> Problem {
@@ -502,6 +557,14 @@ final class DatasetWrites: Sendable {
   }
 }
 
+extension Problem {
+  /// What the log gets: a problem's detail, or its sentence.
+  fileprivate var detail: String {
+    if case .notKept(_, let detail) = unworded { return detail }
+    return message
+  }
+}
+
 extension DatasetWrites.Change {
   /// Whether the change goes to the journal (an add or a removal of features) rather than a new base.
   var isJournaled: Bool {
@@ -509,5 +572,61 @@ extension DatasetWrites.Change {
     case .add, .removeFeature: return true
     case .replace, .removeDataset: return false
     }
+  }
+}
+
+/// What tests inject into `DatasetWrites` (a server injects nothing): folder syncs that fail, as a disk may
+/// after a rename, and gates that hold each builder before its next batch or its next compaction, so that a
+/// test can line changes up behind it (`DatasetWrites.waitingCount`) or look at the disk before a compaction.
+final class DatasetWriteSeams: @unchecked Sendable {  // every member is guarded by `condition`
+  private let condition = NSCondition()
+  private var failingFolderSyncs = 0
+  private var batchesHeld = false
+  private var compactionsHeld = false
+  private var compactionsEnded = 0
+
+  /// The next `count` folder syncs fail (EIO), each after the step before it (a rename) was done.
+  func failFolderSyncs(_ count: Int) { condition.withLock { failingFolderSyncs = count } }
+
+  /// How many injected folder-sync failures are still to come.
+  var folderSyncFaultsLeft: Int { condition.withLock { failingFolderSyncs } }
+
+  /// The error number of an injected folder-sync failure, or nil (sync for real).
+  func folderSyncFault() -> Int32? {
+    condition.withLock {
+      guard failingFolderSyncs > 0 else { return nil }
+      failingFolderSyncs -= 1
+      return EIO
+    }
+  }
+
+  /// Holds every builder before its next batch (`batches`) or compaction (`compactions`), until `release()`.
+  func hold(batches: Bool = false, compactions: Bool = false) {
+    condition.withLock { setHeld(batches, compactions) }
+  }
+
+  func release() { hold() }
+
+  private func setHeld(_ batches: Bool, _ compactions: Bool) {
+    batchesHeld = batches
+    compactionsHeld = compactions
+    condition.broadcast()
+  }
+
+  /// Compactions ended (done or failed).
+  var compactions: Int { condition.withLock { compactionsEnded } }
+
+  func compactionEnded() { condition.withLock { compactionsEnded += 1 } }
+
+  func waitBeforeBatch() {
+    condition.lock()
+    while batchesHeld { condition.wait() }
+    condition.unlock()
+  }
+
+  func waitBeforeCompaction() {
+    condition.lock()
+    while compactionsHeld { condition.wait() }
+    condition.unlock()
   }
 }

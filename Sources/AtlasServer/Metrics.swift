@@ -39,6 +39,9 @@ final class Metrics: Sendable {
     var datasetChanges = 0
     var datasetChangesFailed = 0
     var datasetBuilds = Histogram()
+    /// Journals compacted into a new base, and compactions that failed (or whose folder sync did).
+    var compactions = 0
+    var compactionsFailed = 0
   }
   private let counters = Mutex(Counters())
 
@@ -77,6 +80,14 @@ final class Metrics: Sendable {
     counters.withLock { counters in
       counters.datasetChanges += changes
       counters.datasetBuilds.record(seconds)
+    }
+  }
+
+  /// A journal compacted into a new base (`failed` when it could not be, or its folder not synced after).
+  func datasetCompacted(failed: Bool) {
+    counters.withLock { counters in
+      counters.compactions += 1
+      if failed { counters.compactionsFailed += 1 }
     }
   }
 
@@ -176,6 +187,12 @@ final class Metrics: Sendable {
       # HELP newsatlas_dataset_writes_failed_total Dataset changes whose write or build failed (500).
       # TYPE newsatlas_dataset_writes_failed_total counter
       newsatlas_dataset_writes_failed_total \(counters.datasetChangesFailed)
+      # HELP newsatlas_dataset_compactions_total Dataset journals compacted into a new base file (tried).
+      # TYPE newsatlas_dataset_compactions_total counter
+      newsatlas_dataset_compactions_total \(counters.compactions)
+      # HELP newsatlas_dataset_compactions_failed_total Compactions that failed or whose folder sync did.
+      # TYPE newsatlas_dataset_compactions_failed_total counter
+      newsatlas_dataset_compactions_failed_total \(counters.compactionsFailed)
       # HELP newsatlas_dataset_build_seconds Written datasets' builds (changes arriving meanwhile are coalesced \
       into the next), from write to swap.
       # TYPE newsatlas_dataset_build_seconds histogram

@@ -13,6 +13,8 @@ public final class PrivateFile {
   public let fileDescriptor: Int32
   /// Its path, until `commit(as:)` renames it.
   public let temporaryPath: String
+  /// Whether `commit(as:)` renamed the file into place (even if the folder's sync failed after).
+  public private(set) var isInPlace = false
   private var committed = false
   private var closed = false
 
@@ -52,12 +54,14 @@ public final class PrivateFile {
     return true
   }
 
-  /// Syncs the file, renames it to `path` and syncs the folder; the descriptor stays open (for reading the
-  /// file back) until `close()`.
+  /// Syncs the file, renames it to `path` and syncs the folder (with `syncFolder`, `PrivateFile.syncFolder`
+  /// but in tests); the descriptor stays open (for reading the file back) until `close()`.
   ///
   /// - Throws: `SettingsError` (`cannotWrite`); the temporary file is then removed, `path` untouched, unless the
-  ///   folder's sync failed after the rename (the new file is in place, but may not survive a crash).
-  public func commit(as path: String, naming what: String) throws(SettingsError) {
+  ///   folder's sync failed after the rename (`isInPlace`: the new file is in place, but may not survive a crash).
+  public func commit(
+    as path: String, naming what: String, syncFolder: (String) -> FolderSyncFailure? = PrivateFile.syncFolder
+  ) throws(SettingsError) {
     guard fsync(fileDescriptor) == 0 else {
       let code = errno
       discard()
@@ -69,12 +73,31 @@ public final class PrivateFile {
       throw Self.failure(what, path, "renaming", code)
     }
     committed = true
+    isInPlace = true
     // The rename itself reaches the disk only with the folder: until then a crash may bring the old file back,
     // so a failure here is the commit's failure (the new file is in place, but not for sure after a crash).
-    let folder = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard folder >= 0 else { throw Self.failure(what, path, "opening its folder to sync it", errno) }
-    defer { Foundation.close(folder) }
-    guard fsync(folder) == 0 else { throw Self.failure(what, path, "syncing its folder", errno) }
+    if let failure = syncFolder((path as NSString).deletingLastPathComponent) {
+      throw Self.failure(what, path, failure.step, failure.code)
+    }
+  }
+
+  /// The step of a folder's sync that failed, and the system's error number.
+  public struct FolderSyncFailure: Error, Sendable {
+    public let step: String
+    public let code: Int32
+    public init(step: String, code: Int32) {
+      self.step = step
+      self.code = code
+    }
+  }
+
+  /// Syncs `folder` (so that a file created, renamed or removed in it stays so): nil, or what failed.
+  public static func syncFolder(_ folder: String) -> FolderSyncFailure? {
+    let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard fd >= 0 else { return FolderSyncFailure(step: "opening its folder to sync it", code: errno) }
+    defer { Foundation.close(fd) }
+    guard fsync(fd) == 0 else { return FolderSyncFailure(step: "syncing its folder", code: errno) }
+    return nil
   }
 
   /// Removes the temporary file unless it was committed (the descriptor stays open).

@@ -1,0 +1,145 @@
+import Foundation
+import GeoFormats
+import GeoIndex
+import Hummingbird
+import HummingbirdTesting
+import TestSupport
+import Testing
+
+@testable import AtlasServer
+
+/// Dataset writes whose disk fails part way (issue 30): a folder sync that fails after a rename is injected
+/// in-process (`DatasetWriteSeams`), and what is served must be what a restart serves, no acknowledged write
+/// lost, no refused one served after a restart.
+@Suite struct ServeWritesFaultTests {
+  typealias Base = ServeWritesTests
+  typealias Journal = ServeWritesJournalTests
+
+  /// A service over `directory` (its kept datasets loaded) compacting journals over `compaction` bytes.
+  static func service(_ directory: String, compaction: Int = 1 << 20) throws -> AtlasService {
+    let markers = try Dataset(name: "markers", file: nil, options: ClusterOptions(), aggregations: [])
+    let kept = AtlasService.keptDatasets(
+      directory: directory, options: ClusterOptions(), aggregations: [], warn: { Issue.record("\($0)") })
+    return AtlasService(
+      datasets: [markers] + kept, writeToken: Base.token, datasetsDirectory: directory,
+      journalCompactionBytes: compaction)
+  }
+
+  static func features(_ range: ClosedRange<Int>, seed: UInt64) -> [String] {
+    var random = SplitMix64(state: seed)
+    return range.map { Journal.feature($0, &random) }
+  }
+
+  /// `GET /v1/datasets/live` without its build time (which differs between two builds of the same features).
+  static func entry(_ service: AtlasService) async throws -> String {
+    try await Application(router: service.router()).test(.router) { client in
+      try await Base.send(client, .get, "/v1/datasets/live").body
+    }.replacing(/"buildMilliseconds":[0-9.]+/, with: "")
+  }
+
+  /// A PUT whose base is renamed into place but whose folder sync fails: the answer is a 500 that says the
+  /// change is served, the new features are served (as a restart serves them), the journal of the base before
+  /// is not appended to, and a POST after it is kept through a restart.
+  @Test func aPutWhoseFolderSyncFailsServesWhatIsOnDisk() async throws {
+    let scratch = try ScratchDirectory()
+    let first = Self.features(1...30, seed: 1)
+    let added = Self.features(31...31, seed: 2)
+    let second = Self.features(40...52, seed: 3)
+    let later = Self.features(60...61, seed: 4)
+    let service = try Self.service(scratch.path)
+    let writes = try #require(service.writes)
+    try await Application(router: service.router()).test(.router) { client in
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", Journal.collection(first)).status == 201)
+      #expect(
+        try await Base.send(client, .post, "/v1/datasets/live/features", Journal.collection(added)).status
+          == 200)
+      writes.seams.failFolderSyncs(1)
+      let put = try await Base.send(client, .put, "/v1/datasets/live", Journal.collection(second))
+      #expect(writes.seams.folderSyncFaultsLeft == 0)
+      #expect(
+        put.status == 500 && put.body.contains("is served") && !put.body.contains(scratch.path), "\(put.body)"
+      )
+      let entry = try await Base.send(client, .get, "/v1/datasets/live")
+      #expect(entry.json["featureCount"] as? Int == second.count && entry.json["version"] as? Int == 3)
+      let post = try await Base.send(client, .post, "/v1/datasets/live/features", Journal.collection(later))
+      #expect(post.status == 200 && post.json["version"] as? Int == 4, "\(post.body)")
+    }
+    let served = try await Journal.answers(service)
+    #expect(served == (try await Journal.freshAnswers(second + later)))
+    let restarted = try Self.service(scratch.path)
+    #expect(try await Journal.answers(restarted) == served)
+    #expect(try await Self.entry(restarted) == (try await Self.entry(service)))
+  }
+
+  /// A compaction whose new base is renamed into place but whose folder sync fails: served from the new base
+  /// from then on, so a POST after it is not appended to the journal of the base before (a restart dropped
+  /// that journal as stale, and with it the acknowledged POST). The disk is looked at with the next compaction
+  /// held (one would put every feature in a new base again, hiding the loss).
+  @Test func aCompactionWhoseFolderSyncFailsLosesNoWrite() async throws {
+    let scratch = try ScratchDirectory()
+    let base = Self.features(1...40, seed: 5)
+    let one = Self.features(41...41, seed: 6)
+    let many = Self.features(42...71, seed: 7)
+    let later = Self.features(72...73, seed: 8)
+    let service = try Self.service(scratch.path, compaction: 1024)
+    let writes = try #require(service.writes)
+    defer { writes.seams.release() }
+    try await Application(router: service.router()).test(.router) { client in
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", Journal.collection(base)).status == 201)
+      // The journal made (its creation syncs the folder), then a POST that takes it over a quarter of the base:
+      // the compaction after its answer is the next folder sync.
+      #expect(
+        try await Base.send(client, .post, "/v1/datasets/live/features", Journal.collection(one)).status
+          == 200)
+      writes.seams.failFolderSyncs(1)
+      #expect(
+        try await Base.send(client, .post, "/v1/datasets/live/features", Journal.collection(many)).status
+          == 200)
+      while writes.seams.compactions < 1 { try await Task.sleep(for: .milliseconds(1)) }  // it runs after the answer
+      #expect(writes.seams.folderSyncFaultsLeft == 0)
+      writes.seams.hold(compactions: true)
+      let post = try await Base.send(client, .post, "/v1/datasets/live/features", Journal.collection(later))
+      #expect(post.status == 200 && post.json["version"] as? Int == 4, "\(post.body)")
+      let metrics = try await Base.send(client, .get, "/metrics", headers: [])
+      #expect(
+        metrics.body.contains("newsatlas_dataset_compactions_total 1\n")
+          && metrics.body.contains("newsatlas_dataset_compactions_failed_total 1\n"))
+    }
+    let all = base + one + many + later
+    let served = try await Journal.answers(service)
+    #expect(served == (try await Journal.freshAnswers(all)))
+    let restarted = try Self.service(scratch.path)
+    #expect(try await Journal.answers(restarted) == served)
+    #expect(try await Self.entry(restarted) == (try await Self.entry(service)))
+  }
+
+  /// A new journal whose folder sync fails: the POST is refused and its record cut away (a restart does not
+  /// serve it); a DELETE of the dataset whose folder sync fails: the dataset is no longer served (its files are
+  /// gone), and the 500 says so.
+  @Test func aRefusedFirstRecordIsCutAndARemovalIsFollowed() async throws {
+    let scratch = try ScratchDirectory()
+    let base = Self.features(1...20, seed: 9)
+    let added = Self.features(21...22, seed: 10)
+    let service = try Self.service(scratch.path)
+    let writes = try #require(service.writes)
+    try await Application(router: service.router()).test(.router) { client in
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", Journal.collection(base)).status == 201)
+      writes.seams.failFolderSyncs(1)
+      let post = try await Base.send(client, .post, "/v1/datasets/live/features", Journal.collection(added))
+      #expect(post.status == 500 && post.body.contains("not served"), "\(post.body)")
+      #expect(writes.seams.folderSyncFaultsLeft == 0)
+    }
+    let journal = scratch.path + "/live.journal"
+    #expect((try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? 0 == 0)
+    let fresh = try await Journal.freshAnswers(base)
+    #expect(try await Journal.answers(service) == fresh)
+    #expect(try await Journal.answers(try Self.service(scratch.path)) == fresh)
+    try await Application(router: service.router()).test(.router) { client in
+      writes.seams.failFolderSyncs(1)
+      let delete = try await Base.send(client, .delete, "/v1/datasets/live")
+      #expect(delete.status == 500 && delete.body.contains("is served"), "\(delete.body)")
+      #expect(try await Base.send(client, .get, "/v1/datasets/live").status == 404)
+    }
+    #expect(try Self.service(scratch.path).datasets["live"] == nil)
+  }
+}
