@@ -86,8 +86,11 @@ final class DatasetWrites: Sendable {
         return starts
       }
       guard starts else { return }
-      let thread = Thread { [self] in drain(name) }
-      thread.name = "newsatlas-build"
+      let thread = Thread { [self] in
+        // On Linux, Foundation names the system's thread only when `name` is set from the thread itself.
+        Thread.current.name = "newsatlas-build"
+        drain(name)
+      }
       thread.stackSize = 4 << 20
       thread.start()
     }

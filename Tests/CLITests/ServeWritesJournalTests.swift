@@ -339,4 +339,38 @@ import Testing
       #expect(put.status == 500 && !put.body.contains(scratch.path), "\(put.body)")
     }
   }
+
+  /// An add and a removal of the same id lined up behind a held builder are applied in one batch (one version):
+  /// the removal finds the feature the batch added (its record written ahead), both are answered 200, and the
+  /// served answers and a restart's equal a fresh build without it. While held, the builder thread is named.
+  @Test func anAddAndARemovalOfOneIdCoalesce() async throws {
+    let scratch = try ScratchDirectory()
+    var random = SplitMix64(state: 17)
+    let base = (1...25).map { Self.feature($0, &random) }
+    let added =
+      #"{"type":"Feature","id":"coalesced","properties":{"s":0,"category":"a"},"#
+      + #""geometry":{"type":"Point","coordinates":[12.5,41.9]}}"#
+    let service = try Base.service(scratch.path)
+    let writes = try #require(service.writes)
+    defer { writes.seams.release() }
+    try await Application(router: service.router()).test(.router) { client in
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", Self.collection(base)).status == 201)
+      writes.seams.hold(batches: true)
+      async let add = Base.send(client, .post, "/v1/datasets/live/features", Self.collection([added]))
+      while writes.waitingCount("live") < 1 { try await Task.sleep(for: .milliseconds(1)) }
+      async let remove = Base.send(client, .delete, "/v1/datasets/live/features/coalesced")
+      while writes.waitingCount("live") < 2 { try await Task.sleep(for: .milliseconds(1)) }
+      let names = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").map {
+        (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)) ?? ""
+      }
+      #expect(names.contains("newsatlas-build\n"), "\(Set(names).sorted())")
+      writes.seams.release()
+      let (addAnswer, removeAnswer) = try await (add, remove)
+      #expect(addAnswer.status == 200 && addAnswer.json["version"] as? Int == 2, "\(addAnswer.body)")
+      #expect(removeAnswer.status == 200 && removeAnswer.json["version"] as? Int == 2, "\(removeAnswer.body)")
+    }
+    let fresh = try await Self.freshAnswers(base)
+    #expect(try await Self.answers(service) == fresh)
+    #expect(try await Self.answers(try Base.service(scratch.path)) == fresh)
+  }
 }
