@@ -137,6 +137,13 @@ import Testing
       }
       let entry = try await Base.send(client, .get, "/v1/datasets/live")
       #expect(entry.json["featureCount"] as? Int == state.features.count)
+      // Journals were compacted (into bases the restart below reads), none failed.
+      let metrics = try await Base.send(client, .get, "/metrics", headers: []).body
+      let compactions = metrics.firstMatch(of: /\nnewsatlas_dataset_compactions_total ([0-9]+)\n/).map {
+        Int($0.1)!
+      }
+      #expect((compactions ?? 0) >= 1, "seed \(seed): \(compactions ?? 0) compactions")
+      #expect(metrics.contains("\nnewsatlas_dataset_compactions_failed_total 0\n"))
       return (try await Self.answers(service), entry.body)
     }
     let fresh = try await Self.freshAnswers(state.features)
@@ -372,5 +379,142 @@ import Testing
     let fresh = try await Self.freshAnswers(base)
     #expect(try await Self.answers(service) == fresh)
     #expect(try await Self.answers(try Base.service(scratch.path)) == fresh)
+  }
+
+  /// A journal whose header has the base's nonce but another base version (a compaction's base in place, the
+  /// journal before it not yet removed) is stale even when its records' versions would go on from the base:
+  /// dropped, not replayed.
+  @Test func aJournalOfAnotherBaseVersionIsStale() async throws {
+    let scratch = try ScratchDirectory()
+    var random = SplitMix64(state: 19)
+    let base = (1...20).map { Self.feature($0, &random) }
+    let extra = Self.feature(21, &random)
+    try await Application(router: try Base.service(scratch.path).router()).test(.router) {
+      client async throws in
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", Self.collection(base)).status == 201)
+    }
+    let facts = try #require(DatasetJournal.baseFacts(scratch.path + "/live.geojson"))
+    #expect(facts.version == 1)
+    let file = try FeatureFile.parse(Array(Self.collection([extra]).utf8), name: "extra")
+    let journal =
+      DatasetJournal.header(nonce: facts.nonce, baseVersion: 0)
+      + DatasetJournal.addRecord(file, version: 2).bytes
+    try Data(journal).write(to: URL(fileURLWithPath: scratch.path + "/live.journal"))
+    #expect(try await Self.answers(try Base.service(scratch.path)) == (try await Self.freshAnswers(base)))
+    #expect(!FileManager.default.fileExists(atPath: scratch.path + "/live.journal"))
+  }
+
+  /// Writers adding and removing features at once while readers read: every read is a 200 whose features are
+  /// exactly those of one version (each version's features are known from the writes' answers: adds and
+  /// removals of one version commute here), one body per ETag, and after a restart every acknowledged write is
+  /// served (the answers equal the last ones served).
+  @Test func concurrentWritersAndReadersSeeWholeVersions() async throws {
+    let scratch = try ScratchDirectory()
+    var random = SplitMix64(state: 23)
+    let base = (0..<100).map { i in
+      #"{"type":"Feature","id":"b\#(i)","properties":{"s":\#(i)},"geometry":{"type":"Point","coordinates":"#
+        + #"[\#(Double.random(in: -170...170, using: &random)),\#(Double.random(in: -70...70, using: &random))]}}"#
+    }
+    let service = AtlasService(
+      datasets: [try Dataset(name: "markers", file: nil, options: ClusterOptions(), aggregations: [])],
+      writeToken: Base.token, datasetsDirectory: scratch.path, journalCompactionBytes: 4096)
+    /// What one write did: its version and the ids it added or removed.
+    struct Done: Sendable {
+      let version: Int
+      let etag: String
+      let added: [String]
+      let removed: [String]
+    }
+    let writers = 4
+    let steps = 12
+    let (done, reads, last) = try await Application(router: service.router()).test(.router) { client in
+      let put = try await Base.send(client, .put, "/v1/datasets/live", Self.collection(base))
+      #expect(put.status == 201)
+      let first = Done(
+        version: 1, etag: put.headers[.eTag] ?? "", added: (0..<100).map { "b\($0)" }, removed: [])
+      let finished = ManagedAtomicCounter()
+      return try await withThrowingTaskGroup(of: ([Done], [(String, String)]).self) { group in
+        for w in 0..<writers {
+          group.addTask {
+            var done: [Done] = []
+            for k in 0..<steps {
+              if k % 3 == 2 {
+                // Removes this writer's feature of two steps before (acknowledged, so in an earlier version).
+                let id = "w\(w)-\(k - 2)"
+                let answer = try await Base.send(client, .delete, "/v1/datasets/live/features/\(id)")
+                #expect(answer.status == 200, "\(answer.body)")
+                done.append(
+                  Done(
+                    version: answer.json["version"] as? Int ?? 0, etag: answer.headers[.eTag] ?? "",
+                    added: [],
+                    removed: [id]))
+              } else {
+                let id = "w\(w)-\(k)"
+                let feature =
+                  #"{"type":"Feature","id":"\#(id)","properties":{"s":\#(k)},"geometry":{"type":"Point","#
+                  + #""coordinates":[\#(Double(w * 40 - 80) + Double(k) * 0.5),\#(Double(k) - 30.5)]}}"#
+                let answer = try await Base.send(
+                  client, .post, "/v1/datasets/live/features", Self.collection([feature]))
+                #expect(answer.status == 200, "\(answer.body)")
+                done.append(
+                  Done(
+                    version: answer.json["version"] as? Int ?? 0, etag: answer.headers[.eTag] ?? "",
+                    added: [id], removed: []))
+              }
+            }
+            finished.increment()
+            return (done, [])
+          }
+        }
+        for _ in 0..<3 {
+          group.addTask {
+            var reads: [(String, String)] = []
+            var last = false
+            while !last {
+              last = finished.value == writers
+              let answer = try await Base.send(
+                client, .get, "/v1/datasets/live/clusters?zoom=17", headers: [])
+              #expect(answer.status == 200, "\(answer.body.prefix(200))")
+              reads.append((answer.headers[.eTag] ?? "", answer.body))
+            }
+            return ([], reads)
+          }
+        }
+        var done = [first]
+        var reads: [(String, String)] = []
+        for try await (d, r) in group {
+          done += d
+          reads += r
+        }
+        let last = try await Base.send(client, .get, "/v1/datasets/live/clusters?zoom=17", headers: [])
+        return (done, reads, last)
+      }
+    }
+    // The ids of each version: every add at or before it, without every removal at or before it.
+    let versions = Set(done.map(\.version)).sorted()
+    var idsAt: [Int: Set<String>] = [:]
+    var versionOf: [String: Int] = [:]
+    for version in versions {
+      let upTo = done.filter { $0.version <= version }
+      idsAt[version] = Set(upTo.flatMap(\.added)).subtracting(upTo.flatMap(\.removed))
+    }
+    for write in done { versionOf[write.etag] = write.version }
+    func ids(_ body: String) -> Set<String> {
+      Set(body.matches(of: /"id":"([bw][0-9-]+)"/).map { String($0.1) })
+    }
+    var bodies: [String: String] = [:]
+    for (etag, body) in reads {
+      #expect(bodies[etag, default: body] == body, "two bodies under \(etag)")
+      bodies[etag] = body
+      let version = try #require(versionOf[etag], "a read of a version no write answered: \(etag)")
+      #expect(ids(body) == idsAt[version], "a read at version \(version) is not that version's features")
+    }
+    let final = try #require(idsAt[versions.last ?? 0])
+    #expect(ids(last.body) == final && final.count == 100 + writers * steps * 2 / 3 - writers * (steps / 3))
+    #expect(reads.count > 3, "the readers read \(reads.count) times")
+    let restarted = try await Application(router: try Base.service(scratch.path).router()).test(.router) {
+      client in try await Base.send(client, .get, "/v1/datasets/live/clusters?zoom=17", headers: []).body
+    }
+    #expect(restarted == last.body)
   }
 }
