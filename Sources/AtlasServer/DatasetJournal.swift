@@ -12,9 +12,10 @@ import GeoFormats
 /// removed) is stale and dropped. Then records, each a header line `add|remove VERSION BYTES HASH`, BYTES of
 /// payload and a line feed; HASH is FNV-1a (64-bit) of the payload in hexadecimal. An add's payload is a
 /// FeatureCollection of the added features, their text as received, `,\n` between two; a removal's payload is
-/// the id. A record cut short (a crash while it was written, before its write was answered) or whose hash does
-/// not match ends the journal: it and anything after it are dropped whole, and the file is cut back to the last
-/// whole record.
+/// the id. A record cut short or damaged with no whole record of a later change after it (a crash while a batch
+/// was written, before it was answered) ends the journal: it and anything after it are dropped, and the file is
+/// cut back to the last whole record; damage with later changes after it keeps the dataset from being served
+/// (`replay`). Records are read one at a time, so a start needs the memory of the largest, not of the journal.
 enum DatasetJournal {
   static let collectionStart = Array(#"{"type":"FeatureCollection","features":["#.utf8)
 
@@ -52,94 +53,166 @@ enum DatasetJournal {
     let journalBytes: Int
   }
 
-  /// Applies the journal at `fd` (a descriptor the result owns from here) to `base`'s features; nil when the
-  /// journal is empty or names another base (the caller removes it). A record cut short or damaged is dropped
-  /// with everything after it, and the file cut back to the whole records before it.
+  /// What a start does with a journal.
+  enum Replay {
+    /// Empty, or naming another base: removed.
+    case stale
+    /// Its records applied (a damaged tail cut away first).
+    case replayed(Replayed)
+    /// Damaged at `offset` with a whole record of a later change after the damage: the dataset is not served
+    /// and the file is left as it is (neither the changes after the damage nor those before alone are the
+    /// dataset that was answered).
+    case damaged(offset: Int)
+  }
+
+  /// Applies the journal at `fd` (a descriptor the result owns from here, closed unless replayed) to `base`'s
+  /// features, reading one record at a time (the memory of the largest record, not of the journal).
+  ///
+  /// A record cut short or damaged (its hash, its version, its features) is a crash's tail when nothing after it
+  /// is a whole record of another version than the change it would have been (a batch's records share their
+  /// version, and a crash leaves only the batch it was writing, none of it answered): it and what follows are
+  /// dropped, and the file cut back to the whole records before it. Any other damage is in the middle of
+  /// answered changes: `.damaged`.
   static func replay(_ fd: Int32, over base: FeatureFile, nonce: UInt64, baseVersion: Int, name: String)
-    -> Replayed?
+    -> Replay
   {
-    var info = stat()
-    guard fstat(fd, &info) == 0, info.st_size > 0 else {
-      close(fd)
-      return nil
-    }
-    let size = Int(info.st_size)
-    let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-      var done = 0
-      while done < size {
-        let got = pread(fd, buffer.baseAddress! + done, size - done, off_t(done))
-        if got < 0 && errno == EINTR { continue }
-        if got <= 0 { break }
-        done += got
-      }
-      initialized = done
-    }
+    let reader = Reader(fd: fd)
     let head = header(nonce: nonce, baseVersion: baseVersion)
-    guard bytes.starts(with: head) else {
+    guard reader.size > 0, reader.read(0..<min(reader.size, head.count)) == head else {
       close(fd)
-      return nil
+      return .stale
     }
     let file = base.journaledCopy(journal: fd)
     var version = baseVersion
     var position = head.count
-    records: while position < bytes.count {
-      // A record's version follows the base's and never goes down (one batch shares one); any other is damaged,
-      // like one out of any range a server reaches (the next write adds one to it).
-      guard let record = wholeRecord(in: bytes, at: position), record.version > baseVersion,
-        record.version >= version, record.version < 1 << 52
-      else { break }
-      switch record.kind {
-      case "add":
-        let payload = Array(bytes[record.payload])
-        guard let added = try? FeatureFile.parse(payload, name: name, propertyNames: file.propertyNames)
-        else {
-          break records
-        }
-        // The parser read back the texts the writer put there, `,\n` between two: checked, as the texts are
-        // served from these offsets (a record in another layout, its checksum whole, is damaged).
-        guard bytes[record.payload].starts(with: collectionStart) else { break records }
-        var starts: [Int] = []
-        var offset = record.payload.lowerBound + collectionStart.count
-        for i in 0..<added.count {
-          let text = added.text(of: i)
-          let end = offset + text.count
-          guard end + (i + 1 < added.count ? 2 : 0) <= record.payload.upperBound,
-            bytes[offset..<end].elementsEqual(text),
-            i + 1 == added.count || (bytes[end] == UInt8(ascii: ",") && bytes[end + 1] == 0x0A)
-          else { break records }
-          starts.append(offset)
-          offset = end + 2
-        }
-        file.append(journaled: added, textStarts: starts)
-      default:
-        file.remove(file.indices(withID: String(decoding: bytes[record.payload], as: UTF8.self)))
-      }
+    while position < reader.size, let record = reader.record(at: position),
+      apply(record, reader, to: file, after: version, baseVersion: baseVersion, name: name)
+    {
       version = record.version
       position = record.end
     }
-    if position < bytes.count {
+    if position < reader.size {
+      guard reader.isTail(from: position, version: version + 1) else { return .damaged(offset: position) }
       // A record cut short or damaged: dropped whole, with what follows.
       if ftruncate(fd, off_t(position)) == 0 { _ = fsync(fd) }
     }
-    return Replayed(file: file, version: version, journalBytes: position)
+    return .replayed(Replayed(file: file, version: version, journalBytes: position))
   }
 
-  /// The whole record at `position`, or nil when it is cut short or damaged.
-  private static func wholeRecord(in bytes: [UInt8], at position: Int) -> (
-    kind: String, version: Int, payload: Range<Int>, end: Int
-  )? {
-    guard let lineEnd = bytes[position..<min(bytes.count, position + 128)].firstIndex(of: 0x0A) else {
-      return nil
+  /// Applies `record` to `file`; false when it is damaged (nothing applied).
+  private static func apply(
+    _ record: Record, _ reader: Reader, to file: FeatureFile, after version: Int, baseVersion: Int,
+    name: String
+  ) -> Bool {
+    // A record's version follows the base's and never goes down (one batch shares one); any other is damaged,
+    // like one out of any range a server reaches (the next write adds one to it).
+    guard record.version > baseVersion, record.version >= version, record.version < 1 << 52,
+      let bytes = reader.read(record.payload)
+    else { return false }
+    guard record.kind == "add" else {
+      file.remove(file.indices(withID: String(decoding: bytes, as: UTF8.self)))
+      return true
     }
-    let fields = String(decoding: bytes[position..<lineEnd], as: UTF8.self).split(separator: " ")
-    guard fields.count == 4, fields[0] == "add" || fields[0] == "remove", let version = Int(fields[1]),
-      let length = Int(fields[2]), length >= 0, let expected = UInt64(fields[3], radix: 16)
-    else { return nil }
-    let start = lineEnd + 1
-    guard length <= bytes.count - start - 1, bytes[start + length] == 0x0A,
-      hash(bytes[start..<(start + length)]) == expected
-    else { return nil }
-    return (String(fields[0]), version, start..<(start + length), start + length + 1)
+    guard let added = try? FeatureFile.parse(bytes, name: name, propertyNames: file.propertyNames) else {
+      return false
+    }
+    // The parser read back the texts the writer put there, `,\n` between two: checked, as the texts are served
+    // from these offsets (a record in another layout, its checksum whole, is damaged).
+    guard bytes.starts(with: collectionStart) else { return false }
+    var starts: [Int] = []
+    var offset = collectionStart.count
+    for i in 0..<added.count {
+      let text = added.text(of: i)
+      let end = offset + text.count
+      guard end + (i + 1 < added.count ? 2 : 0) <= bytes.count, bytes[offset..<end].elementsEqual(text),
+        i + 1 == added.count || (bytes[end] == UInt8(ascii: ",") && bytes[end + 1] == 0x0A)
+      else { return false }
+      starts.append(record.payload.lowerBound + offset)
+      offset = end + 2
+    }
+    file.append(journaled: added, textStarts: starts)
+    return true
+  }
+
+  /// A record's header and where its payload is.
+  struct Record {
+    let kind: String
+    let version: Int
+    let payload: Range<Int>
+    var end: Int { payload.upperBound + 1 }
+  }
+
+  /// Reads a journal by offset.
+  struct Reader {
+    let fd: Int32
+    let size: Int
+    /// The most bytes hashes and scans read at a time.
+    static let window = 1 << 20
+
+    init(fd: Int32) {
+      self.fd = fd
+      var info = stat()
+      size = fstat(fd, &info) == 0 ? Int(info.st_size) : 0
+    }
+
+    /// The bytes of `range`, nil when the file is shorter.
+    func read(_ range: Range<Int>) -> [UInt8]? {
+      guard range.upperBound <= size else { return nil }
+      var done = 0
+      let bytes = [UInt8](unsafeUninitializedCapacity: range.count) { buffer, initialized in
+        while done < range.count {
+          let got = pread(fd, buffer.baseAddress! + done, range.count - done, off_t(range.lowerBound + done))
+          if got < 0 && errno == EINTR { continue }
+          if got <= 0 { break }
+          done += got
+        }
+        initialized = done
+      }
+      return done == range.count ? bytes : nil
+    }
+
+    /// The whole record at `position` (its hash checked, a window at a time), or nil when it is cut short or
+    /// its header or hash is damaged.
+    func record(at position: Int) -> Record? {
+      guard let line = read(position..<min(size, position + 128)), let lineEnd = line.firstIndex(of: 0x0A)
+      else { return nil }
+      let fields = String(decoding: line[..<lineEnd], as: UTF8.self).split(separator: " ")
+      guard fields.count == 4, fields[0] == "add" || fields[0] == "remove", let version = Int(fields[1]),
+        let length = Int(fields[2]), length >= 0, let expected = UInt64(fields[3], radix: 16)
+      else { return nil }
+      let start = position + lineEnd + 1
+      guard length <= size - start - 1, read(start + length..<start + length + 1) == [0x0A] else {
+        return nil
+      }
+      var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+      var at = start
+      while at < start + length {
+        guard let bytes = read(at..<min(start + length, at + Self.window)) else { return nil }
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        at += bytes.count
+      }
+      guard hash == expected else { return nil }
+      return Record(kind: String(fields[0]), version: version, payload: start..<start + length)
+    }
+
+    /// Whether the bytes from `position` (where a record is damaged) can be a crash's tail: no whole record
+    /// after it (looked for at every line start) has another version than `version`, the one the damaged
+    /// record's batch would have had.
+    func isTail(from position: Int, version: Int) -> Bool {
+      var at = position
+      while at < size {
+        guard let window = read(at..<min(size, at + Self.window)) else { return true }
+        var next = at + window.count
+        for (i, byte) in window.enumerated() where byte == 0x0A {
+          guard let record = record(at: at + i + 1) else { continue }
+          if record.version != version { return false }
+          next = record.end  // its payload is not searched for more
+          break
+        }
+        at = next
+      }
+      return true
+    }
   }
 
   static func hash(_ bytes: some Sequence<UInt8>) -> UInt64 {

@@ -531,14 +531,23 @@ final class DatasetWrites: Sendable {
         let journalPath = directory + "/" + name + ".journal"
         let journal = open(journalPath, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
         if journal >= 0 {
-          if let facts,
-            let replayed = DatasetJournal.replay(
-              journal, over: base, nonce: facts.nonce, baseVersion: facts.version, name: name)
-          {
+          let replay =
+            facts.map {
+              DatasetJournal.replay(journal, over: base, nonce: $0.nonce, baseVersion: $0.version, name: name)
+            } ?? .stale
+          switch replay {
+          case .replayed(let replayed):
             (features, version, journalBytes) = (replayed.file, replayed.version, replayed.journalBytes)
-          } else {
+          case .stale:
             if facts == nil { close(journal) }
             unlink(journalPath)
+          case .damaged(let offset):
+            warn(
+              "The kept dataset '\(path)' is not served: its journal '\(journalPath)' is damaged at byte \(offset), "
+                + "with changes answered after it; to serve the base and the changes before the damage, cut the "
+                + "journal there (truncate -s \(offset) '\(journalPath)') and start again, or PUT the dataset again."
+            )
+            continue
           }
         }
         var info = stat()

@@ -204,13 +204,6 @@ import Testing
     let served2 = try await Self.answers(third)
     let fresh2 = try await Self.freshAnswers(base + added)
     #expect(served2 == fresh2)
-    // A damaged byte in a whole record ends the journal there too.
-    var damaged = try Data(contentsOf: URL(fileURLWithPath: journal))
-    damaged[sizes[0] + 40] ^= 0x01
-    try damaged.write(to: URL(fileURLWithPath: journal))
-    #expect(
-      try await Self.answers(try Base.service(scratch.path))
-        == (try await Self.freshAnswers(base + added.prefix(1))))
     // A journal of another base is not replayed over this one.
     let stale = try Data(contentsOf: URL(fileURLWithPath: journal))
     let replaced = try Base.service(scratch.path)
@@ -223,6 +216,66 @@ import Testing
     let fresh3 = try await Self.freshAnswers(base)
     #expect(served3 == fresh3)
     #expect(!FileManager.default.fileExists(atPath: journal))
+  }
+
+  /// Damage a crash can leave (its batch's records torn: one damaged, one whole after it at the same version)
+  /// is cut away; damage with a whole record of a later change after it (answered after the damaged one was
+  /// synced) is not a crash's: the dataset is not served, the start says where and what to do, and the file is
+  /// left as it was. Damage in the last record alone is a tail.
+  @Test func damageInTheMiddleIsNotServedATornTailIsCut() async throws {
+    let scratch = try ScratchDirectory()
+    var random = SplitMix64(state: 29)
+    let base = (1...30).map { Self.feature($0, &random) }
+    let added = (31...33).map { Self.feature($0, &random) }
+    let journal = scratch.path + "/live.journal"
+    let sizes = try await Application(router: try Base.service(scratch.path).router()).test(.router) {
+      client async throws in
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", Self.collection(base)).status == 201)
+      var sizes: [Int] = []
+      for feature in added {
+        #expect(
+          try await Base.send(client, .post, "/v1/datasets/live/features", Self.collection([feature])).status
+            == 200)
+        sizes.append(try FileManager.default.attributesOfItem(atPath: journal)[.size] as! Int)
+      }
+      return sizes
+    }
+    let whole = try Data(contentsOf: URL(fileURLWithPath: journal))
+    func start(_ bytes: Data) throws -> (AtlasService, [String]) {
+      try bytes.write(to: URL(fileURLWithPath: journal))
+      let warnings = Warnings()
+      let markers = try Dataset(name: "markers", file: nil, options: ClusterOptions(), aggregations: [])
+      let kept = AtlasService.keptDatasets(
+        directory: scratch.path, options: ClusterOptions(), aggregations: [], warn: { warnings.add($0) })
+      return (
+        AtlasService(datasets: [markers] + kept, writeToken: Base.token, datasetsDirectory: scratch.path),
+        warnings.all
+      )
+    }
+    // A byte of the second record (version 3) damaged, the third (version 4) whole after it.
+    var middle = whole
+    middle[sizes[0] + 40] ^= 0x01
+    let (unserved, warnings) = try start(middle)
+    #expect(unserved.datasets["live"] == nil)
+    #expect(
+      warnings.count == 1 && warnings[0].contains("damaged at byte \(sizes[0])")
+        && warnings[0].contains("truncate -s \(sizes[0]) "), "\(warnings)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == middle)
+    // The same byte of the last record: a tail, cut.
+    var last = whole
+    last[sizes[1] + 40] ^= 0x01
+    let (cut, none) = try start(last)
+    #expect(none.isEmpty)
+    #expect(try await Self.answers(cut) == (try await Self.freshAnswers(base + added.prefix(2))))
+    #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == whole.prefix(sizes[1]))
+    // A torn batch at version 4: a record cut short, then a whole one of the same version.
+    let torn =
+      whole.prefix(sizes[1]) + whole[sizes[1]..<(sizes[1] + 30)] + Data("\n".utf8)
+      + whole.suffix(from: sizes[1])
+    let (tail, quiet) = try start(torn)
+    #expect(quiet.isEmpty)
+    #expect(try await Self.answers(tail) == (try await Self.freshAnswers(base + added.prefix(2))))
+    #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == whole.prefix(sizes[1]))
   }
 
   /// A record whose checksum is whole but whose version could not have been written (past any a server
@@ -517,4 +570,12 @@ import Testing
     }
     #expect(restarted == last.body)
   }
+}
+
+/// Warnings a start gave (its `warn` is called on one thread; read after).
+final class Warnings: @unchecked Sendable {
+  private let lock = NSLock()
+  private var list: [String] = []
+  func add(_ warning: String) { lock.withLock { list.append(warning) } }
+  var all: [String] { lock.withLock { list } }
 }
