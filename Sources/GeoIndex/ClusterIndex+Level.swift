@@ -11,7 +11,8 @@ extension ClusterIndex {
     var items: [UInt32] = []
     /// The id of the cluster that took the item at the next lower zoom, or -1.
     var parents = Parents([])
-    var tree: PlanarKDTree
+    /// The level's k-d tree, built by the cluster build or at the first query (`ClusterIndex.tree(of:)`).
+    var tree: DeferredTree
     /// The clusters' centres (supercluster's double-precision Mercator), ids, point counts and indices into
     /// `aggregates` (empty when the index aggregates nothing).
     var clusterXs: [Double] = []
@@ -26,13 +27,13 @@ extension ClusterIndex {
 
     /// A level that `retainedZooms` let go.
     init(dropped: Void) {
-      tree = PlanarKDTree(xs: [], ys: [], nodeSize: 1)
+      tree = DeferredTree(PlanarKDTree(xs: [], ys: [], nodeSize: 1))
       self.dropped = true
     }
 
     /// The finished draft, compacted.
     init(_ draft: Draft) {
-      tree = draft.tree
+      tree = DeferredTree(draft.tree)
       parents = Parents(draft.parents)
       let count = draft.xs.count
       let clusterCount = draft.counts.reduce(0) { $0 + ($1 > 1 ? 1 : 0) }
@@ -112,6 +113,16 @@ extension ClusterIndex {
         if Int(indices[middle]) < i { low = middle + 1 } else { high = middle }
       }
       return low < indices.count && Int(indices[low]) == i ? ids[low] : -1
+    }
+  }
+
+  /// The level's k-d tree, built now from the level's items if neither the build nor a query has built it.
+  func tree(of level: Level) -> PlanarKDTree {
+    level.tree.get(nodeSize: options.nodeSize) {
+      var xs = [Double](repeating: 0, count: level.count)
+      var ys = [Double](repeating: 0, count: level.count)
+      for i in 0..<level.count { (xs[i], ys[i]) = mercator(level, i) }
+      return (xs, ys)
     }
   }
 

@@ -63,7 +63,7 @@ extension ClusterIndex {
         + indices(in: GeoBox(west: -180, south: minLatitude, east: maxLongitude, north: maxLatitude), level)
     }
     var found: [Int] = []
-    level.tree.range(
+    tree(of: level).range(
       minX: Projection.x(longitude: minLongitude), minY: Projection.y(latitude: maxLatitude),
       maxX: Projection.x(longitude: maxLongitude), maxY: Projection.y(latitude: minLatitude), into: &found)
     return found
@@ -85,7 +85,7 @@ extension ClusterIndex {
     let radius = options.radiusPixels / (options.extent * pow(2, Double(originZoom - 1)))
     var found: [Int] = []
     let (originX, originY) = mercator(level, originIndex)
-    level.tree.within(x: originX, y: originY, radius: radius, into: &found)
+    tree(of: level).within(x: originX, y: originY, radius: radius, into: &found)
     let children = found.filter { Int(level.parents[$0]) == id }.map { item(level, $0) }
     if children.isEmpty { throw .noCluster(id: id) }
     return children
@@ -164,18 +164,19 @@ extension ClusterIndex {
     let bottom = (Double(y) + 1 + buffer) / z2
     var features: [TileFeature] = []
     var found: [Int] = []
-    level.tree.range(
+    let tree = tree(of: level)
+    tree.range(
       minX: (Double(x) - buffer) / z2, minY: top, maxX: (Double(x) + 1 + buffer) / z2, maxY: bottom,
       into: &found)
     addTileFeatures(found, level, x: Double(x), y: Double(y), z2: z2, to: &features)
     if x == 0 {
       found.removeAll()
-      level.tree.range(minX: 1 - buffer / z2, minY: top, maxX: 1, maxY: bottom, into: &found)
+      tree.range(minX: 1 - buffer / z2, minY: top, maxX: 1, maxY: bottom, into: &found)
       addTileFeatures(found, level, x: z2, y: Double(y), z2: z2, to: &features)
     }
     if Double(x) == z2 - 1 {
       found.removeAll()
-      level.tree.range(minX: 0, minY: top, maxX: buffer / z2, maxY: bottom, into: &found)
+      tree.range(minX: 0, minY: top, maxX: buffer / z2, maxY: bottom, into: &found)
       addTileFeatures(found, level, x: -1, y: Double(y), z2: z2, to: &features)
     }
     return features.isEmpty ? nil : features

@@ -129,9 +129,10 @@ public struct ClusterIndex<Aggregate> {
     var aggregateIndices: [Int32] = []
     /// Whether `aggregateIndices` is kept.
     var aggregated = false
-    var tree: PlanarKDTree
-    init(nodeSize: Int, aggregated: Bool = false) {
-      tree = PlanarKDTree(xs: [], ys: [], nodeSize: nodeSize)
+    /// The level's k-d tree, once built: beside the next zoom's neighbour searches when many items have
+    /// neighbours there, else when the next zoom's clustering first needs its order (or never in the build).
+    var tree: PlanarKDTree? = nil
+    init(aggregated: Bool = false) {
       self.aggregated = aggregated
     }
 
@@ -206,7 +207,7 @@ public struct ClusterIndex<Aggregate> {
 
     // Small inputs (the 54 markers) stay on this thread: a helper is not worth waking for them.
     let forks = points.count >= NeighborLists.parallelThreshold ? ForkJoin.forks(threads: threads) : 0
-    var level = Draft(nodeSize: options.nodeSize, aggregated: map != nil && reduce != nil)
+    var level = Draft(aggregated: map != nil && reduce != nil)
     var pointXs = [Float](repeating: 0, count: points.count)
     var pointYs = [Float](repeating: 0, count: points.count)
     // The projection (a sine and a logarithm a point) on every core, then the level in input order.
@@ -239,16 +240,8 @@ public struct ClusterIndex<Aggregate> {
     // input (up to about the mean spacing of the points) and carried down the zooms.
     let searchRadius = max(
       Self.radius(zoom: options.maxZoom, options: options), 1 / Double(max(1, level.xs.count)).squareRoot())
-    var clearances: [Double] = []
-    var tree: PlanarKDTree? = nil
-    ForkJoin.both(
-      if: forks > 0,
-      { tree = PlanarKDTree(xs: level.xs, ys: level.ys, nodeSize: options.nodeSize, forks: forks) },
-      {
-        clearances = NeighborLists.clearances(
-          xs: level.xs, ys: level.ys, searchRadius: searchRadius, forks: forks)
-      })
-    level.tree = tree!
+    var clearances = NeighborLists.clearances(
+      xs: level.xs, ys: level.ys, searchRadius: searchRadius, forks: forks)
     // The level being clustered (finished once the zoom below has written its parents, then kept compact),
     // and the compact levels so far, from `maxZoom + 1` down.
     var current = level
@@ -261,18 +254,20 @@ public struct ClusterIndex<Aggregate> {
     neighbors.reserveCapacity(64)
     var aggregation: (map: (Int) -> Aggregate, reduce: (inout Aggregate, Aggregate) -> Void)? = nil
     if let map, let reduce { aggregation = (map, reduce) }
-    // The top level's neighbour lists for the coming zoom, when they were found beside its tree.
+    // The neighbour lists for the coming zoom, when they were found as its level was made.
     var pending: NeighborLists? = nil
 
     func finish(_ draft: inout Draft, zoom: Int, sameItems: Bool) {
       if let retained = options.retainedZooms, !retained.contains(zoom) {
         finished.append(Level(dropped: ()))
       } else if sameItems, let last = finished.last, !last.dropped {
-        finished.append(last.withParents(draft.parents))
+        let level = last.withParents(draft.parents)
+        if let tree = draft.tree { level.tree.offer(tree) }
+        finished.append(level)
       } else {
         finished.append(Level(draft))
       }
-      draft = Draft(nodeSize: options.nodeSize)  // done with it: free it now
+      draft = Draft()  // done with it: free it now
     }
 
     for zoom in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
@@ -291,8 +286,8 @@ public struct ClusterIndex<Aggregate> {
         let changed: Bool
         (next, changed, clearances) = Self.cluster(
           &current, radius: radius, zoom: zoom, options: options, featureCount: points.count,
-          lists: lists, clearances: clearances, aggregation: aggregation, aggregates: &aggregates,
-          neighbors: &neighbors)
+          lists: lists, clearances: clearances, forks: forks, aggregation: aggregation,
+          aggregates: &aggregates, neighbors: &neighbors)
         if !changed {
           next.tree = current.tree  // nothing merged: the same items in the same order, so the same tree
         } else {
@@ -304,21 +299,25 @@ public struct ClusterIndex<Aggregate> {
       finish(&current, zoom: zoom + 1, sameItems: sameItems)
       if !unchanged {
         // The next zoom's neighbour searches need the items only, not the tree (just its order, later), so
-        // they run beside the tree's build when they are a fair share of the work; a handful of searches are
-        // made first, and the tree has every core to itself.
+        // when they are a fair share of the work they run beside the tree's build, which that zoom's
+        // clustering will then need. Otherwise the searches come first, and the tree waits until a neighbour
+        // list of two or more items needs its order (at the top zooms of a large input, none does), or for
+        // a query at this zoom (`DeferredTree`).
         let nextRadius = Self.radius(zoom: zoom - 1, options: options)
         let nextMembers = zoom > options.minZoom ? Self.members(clearances, within: nextRadius) : []
-        var tree: PlanarKDTree? = nil
-        ForkJoin.both(
-          if: forks > 0 && nextMembers.count >= next.xs.count / 4,
-          {
-            if !nextMembers.isEmpty {
+        if forks > 0 && nextMembers.count >= next.xs.count / 4 {
+          var tree: PlanarKDTree? = nil
+          ForkJoin.both(
+            {
               pending = NeighborLists(
                 members: nextMembers, xs: next.xs, ys: next.ys, radius: nextRadius, forks: forks)
-            }
-          },
-          { tree = PlanarKDTree(xs: next.xs, ys: next.ys, nodeSize: options.nodeSize, forks: forks) })
-        next.tree = tree!
+            },
+            { tree = PlanarKDTree(xs: next.xs, ys: next.ys, nodeSize: options.nodeSize, forks: forks) })
+          next.tree = tree
+        } else if !nextMembers.isEmpty {
+          pending = NeighborLists(
+            members: nextMembers, xs: next.xs, ys: next.ys, radius: nextRadius, forks: forks)
+        }
       }
       current = next
       sameItems = unchanged
@@ -337,11 +336,11 @@ public struct ClusterIndex<Aggregate> {
   /// least.
   private static func cluster(
     _ previous: inout Draft, radius: Double, zoom: Int, options: ClusterOptions, featureCount: Int,
-    lists: NeighborLists, clearances: [Double],
+    lists: NeighborLists, clearances: [Double], forks: Int,
     aggregation: (map: (Int) -> Aggregate, reduce: (inout Aggregate, Aggregate) -> Void)?,
     aggregates: inout [Aggregate], neighbors: inout [Int]
   ) -> (level: Draft, changed: Bool, clearances: [Double]) {
-    var next = Draft(nodeSize: options.nodeSize, aggregated: aggregation != nil)
+    var next = Draft(aggregated: aggregation != nil)
     let count = previous.xs.count
     next.xs.reserveCapacity(count)
     next.ys.reserveCapacity(count)
@@ -382,7 +381,13 @@ public struct ClusterIndex<Aggregate> {
       neighbors.removeAll(keepingCapacity: true)
       lists.neighbors(of: i, into: &neighbors)
       if neighbors.count > 1 {
-        if ranks.isEmpty { ranks = previous.tree.traversalRanks() }
+        if ranks.isEmpty {
+          if previous.tree == nil {
+            previous.tree = PlanarKDTree(
+              xs: previous.xs, ys: previous.ys, nodeSize: options.nodeSize, forks: forks)
+          }
+          ranks = previous.tree!.traversalRanks()
+        }
         NeighborLists.sortByRank(&neighbors, ranks)
       }
       let ownCount = Int(previous.counts[i])

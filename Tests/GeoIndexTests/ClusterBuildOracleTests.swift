@@ -278,7 +278,7 @@ import Testing
       for (zoom, (a, b)) in zip(one.levels, many.levels).enumerated() {
         let same =
           one.entries(levelOffset: zoom).elementsEqual(many.entries(levelOffset: zoom), by: ==)
-          && a.tree.ids == b.tree.ids
+          && one.tree(of: a).ids == many.tree(of: b).ids
         #expect(same, "threads \(threads), zoom \(zoom)")
       }
     }
