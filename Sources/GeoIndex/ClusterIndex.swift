@@ -382,11 +382,7 @@ public struct ClusterIndex<Aggregate> {
       lists.neighbors(of: i, into: &neighbors)
       if neighbors.count > 1 {
         if ranks.isEmpty {
-          if previous.tree == nil {
-            previous.tree = PlanarKDTree(
-              xs: previous.xs, ys: previous.ys, nodeSize: options.nodeSize, forks: forks)
-          }
-          ranks = previous.tree!.traversalRanks()
+          ranks = Self.ranks(&previous, lists: lists, nodeSize: options.nodeSize, forks: forks)
         }
         NeighborLists.sortByRank(&neighbors, ranks)
       }
@@ -447,6 +443,23 @@ public struct ClusterIndex<Aggregate> {
 }
 
 extension ClusterIndex {
+  /// Ranks in `level`'s k-d tree traversal (`PlanarKDTree.traversalRanks()`) for the items of `lists`: from its
+  /// tree when it was built; else, when those of the lists of two or more are few (a handful of lists at the
+  /// top zooms of a large input), from the part of the tree that holds them (`PlanarKDTree.traversalRanks(xs:
+  /// ys:nodeSize:of:forks:)`), the tree itself left to its first query; else from the tree, built now and kept.
+  static func ranks(_ level: inout Draft, lists: NeighborLists, nodeSize: Int, forks: Int) -> [UInt32] {
+    if level.tree == nil, let wanted = lists.itemsOfLongerLists(),
+      wanted.count <= level.xs.count / (4 * max(2, nodeSize))
+    {
+      return PlanarKDTree.traversalRanks(
+        xs: level.xs, ys: level.ys, nodeSize: nodeSize, of: wanted, forks: forks)
+    }
+    if level.tree == nil {
+      level.tree = PlanarKDTree(xs: level.xs, ys: level.ys, nodeSize: nodeSize, forks: forks)
+    }
+    return level.tree!.traversalRanks()
+  }
+
   /// The items whose clearance (see `NeighborLists.clearances`) leaves them within reach of another at
   /// `radius`: the only ones that can have neighbours there.
   static func members(_ clearances: [Double], within radius: Double) -> [UInt32] {

@@ -95,6 +95,18 @@ struct NeighborLists {
   @inline(__always)
   func hasNone(_ i: Int) -> Bool { counts[i] == 0 }
 
+  /// Every item of the lists of two or more neighbours (the lists that must be put in order), perhaps more
+  /// than once; nil when some list is found on demand (its items are not known yet).
+  func itemsOfLongerLists() -> [UInt32]? {
+    var items: [UInt32] = []
+    for i in counts.indices where counts[i] != 0 && counts[i] != 1 {
+      guard counts[i] > 0 else { return nil }
+      let start = Int(starts[i])
+      items.append(contentsOf: neighbors[start..<(start + Int(counts[i]))])
+    }
+    return items
+  }
+
   /// Appends item `i`'s neighbours (itself excluded) to `result`, in no particular order.
   func neighbors(of i: Int, into result: inout [Int]) {
     let count = Int(counts[i])

@@ -83,6 +83,59 @@ struct PlanarKDTree: Sendable {
         sort(left: middle + 1, right: right, axis: 1 - axis)
       }
     }
+
+    /// Marks a wanted item in `Item.id` (item numbers stay below it).
+    static var wanted: UInt32 { 1 << 31 }
+
+    /// `sort`, descending only into nodes that hold wanted items (`wanted` of them in `left...right`), and
+    /// writing their traversal ranks, the node's first being `first`.
+    func rank(
+      left: Int, right: Int, axis: Int, first: Int, wanted: Int,
+      into ranks: UnsafeMutableBufferPointer<UInt32>,
+      forks: Int
+    ) {
+      if wanted == 0 { return }
+      if right - left <= nodeSize {
+        for i in left...right where items[i].id & Self.wanted != 0 {
+          ranks[Int(items[i].id & ~Self.wanted)] = UInt32(first + i - left)
+        }
+        return
+      }
+      let middle = (left + right) >> 1
+      if axis == 0 {
+        FloydRivest.select(items, k: middle, left: left, right: right, by: XAxis.self)
+      } else {
+        FloydRivest.select(items, k: middle, left: left, right: right, by: YAxis.self)
+      }
+      var leftWanted = 0
+      for i in left..<middle { leftWanted &+= Int(items[i].id >> 31) }
+      let middleWanted = Int(items[middle].id >> 31)
+      if middleWanted != 0 { ranks[Int(items[middle].id & ~Self.wanted)] = UInt32(first) }
+      let rightWanted = wanted - leftWanted - middleWanted
+      // The middle item, then the right half, then the left half.
+      let rightFirst = first + 1
+      let leftFirst = first + 1 + (right - middle)
+      if forks > 0 && leftWanted > 0 && rightWanted > 0 && right - left >= PlanarKDTree.parallelThreshold {
+        ForkJoin.both(
+          {
+            rank(
+              left: left, right: middle - 1, axis: 1 - axis, first: leftFirst, wanted: leftWanted,
+              into: ranks, forks: forks - 1)
+          },
+          {
+            rank(
+              left: middle + 1, right: right, axis: 1 - axis, first: rightFirst, wanted: rightWanted,
+              into: ranks, forks: forks - 1)
+          })
+      } else {
+        rank(
+          left: left, right: middle - 1, axis: 1 - axis, first: leftFirst, wanted: leftWanted, into: ranks,
+          forks: 0)
+        rank(
+          left: middle + 1, right: right, axis: 1 - axis, first: rightFirst, wanted: rightWanted, into: ranks,
+          forks: 0)
+      }
+    }
   }
 
   /// Appends to `result` the item numbers inside the box (bounds inclusive), in kdbush's order.
@@ -162,6 +215,39 @@ struct PlanarKDTree: Sendable {
 }
 
 extension PlanarKDTree {
+  /// The traversal ranks (`traversalRanks()`) of the items `wanted` in the tree that `init(xs:ys:nodeSize:forks:)`
+  /// builds, without building all of it; other items' entries are 0.
+  ///
+  /// kdbush's kd-sort arranges a node's items from that node's items alone, so sorting only the nodes that hold a
+  /// wanted item leaves each of those where the whole sort puts it; and a position's rank follows from the nodes
+  /// above it (a node's middle item comes first, then its right half, then its left half). For a few wanted items
+  /// of many this reads each level of the tree once above the nodes where they part, instead of every level.
+  ///
+  /// - Complexity: O(n log k) for k wanted items spread over n, O(n log n) at most.
+  static func traversalRanks(
+    xs: [Double], ys: [Double], nodeSize: Int, of wanted: [UInt32], forks: Int = 0
+  ) -> [UInt32] {
+    precondition(xs.count == ys.count && xs.count < Int(UInt32.max >> 1))
+    let size = Swift.min(Swift.max(nodeSize, 2), 65_535)
+    var items = [Item](unsafeUninitializedCapacity: xs.count) { buffer, initialized in
+      for i in 0..<xs.count { buffer[i] = Item(x: Float(xs[i]), y: Float(ys[i]), id: UInt32(i)) }
+      initialized = xs.count
+    }
+    var ranks = [UInt32](repeating: 0, count: xs.count)
+    var count = 0
+    for item in wanted where items[Int(item)].id & Sorter.wanted == 0 {
+      items[Int(item)].id |= Sorter.wanted
+      count += 1
+    }
+    items.withUnsafeMutableBufferPointer { items in
+      ranks.withUnsafeMutableBufferPointer { ranks in
+        Sorter(items: items, nodeSize: size).rank(
+          left: 0, right: items.count - 1, axis: 0, first: 0, wanted: count, into: ranks, forks: forks)
+      }
+    }
+    return ranks
+  }
+
   /// Each item's position in the order a traversal visits items when nothing is pruned.
   ///
   /// Every range or radius query returns its matches in this order (pruning skips items, it never reorders

@@ -236,6 +236,13 @@ import Testing
       // The widest valid radius (the extent): search boxes reach far off the grid (1e300 used to trap
       // converting to Int; it is out of range now).
       options.radiusPixels = options.extent
+    case 4:
+      // Leaves of three items and triples that do not merge (uniform points, see below): a zoom with a few lists
+      // of two or more puts them in order with the ranks of the part of the tree that holds them
+      // (`PlanarKDTree.traversalRanks(xs:ys:nodeSize:of:forks:)`), their items often in different halves, and
+      // the triples are copied to the next zoom in that order.
+      options.nodeSize = 2
+      options.minPoints = 4
     default: break
     }
     return options
@@ -243,10 +250,12 @@ import Testing
 
   @Test(arguments: [
     (0, UInt32(1), 0), (1, 2, 0), (9, 3, 0), (700, 4, 0), (700, 5, 1), (700, 6, 2), (1500, 7, 0),
-    (54, 9, 3), (5000, 10, 3),
+    (54, 9, 3), (5000, 10, 3), (3000, 11, 4),
   ])
   func buildMatchesBruteForceSupercluster(count: Int, seed: UInt32, variant: Int) throws {
-    let points = Self.clumps(count: count, seed: seed)
+    // Variant 4 on uniform points: few neighbour lists of two or more at the zooms where items first meet.
+    let points: [GeoPoint?] =
+      variant == 4 ? SeededSpherePoints.make(count: count, seed: seed) : Self.clumps(count: count, seed: seed)
     let options = Self.options(variant)
     let expected = Self.referenceLevels(points: points, options: options)
     let index = try ClusterIndex(points: points, options: options)
@@ -265,6 +274,32 @@ import Testing
         first difference \(String(describing: difference))
         """
       )
+    }
+  }
+
+  /// The ranks of a few items found by sorting only the nodes that hold them, against the reference kd-sort's
+  /// ranks of the whole tree: sizes around a leaf and the threads' threshold, few distinct coordinates (ties
+  /// go either way of a split), leaf sizes, one wanted item to all of them, on one and two threads.
+  @Test func ranksOfAFewItemsAreTheirRanksInTheWholeTree() {
+    var words = SeededSpherePoints(seed: 57)
+    for trial in 0..<60 {
+      let n = [1, 2, 3, 17, 65, 66, 130, 700, 5000, 9000][trial % 10]
+      let nodeSize = [2, 16, 64][trial % 3]
+      let distinct = [3, 40, 1 << 30, 1 << 30][trial % 4]
+      let items = (0..<n).map { _ in
+        Item(
+          x: Double(Float(Double(words.nextWord() % UInt32(distinct)) / Double(distinct))),
+          y: Double(Float(Double(words.nextWord() % UInt32(distinct)) / Double(distinct))), id: 0, count: 1)
+      }
+      let expected = Self.referenceRanks(items, nodeSize: nodeSize)
+      let count = [1, 2, 9, n / 7 + 1, n][trial % 5]
+      let wanted = (0..<count).map { _ in words.nextWord() % UInt32(n) }
+      let ranks = PlanarKDTree.traversalRanks(
+        xs: items.map(\.x), ys: items.map(\.y), nodeSize: nodeSize, of: wanted, forks: trial % 2)
+      let wrong = wanted.first { ranks[Int($0)] != expected[Int($0)] }
+      #expect(
+        wrong == nil,
+        "trial \(trial): n \(n), node size \(nodeSize), \(count) wanted, item \(String(describing: wrong))")
     }
   }
 
