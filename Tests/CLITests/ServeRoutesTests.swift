@@ -296,3 +296,21 @@ extension Sequence {
     return results
   }
 }
+
+/// The filter cache's estimate of a dataset's memory (`--filter-cache-mb`).
+@Suite struct FilterCacheEstimateTests {
+  /// The estimate follows the cluster index's items at each zoom, not points times zooms: 2,000 points at one
+  /// place are one cluster at every zoom but the last, under 100 bytes a point besides their text (the
+  /// previous estimate, 40 bytes a point at each of 18 zooms, said 744).
+  @Test func theEstimateFollowsTheIndexItems() throws {
+    let features = (0..<2000).map { i in
+      #"{"type":"Feature","id":\#(i),"properties":{},"geometry":{"type":"Point","coordinates":[10,20]}}"#
+    }
+    let text = #"{"type":"FeatureCollection","features":["# + features.joined(separator: ",") + "]}"
+    let file = try FeatureFile.parse(Array(text.utf8), name: "same")
+    let dataset = try Dataset(name: "same", file: file, options: ClusterOptions(), aggregations: [])
+    #expect(dataset.index.itemCount(atZoom: 16) == 1 && dataset.index.itemCount(atZoom: 17) == 2000)
+    let beside = (dataset.approximateBytes - file.textBytesInMemory) / 2000
+    #expect(beside >= 56 && beside < 100, "\(beside) bytes a point besides the text")
+  }
+}
