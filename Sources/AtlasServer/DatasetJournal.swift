@@ -12,10 +12,10 @@ import GeoFormats
 /// removed) is stale and dropped. Then records, each a header line `add|remove VERSION BYTES HASH`, BYTES of
 /// payload and a line feed; HASH is FNV-1a (64-bit) of the payload in hexadecimal. An add's payload is a
 /// FeatureCollection of the added features, their text as received, `,\n` between two; a removal's payload is
-/// the id. A record cut short or damaged with no whole record of a later change after it (a crash while a batch
-/// was written, before it was answered) ends the journal: it and anything after it are dropped, and the file is
-/// cut back to the last whole record; damage with later changes after it keeps the dataset from being served
-/// (`replay`). Records are read one at a time, so a start needs the memory of the largest, not of the journal.
+/// the id. A record cut short or damaged where a crash's tail can be (part of the batch written when it came,
+/// none of it answered) ends the journal: it and anything after it are dropped, and the file is cut back to the
+/// last whole record; other damage, or a failed read, keeps the dataset from being served (`replay`). Records
+/// are read one at a time, so a start needs the memory of the largest, not of the journal.
 enum DatasetJournal {
   static let collectionStart = Array(#"{"type":"FeatureCollection","features":["#.utf8)
 
@@ -59,42 +59,66 @@ enum DatasetJournal {
     case stale
     /// Its records applied (a damaged tail cut away first).
     case replayed(Replayed)
-    /// Damaged at `offset` with a whole record of a later change after the damage: the dataset is not served
-    /// and the file is left as it is (neither the changes after the damage nor those before alone are the
-    /// dataset that was answered).
+    /// Damaged at `offset` where a crash's tail cannot be (a whole record of another change after it): the
+    /// dataset is not served and the file is left as it is (neither the changes after the damage nor those
+    /// before alone are the dataset that was answered).
     case damaged(offset: Int)
+    /// Reading it failed at `offset` (the system's `code`): not damage, so the file is left as it is and the
+    /// dataset is not served.
+    case unreadable(offset: Int, code: Int32)
   }
 
   /// Applies the journal at `fd` (a descriptor the result owns from here, closed unless replayed) to `base`'s
-  /// features, reading one record at a time (the memory of the largest record, not of the journal).
+  /// features, reading one record at a time (the memory of the largest record, not of the journal);
+  /// `readFault` injects read failures in tests (the error number for a range read, or nil to read it).
   ///
-  /// A record cut short or damaged (its hash, its version, its features) is a crash's tail when nothing after it
-  /// is a whole record of another version than the change it would have been (a batch's records share their
-  /// version, and a crash leaves only the batch it was writing, none of it answered): it and what follows are
-  /// dropped, and the file cut back to the whole records before it. Any other damage is in the middle of
-  /// answered changes: `.damaged`.
-  static func replay(_ fd: Int32, over base: FeatureFile, nonce: UInt64, baseVersion: Int, name: String)
-    -> Replay
-  {
-    let reader = Reader(fd: fd)
+  /// A batch's records share one version and are written, then synced once before any is answered, so a crash
+  /// leaves part of the batch it was writing, none of it answered, after the last answered batch. A record cut
+  /// short or damaged (its hash, its version, its features) at version W after records up to version V is such
+  /// a tail when W is V (the rest of the last batch applied) or V + 1 (a new batch) and every whole record after
+  /// it (looked for at every line start) has version W; when its header cannot be read, when every whole record
+  /// after it has version V (none after it is a new batch, whose records would be whole only if answered). A tail
+  /// is dropped with what follows, and the file cut back to the whole records before it; any other damage is in
+  /// the middle of answered changes: `.damaged`. A failed read is not damage: `.unreadable`, nothing cut.
+  static func replay(
+    _ fd: Int32, over base: FeatureFile, nonce: UInt64, baseVersion: Int, name: String,
+    readFault: (@Sendable (Range<Int>) -> Int32?)? = nil
+  ) -> Replay {
+    let reader: Reader
     let head = header(nonce: nonce, baseVersion: baseVersion)
-    guard reader.size > 0, reader.read(0..<min(reader.size, head.count)) == head else {
+    do throws(ReadFailure) {
+      reader = try Reader(fd: fd, fault: readFault)
+      guard reader.size > 0, try reader.read(0..<min(reader.size, head.count)) == head else {
+        close(fd)
+        return .stale
+      }
+    } catch {
       close(fd)
-      return .stale
+      return .unreadable(offset: error.offset, code: error.code)
     }
     let file = base.journaledCopy(journal: fd)
     var version = baseVersion
     var position = head.count
-    while position < reader.size, let record = reader.record(at: position),
-      apply(record, reader, to: file, after: version, baseVersion: baseVersion, name: name)
-    {
-      version = record.version
-      position = record.end
-    }
-    if position < reader.size {
-      guard reader.isTail(from: position, version: version + 1) else { return .damaged(offset: position) }
-      // A record cut short or damaged: dropped whole, with what follows.
-      if ftruncate(fd, off_t(position)) == 0 { _ = fsync(fd) }
+    do throws(ReadFailure) {
+      while position < reader.size, let record = try reader.record(at: position),
+        try apply(record, reader, to: file, after: version, baseVersion: baseVersion, name: name)
+      {
+        version = record.version
+        position = record.end
+      }
+      if position < reader.size {
+        let damaged = try reader.headerVersion(at: position)
+        if let damaged, damaged <= baseVersion || (damaged != version && damaged != version + 1) {
+          return .damaged(offset: position)
+        }
+        guard try reader.onlyVersion(damaged ?? version, after: position) else {
+          return .damaged(offset: position)
+        }
+        // A crash's tail: dropped whole, with what follows.
+        if ftruncate(fd, off_t(position)) == 0 { _ = fsync(fd) }
+      }
+    } catch {
+      return .unreadable(offset: error.offset, code: error.code)
     }
     return .replayed(Replayed(file: file, version: version, journalBytes: position))
   }
@@ -103,11 +127,11 @@ enum DatasetJournal {
   private static func apply(
     _ record: Record, _ reader: Reader, to file: FeatureFile, after version: Int, baseVersion: Int,
     name: String
-  ) -> Bool {
+  ) throws(ReadFailure) -> Bool {
     // A record's version follows the base's and never goes down (one batch shares one); any other is damaged,
     // like one out of any range a server reaches (the next write adds one to it).
     guard record.version > baseVersion, record.version >= version, record.version < 1 << 52,
-      let bytes = reader.read(record.payload)
+      let bytes = try reader.read(record.payload)
     else { return false }
     guard record.kind == "add" else {
       file.remove(file.indices(withID: String(decoding: bytes, as: UTF8.self)))
@@ -142,71 +166,97 @@ enum DatasetJournal {
     var end: Int { payload.upperBound + 1 }
   }
 
-  /// Reads a journal by offset.
+  /// A read of the journal that failed: where, and the system's error number.
+  struct ReadFailure: Error {
+    let offset: Int
+    let code: Int32
+  }
+
+  /// Reads a journal by offset; a failed read throws (it is no damage of the file).
   struct Reader {
     let fd: Int32
     let size: Int
+    let fault: (@Sendable (Range<Int>) -> Int32?)?
     /// The most bytes hashes and scans read at a time.
     static let window = 1 << 20
 
-    init(fd: Int32) {
+    init(fd: Int32, fault: (@Sendable (Range<Int>) -> Int32?)? = nil) throws(ReadFailure) {
       self.fd = fd
+      self.fault = fault
       var info = stat()
-      size = fstat(fd, &info) == 0 ? Int(info.st_size) : 0
+      guard fstat(fd, &info) == 0 else { throw ReadFailure(offset: 0, code: errno) }
+      size = Int(info.st_size)
     }
 
     /// The bytes of `range`, nil when the file is shorter.
-    func read(_ range: Range<Int>) -> [UInt8]? {
+    func read(_ range: Range<Int>) throws(ReadFailure) -> [UInt8]? {
       guard range.upperBound <= size else { return nil }
+      if let code = fault?(range) { throw ReadFailure(offset: range.lowerBound, code: code) }
       var done = 0
+      var code: Int32 = 0
       let bytes = [UInt8](unsafeUninitializedCapacity: range.count) { buffer, initialized in
         while done < range.count {
           let got = pread(fd, buffer.baseAddress! + done, range.count - done, off_t(range.lowerBound + done))
           if got < 0 && errno == EINTR { continue }
+          if got < 0 { code = errno }
+          // The file is shorter than its size a moment ago: no damage a read can tell, so a failure too.
+          if got == 0 { code = EIO }
           if got <= 0 { break }
           done += got
         }
         initialized = done
       }
-      return done == range.count ? bytes : nil
+      guard code == 0 else { throw ReadFailure(offset: range.lowerBound + done, code: code) }
+      return bytes
     }
 
-    /// The whole record at `position` (its hash checked, a window at a time), or nil when it is cut short or
-    /// its header or hash is damaged.
-    func record(at position: Int) -> Record? {
-      guard let line = read(position..<min(size, position + 128)), let lineEnd = line.firstIndex(of: 0x0A)
+    /// The header line at `position`: its kind, version, payload length and hash, or nil when it is not one.
+    private func header(at position: Int) throws(ReadFailure) -> (
+      kind: String, version: Int, start: Int, length: Int, hash: UInt64
+    )? {
+      guard let line = try read(position..<min(size, position + 128)), let lineEnd = line.firstIndex(of: 0x0A)
       else { return nil }
       let fields = String(decoding: line[..<lineEnd], as: UTF8.self).split(separator: " ")
       guard fields.count == 4, fields[0] == "add" || fields[0] == "remove", let version = Int(fields[1]),
         let length = Int(fields[2]), length >= 0, let expected = UInt64(fields[3], radix: 16)
       else { return nil }
-      let start = position + lineEnd + 1
-      guard length <= size - start - 1, read(start + length..<start + length + 1) == [0x0A] else {
+      return (String(fields[0]), version, position + lineEnd + 1, length, expected)
+    }
+
+    /// The version in the header line at `position` (whose hash covers the payload only), nil when it is not
+    /// a header.
+    func headerVersion(at position: Int) throws(ReadFailure) -> Int? { try header(at: position)?.version }
+
+    /// The whole record at `position` (its hash checked, a window at a time), or nil when it is cut short or
+    /// its header or hash is damaged.
+    func record(at position: Int) throws(ReadFailure) -> Record? {
+      guard let head = try header(at: position) else { return nil }
+      let (start, length) = (head.start, head.length)
+      guard length <= size - start - 1, try read(start + length..<start + length + 1) == [0x0A] else {
         return nil
       }
       var hash: UInt64 = 0xcbf2_9ce4_8422_2325
       var at = start
       while at < start + length {
-        guard let bytes = read(at..<min(start + length, at + Self.window)) else { return nil }
+        guard let bytes = try read(at..<min(start + length, at + Self.window)) else { return nil }
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         at += bytes.count
       }
-      guard hash == expected else { return nil }
-      return Record(kind: String(fields[0]), version: version, payload: start..<start + length)
+      guard hash == head.hash else { return nil }
+      return Record(kind: head.kind, version: head.version, payload: start..<start + length)
     }
 
-    /// Whether the bytes from `position` (where a record is damaged) can be a crash's tail: no whole record
-    /// after it (looked for at every line start) has another version than `version`, the one the damaged
-    /// record's batch would have had.
-    func isTail(from position: Int, version: Int) -> Bool {
+    /// Whether every whole record after `position` (looked for at every line start after it, not in a whole
+    /// record's payload) has version `version`.
+    func onlyVersion(_ version: Int, after position: Int) throws(ReadFailure) -> Bool {
       var at = position
       while at < size {
-        guard let window = read(at..<min(size, at + Self.window)) else { return true }
+        guard let window = try read(at..<min(size, at + Self.window)) else { return true }
         var next = at + window.count
         for (i, byte) in window.enumerated() where byte == 0x0A {
-          guard let record = record(at: at + i + 1) else { continue }
+          guard let record = try record(at: at + i + 1) else { continue }
           if record.version != version { return false }
-          next = record.end  // its payload is not searched for more
+          next = record.end - 1  // its payload is not searched; its last line feed starts the next line
           break
         }
         at = next

@@ -548,6 +548,12 @@ final class DatasetWrites: Sendable {
                 + "journal there (truncate -s \(offset) '\(journalPath)') and start again, or PUT the dataset again."
             )
             continue
+          case .unreadable(let offset, let code):
+            warn(
+              "The kept dataset '\(path)' is not served: reading its journal '\(journalPath)' failed at byte "
+                + "\(offset) (\(String(cString: strerror(code)))); the journal is left as it is, start again once "
+                + "the disk reads.")
+            continue
           }
         }
         var info = stat()

@@ -278,9 +278,109 @@ import Testing
     #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == whole.prefix(sizes[1]))
   }
 
+  /// A start over the kept datasets of `directory` with `journal` written as `live`'s journal: the service and
+  /// the warnings it gave.
+  static func start(_ directory: String, journal: Data) throws -> (AtlasService, [String]) {
+    try journal.write(to: URL(fileURLWithPath: directory + "/live.journal"))
+    let warnings = Warnings()
+    let markers = try Dataset(name: "markers", file: nil, options: ClusterOptions(), aggregations: [])
+    let kept = AtlasService.keptDatasets(
+      directory: directory, options: ClusterOptions(), aggregations: [], warn: { warnings.add($0) })
+    return (
+      AtlasService(datasets: [markers] + kept, writeToken: Base.token, datasetsDirectory: directory),
+      warnings.all
+    )
+  }
+
+  /// Damage in batches of several records (a batch's records share one version; it is written whole, then
+  /// synced once, then answered). A: v2 [r2], v3 [r3a, r3b], v4 [r4], a bit of r3a flipped: the whole r3b (v3)
+  /// right after it must not hide r4 (v4), so it is damage in the middle, not served. B: v2 [r2a, r2b], v3 [r3],
+  /// a bit of r2b flipped: r2a is applied, r2b's header says version 2 and r3 (v3) follows: not served. C: v2
+  /// [r2], v3 [r3a, r3b, r3c], r3b torn by a crash (zeros in its payload, or in its header) with r3c whole: a
+  /// tail, cut at r3b, served with r2 and r3a. D: r3a's header unreadable with r3b (v3) after it, after v2: it
+  /// may be the last record of the answered v2, so not a tail.
+  @Test func damagedBatchesOfSeveralRecords() async throws {
+    let scratch = try ScratchDirectory()
+    var random = SplitMix64(state: 37)
+    let base = (1...20).map { Self.feature($0, &random) }
+    let added = (21...26).map { Self.feature($0, &random) }
+    try await Application(router: try Base.service(scratch.path).router()).test(.router) {
+      client async throws in
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", Self.collection(base)).status == 201)
+    }
+    let facts = try #require(DatasetJournal.baseFacts(scratch.path + "/live.geojson"))
+    let head = Data(DatasetJournal.header(nonce: facts.nonce, baseVersion: facts.version))
+    func record(_ k: Int, _ version: Int) throws -> Data {
+      let file = try FeatureFile.parse(Array(Self.collection([added[k]]).utf8), name: "live")
+      return Data(DatasetJournal.addRecord(file, version: version).bytes)
+    }
+    let journal = scratch.path + "/live.journal"
+    func expectNotServed(_ records: [Data], damaging index: Int, at byte: Int, _ scenario: String) throws {
+      var bytes = head + records.reduce(Data(), +)
+      let offset = head.count + records.prefix(index).map(\.count).reduce(0, +)
+      bytes[offset + byte] ^= 0x01
+      let (service, warnings) = try Self.start(scratch.path, journal: bytes)
+      #expect(service.datasets["live"] == nil, "\(scenario)")
+      #expect(
+        warnings.count == 1 && warnings[0].contains("damaged at byte \(offset)"), "\(scenario): \(warnings)")
+      #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == bytes, "\(scenario)")
+    }
+    let payloadByte = 60  // past the header line (about 27 bytes), inside the feature's text
+    try expectNotServed(
+      [try record(0, 2), try record(1, 3), try record(2, 3), try record(3, 4)], damaging: 1, at: payloadByte,
+      "A")
+    try expectNotServed(
+      [try record(0, 2), try record(1, 2), try record(2, 3)], damaging: 1, at: payloadByte, "B")
+    try expectNotServed([try record(0, 2), try record(1, 3), try record(2, 3)], damaging: 1, at: 0, "D")
+    // C: a torn batch, its payload or its header zeroed in part.
+    let batch = [try record(0, 2), try record(1, 3), try record(2, 3), try record(3, 3)]
+    let kept = head + batch[0] + batch[1]
+    for torn in [payloadByte..<(payloadByte + 20), 0..<20] {
+      var r3b = batch[2]
+      r3b.replaceSubrange(torn, with: Data(count: torn.count))
+      let (service, warnings) = try Self.start(scratch.path, journal: kept + r3b + batch[3])
+      #expect(warnings.isEmpty, "C \(torn): \(warnings)")
+      #expect(try await Self.answers(service) == (try await Self.freshAnswers(base + added.prefix(2))))
+      #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == kept, "C \(torn)")
+    }
+  }
+
+  /// A journal that cannot be read (an I/O error, injected at a record's byte) is not damage: replay says so and
+  /// cuts nothing, so a disk that reads again later serves every answered change.
+  @Test func aReadErrorIsNotDamage() throws {
+    let scratch = try ScratchDirectory()
+    var random = SplitMix64(state: 41)
+    let base = (1...10).map { Self.feature($0, &random) }
+    let added = try FeatureFile.parse(Array(Self.collection([Self.feature(11, &random)]).utf8), name: "live")
+    let nonce: UInt64 = 0x1234
+    let basePath = scratch.path + "/live.geojson"
+    try Data(Self.collection(base).utf8).write(to: URL(fileURLWithPath: basePath))
+    let file = try FeatureFile.load(path: basePath, propertyNames: [], name: "live")
+    let head = DatasetJournal.header(nonce: nonce, baseVersion: 1)
+    let first = DatasetJournal.addRecord(added, version: 2).bytes
+    let bytes = Data(head + first + DatasetJournal.addRecord(added, version: 3).bytes)
+    let journal = scratch.path + "/live.journal"
+    try bytes.write(to: URL(fileURLWithPath: journal))
+    let failing = head.count + first.count + 40
+    for faultAt in [failing, 3] {
+      let fd = open(journal, O_RDWR | O_CLOEXEC)
+      try #require(fd >= 0)
+      let replay = DatasetJournal.replay(
+        fd, over: file, nonce: nonce, baseVersion: 1, name: "live",
+        readFault: { $0.contains(faultAt) ? EIO : nil })
+      guard case .unreadable(let offset, let code) = replay else {
+        Issue.record("\(faultAt): \(replay)")
+        continue
+      }
+      #expect(offset <= faultAt && code == EIO)
+      #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == bytes)
+    }
+  }
+
   /// A record whose checksum is whole but whose version could not have been written (past any a server
-  /// reaches: the next write would trap adding one), or whose payload is in another layout than the writer's
-  /// (its texts would be served from the wrong offsets), is damaged: dropped, and the dataset served without it.
+  /// reaches: the next write would trap adding one) is damaged where no crash's tail can be: not served. One whose
+  /// payload is in another layout than the writer's (its texts would be served from the wrong offsets) is
+  /// damaged too: as the last record, a tail, dropped, and the dataset served without it.
   @Test func aCraftedRecordIsDroppedNotTrusted() async throws {
     let scratch = try ScratchDirectory()
     var random = SplitMix64(state: 11)
@@ -309,7 +409,11 @@ import Testing
     let spaced =
       Data("add 2 \(payload.count) \(String(fnv(payload), radix: 16))\n".utf8) + payload + Data("\n".utf8)
     let fresh = try await Self.freshAnswers(base)
-    for crafted in [huge, spaced] {
+    // A version no crash's tail has (neither the last one's nor the next): not served, the file left.
+    let (unserved, warnings) = try Self.start(scratch.path, journal: header + huge)
+    #expect(unserved.datasets["live"] == nil)
+    #expect(warnings.count == 1 && warnings[0].contains("damaged at byte \(header.count)"), "\(warnings)")
+    for crafted in [spaced] {
       try (header + crafted).write(to: URL(fileURLWithPath: journal))
       let restarted = try Base.service(scratch.path)
       #expect(try await Self.answers(restarted) == fresh)
