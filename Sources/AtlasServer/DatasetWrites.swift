@@ -218,7 +218,7 @@ final class DatasetWrites: Sendable {
         return (outcomes.map { $0 ?? .served(dataset, created: false) }, changed)
       } catch {
         // Not served, so not kept either: the journal is cut back to what it was.
-        if ftruncate(fd, off_t(first)) == 0 { _ = fsync(fd) }
+        if ftruncate(fd, off_t(first)) == 0 { _ = syncJournal(fd) }
         refusal = failure(name, "building it (\(error))", 0)
       }
     }
@@ -250,14 +250,15 @@ final class DatasetWrites: Sendable {
       _ = ftruncate(fd, off_t(offset))
       return failure(name, "writing \(path)", code)
     }
-    guard fsync(fd) == 0 else {
+    guard syncJournal(fd) == 0 else {
       let code = errno
-      _ = ftruncate(fd, off_t(offset))
+      // Refused, so not kept: the cut is synced too (else a crash could bring the refused records back whole).
+      if ftruncate(fd, off_t(offset)) == 0 { _ = syncJournal(fd) }
       return failure(name, "syncing \(path)", code)
     }
     if created, let failed = syncFolder() {
       // Refused, so not kept: the records are cut away (were the file's name on disk, a restart would serve them).
-      if ftruncate(fd, off_t(offset)) == 0 { _ = fsync(fd) }
+      if ftruncate(fd, off_t(offset)) == 0 { _ = syncJournal(fd) }
       return failure(name, "syncing the folder \(directory)", failed.code)
     }
     return nil
@@ -481,6 +482,15 @@ final class DatasetWrites: Sendable {
         + "(a crash may undo it); the server's log says why.", detail: detail)
   }
 
+  /// Syncs a journal (`fsync`): 0, or -1 with `errno` set (an injected failure syncs nothing).
+  private func syncJournal(_ fd: Int32) -> Int32 {
+    if let code = seams.journalSyncFault() {
+      errno = code
+      return -1
+    }
+    return fsync(fd)
+  }
+
   /// Syncs the datasets folder (so that a file created, renamed or removed in it stays so): nil, or what failed.
   private func syncFolder() -> PrivateFile.FolderSyncFailure? {
     if let code = seams.folderSyncFault() {
@@ -594,11 +604,14 @@ extension DatasetWrites.Change {
 }
 
 /// What tests inject into `DatasetWrites` (a server injects nothing): folder syncs that fail, as a disk may
-/// after a rename, and gates that hold each builder before its next batch or its next compaction, so that a
-/// test can line changes up behind it (`DatasetWrites.waitingCount`) or look at the disk before a compaction.
+/// after a rename, journal syncs that fail (all counted), and gates that hold each builder before its next batch
+/// or its next compaction, so that a test can line changes up behind it (`DatasetWrites.waitingCount`) or look
+/// at the disk before a compaction.
 final class DatasetWriteSeams: @unchecked Sendable {  // every member is guarded by `condition`
   private let condition = NSCondition()
   private var failingFolderSyncs = 0
+  private var failingJournalSyncs = 0
+  private var journalSyncsAsked = 0
   private var batchesHeld = false
   private var compactionsHeld = false
   private var compactionsEnded = 0
@@ -608,6 +621,22 @@ final class DatasetWriteSeams: @unchecked Sendable {  // every member is guarded
 
   /// How many injected folder-sync failures are still to come.
   var folderSyncFaultsLeft: Int { condition.withLock { failingFolderSyncs } }
+
+  /// The next `count` journal syncs fail (EIO) without syncing.
+  func failJournalSyncs(_ count: Int) { condition.withLock { failingJournalSyncs = count } }
+
+  /// Journal syncs asked for so far (failed or not).
+  var journalSyncs: Int { condition.withLock { journalSyncsAsked } }
+
+  /// Counts a journal sync; the error number of an injected failure, or nil (sync for real).
+  func journalSyncFault() -> Int32? {
+    condition.withLock {
+      journalSyncsAsked += 1
+      guard failingJournalSyncs > 0 else { return nil }
+      failingJournalSyncs -= 1
+      return EIO
+    }
+  }
 
   /// The error number of an injected folder-sync failure, or nil (sync for real).
   func folderSyncFault() -> Int32? {

@@ -71,6 +71,40 @@ import Testing
     #expect(try await Self.entry(restarted) == (try await Self.entry(service)))
   }
 
+  /// A POST whose journal sync fails is refused (500, no path), the journal is cut back to the records before
+  /// it and that cut is synced too (else a crash could bring the refused record back whole, and a restart would
+  /// serve it); a restart serves the dataset without it, and the next POST is kept.
+  @Test func aJournalSyncThatFailsIsCutBackAndSynced() async throws {
+    let scratch = try ScratchDirectory()
+    let base = Self.features(1...20, seed: 21)
+    let added = Self.features(21...23, seed: 22)
+    let journal = scratch.path + "/live.journal"
+    let service = try Self.service(scratch.path)
+    let writes = try #require(service.writes)
+    try await Application(router: service.router()).test(.router) { client in
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", Journal.collection(base)).status == 201)
+      #expect(
+        try await Base.send(client, .post, "/v1/datasets/live/features", Journal.collection([added[0]]))
+          .status
+          == 200)
+      let before = try Data(contentsOf: URL(fileURLWithPath: journal))
+      let syncs = writes.seams.journalSyncs
+      writes.seams.failJournalSyncs(1)
+      let refused = try await Base.send(
+        client, .post, "/v1/datasets/live/features", Journal.collection([added[1]]))
+      #expect(refused.status == 500 && !refused.body.contains(scratch.path), "\(refused.body)")
+      // The failed sync, then the sync of the cut.
+      #expect(writes.seams.journalSyncs - syncs == 2)
+      #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == before)
+      let kept = try await Base.send(
+        client, .post, "/v1/datasets/live/features", Journal.collection([added[2]]))
+      #expect(kept.status == 200, "\(kept.body)")
+    }
+    let served = try await Journal.answers(service)
+    #expect(served == (try await Journal.freshAnswers(base + [added[0], added[2]])))
+    #expect(try await Journal.answers(try Self.service(scratch.path)) == served)
+  }
+
   /// A compaction whose new base is renamed into place but whose folder sync fails: served from the new base
   /// from then on, so a POST after it is not appended to the journal of the base before (a restart dropped
   /// that journal as stale, and with it the acknowledged POST). The disk is looked at with the next compaction
