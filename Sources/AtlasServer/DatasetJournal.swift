@@ -8,10 +8,11 @@ import GeoFormats
 /// file, each appended as one record and synced before its write is answered, replayed over the base at start.
 ///
 /// The first line names the base it goes on from, `newsatlas-journal 1 NONCE BASEVERSION`; a journal that names
-/// another base (a PUT or a compaction put a new base in place and the server stopped before the old journal was
-/// removed) is stale and dropped. Then records, each a header line `add|remove VERSION BYTES HASH`, BYTES of
-/// payload and a line feed; HASH is FNV-1a (64-bit) of the payload in hexadecimal. An add's payload is a
-/// FeatureCollection of the added features, their text as received, `,\n` between two; a removal's payload is
+/// a base before this one (a PUT or a compaction put a new base in place and the server stopped before the old
+/// journal was removed) is stale and dropped; any other first line is left, and the dataset not served. Then
+/// records, each a header line `add|remove VERSION BYTES HASH`, BYTES of payload and a line feed; HASH is
+/// FNV-1a (64-bit) of the payload in hexadecimal. An add's payload is a FeatureCollection of the added
+/// features, their text as received, `,\n` between two; a removal's payload is
 /// the id. A record cut short or damaged where a crash's tail can be (part of the batch written when it came,
 /// none of it answered) ends the journal: it and anything after it are dropped, and the file is cut back to the
 /// last whole record; other damage, or a failed read, keeps the dataset from being served (`replay`). Records
@@ -55,8 +56,11 @@ enum DatasetJournal {
 
   /// What a start does with a journal.
   enum Replay {
-    /// Empty, or naming another base: removed.
+    /// Empty, torn before any of it was whole, or naming a base before this one: removed.
     case stale
+    /// A first line that is not this base's (damaged with whole records after it, another format, a base after
+    /// this one): the dataset is not served and the file is left as it is.
+    case foreign
     /// Its records applied (a damaged tail cut away first).
     case replayed(Replayed)
     /// Damaged at `offset` where a crash's tail cannot be (a whole record of another change after it): the
@@ -88,7 +92,21 @@ enum DatasetJournal {
     let head = header(nonce: nonce, baseVersion: baseVersion)
     do throws(ReadFailure) {
       reader = try Reader(fd: fd, fault: readFault)
-      guard reader.size > 0, try reader.read(0..<min(reader.size, head.count)) == head else {
+      let first = try reader.read(0..<min(reader.size, head.count))
+      if reader.size == 0 || first != head {
+        let named = try reader.baseNamed()
+        // Another base of this dataset, before this one (a PUT or a compaction put this one in place and the
+        // server stopped before the journal went), or the first write of a journal that a crash tore (nothing
+        // of it whole, so nothing answered): dropped. Anything else (a first line damaged with records whole
+        // after it, another format, a base after this one) is left, and the dataset not served.
+        let stale =
+          if let named { named.format == 1 && named.baseVersion < baseVersion } else {
+            try reader.onlyVersion(-1, after: 0)
+          }
+        guard stale else {
+          close(fd)
+          return .foreign
+        }
         close(fd)
         return .stale
       }
@@ -221,6 +239,21 @@ enum DatasetJournal {
         let length = Int(fields[2]), length >= 0, let expected = UInt64(fields[3], radix: 16)
       else { return nil }
       return (String(fields[0]), version, position + lineEnd + 1, length, expected)
+    }
+
+    /// What the journal's first line says (`newsatlas-journal FORMAT NONCE BASEVERSION`), nil when it is not
+    /// such a line.
+    func baseNamed() throws(ReadFailure) -> (format: Int, nonce: UInt64, baseVersion: Int)? {
+      guard let line = try read(0..<min(size, 128)), let lineEnd = line.firstIndex(of: 0x0A) else {
+        return nil
+      }
+      let fields = String(decoding: line[..<lineEnd], as: UTF8.self).split(
+        separator: " ", omittingEmptySubsequences: false)
+      guard fields.count == 4, fields[0] == "newsatlas-journal", let format = Int(fields[1]),
+        fields[2].count == 16,
+        let nonce = UInt64(fields[2], radix: 16), let baseVersion = Int(fields[3]), baseVersion >= 0
+      else { return nil }
+      return (format, nonce, baseVersion)
     }
 
     /// The version in the header line at `position` (whose hash covers the payload only), nil when it is not

@@ -558,6 +558,12 @@ final class DatasetWrites: Sendable {
                 + "journal there (truncate -s \(offset) '\(journalPath)') and start again, or PUT the dataset again."
             )
             continue
+          case .foreign:
+            warn(
+              "The kept dataset '\(path)' is not served: the first line of its journal '\(journalPath)' is not one "
+                + "this server writes for this base (damaged, of another format, or naming a later base); the "
+                + "journal is left as it is: remove it to serve the base alone, or PUT the dataset again.")
+            continue
           case .unreadable(let offset, let code):
             warn(
               "The kept dataset '\(path)' is not served: reading its journal '\(journalPath)' failed at byte "

@@ -561,6 +561,50 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: scratch.path + "/live.journal"))
   }
 
+  /// A journal whose first line is not this base's but does not name a base before it (bit rot in it with
+  /// records whole after it, another format, a later base of the same identity, another identity at this
+  /// version) is not stale: the dataset is not served, the file is left, one warning. A first line torn by a
+  /// crash with nothing whole after it (nothing answered) is dropped, and the base served.
+  @Test func aJournalHeaderNotThisBasesIsLeftNotDropped() async throws {
+    let scratch = try ScratchDirectory()
+    var random = SplitMix64(state: 43)
+    let base = (1...20).map { Self.feature($0, &random) }
+    let extra = Self.feature(21, &random)
+    try await Application(router: try Base.service(scratch.path).router()).test(.router) {
+      client async throws in
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", Self.collection(base)).status == 201)
+    }
+    let facts = try #require(DatasetJournal.baseFacts(scratch.path + "/live.geojson"))
+    let record = DatasetJournal.addRecord(
+      try FeatureFile.parse(Array(Self.collection([extra]).utf8), name: "extra"), version: facts.version + 1
+    ).bytes
+    let header = DatasetJournal.header(nonce: facts.nonce, baseVersion: facts.version)
+    var rotted = header
+    rotted[2] ^= 0x01
+    let journal = scratch.path + "/live.journal"
+    let cases: [(String, [UInt8])] = [
+      ("rot", rotted),
+      (
+        "format",
+        Array(String(decoding: header, as: UTF8.self).replacing("journal 1 ", with: "journal 2 ").utf8)
+      ),
+      ("later", DatasetJournal.header(nonce: facts.nonce, baseVersion: facts.version + 1)),
+      ("identity", DatasetJournal.header(nonce: facts.nonce ^ 1, baseVersion: facts.version)),
+    ]
+    for (scenario, first) in cases {
+      let bytes = Data(first + record)
+      let (service, warnings) = try Self.start(scratch.path, journal: bytes)
+      #expect(service.datasets["live"] == nil, "\(scenario)")
+      #expect(warnings.count == 1 && warnings[0].contains("first line"), "\(scenario): \(warnings)")
+      #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == bytes, "\(scenario)")
+    }
+    let torn = Data(count: header.count + record.count / 2) + Data("\n".utf8)
+    let (served, none) = try Self.start(scratch.path, journal: torn)
+    #expect(none.isEmpty)
+    #expect(try await Self.answers(served) == (try await Self.freshAnswers(base)))
+    #expect(!FileManager.default.fileExists(atPath: journal))
+  }
+
   /// Writers adding and removing features at once while readers read: every read is a 200 whose features are
   /// exactly those of one version (each version's features are known from the writes' answers: adds and
   /// removals of one version commute here), one body per ETag, and after a restart every acknowledged write is
