@@ -1,3 +1,4 @@
+import CBoundaries
 import GeoIndex
 import Synchronization
 
@@ -53,7 +54,7 @@ public struct CountryBoundaries: Sendable {
   let ringTable: [(country: Int, start: Int, count: Int)]
   let columns: Int
   let rows: Int
-  private let cellCountry: LittleEndianArray<UInt16>
+  let cellCountry: LittleEndianArray<UInt16>
   /// The cell index, sparse: where each row's border cells (cells that edges overlap) start in
   /// `borderColumns` and `runStarts`, their columns (ascending in a row), where each one's runs start in
   /// `runs`, and the runs: consecutive edges of one ring (first edge's start point, edge count, country).
@@ -201,8 +202,11 @@ public struct CountryBoundaries: Sendable {
     else {
       throw FormatError(description: "The border data's cell index does not cover its cells and runs.")
     }
-    quiet = QuietCellsOnce { [columns, rows, rowStarts, borderColumns] in
-      QuietCells(columns: columns, rows: rows, rowStarts: rowStarts, borderColumns: borderColumns)
+    quiet = QuietCellsOnce(cellCount: cellCount) {
+      [columns, rows, rowStarts, borderColumns, cellCountry, runs, coordinates] in
+      QuietGrid(
+        quiet: QuietCells(columns: columns, rows: rows, rowStarts: rowStarts, borderColumns: borderColumns),
+        cellCountry: cellCountry, runs: runs, coordinates: coordinates, countryCount: countryCount)
     }
   }
 
@@ -235,11 +239,16 @@ public struct CountryBoundaries: Sendable {
   /// or a country the data does not have (a run is not checked to lie in one ring: the country is its own).
   @inline(__always)
   private func run(_ k: Int) -> (edges: Range<Int>, country: Int)? {
-    let run = runs[k]
+    Self.run(runs[k], pointCount: coordinates.count / 2, countryCount: codes.count)
+  }
+
+  /// A stored run's edges and country, or nil when it names points or a country that are not there.
+  @inline(__always)
+  static func run(_ run: UInt64, pointCount: Int, countryCount: Int) -> (edges: Range<Int>, country: Int)? {
     let first = Int(truncatingIfNeeded: run & 0xFFFF_FFFF)
     let end = first + Int(truncatingIfNeeded: (run >> 32) & 0xFFFF)
     let country = Int(truncatingIfNeeded: run >> 48)
-    guard end < coordinates.count / 2, country < codes.count else { return nil }
+    guard end < pointCount, country < countryCount else { return nil }
     return (first..<end, country)
   }
 
@@ -267,52 +276,73 @@ public struct CountryBoundaries: Sendable {
     }
   }
 
-  /// Calls `body` with each edge (its start point) that overlaps a cell of `row` in `columns`, cell by cell in
-  /// column order, each cell's edges in point order, with its country.
-  ///
-  /// - Complexity: O(log b + c + k) for the b border cells of the row, the c of them in `columns` and their k
-  ///   edges (one search for the row, where a search a cell cost the territorial sea's scan most of its time).
-  @inline(__always)
-  func forEachEdge(row: Int, columns: Range<Int>, _ body: (_ start: Int, _ country: Int) -> Void) {
-    var low = Int(rowStarts[row])
-    var high = Int(rowStarts[row + 1])
-    let rowEnd = high
-    precondition(low <= high && high <= borderColumns.count, "The border data's cell index is out of order.")
-    while low < high {
-      let middle = (low + high) >> 1
-      if Int(borderColumns[middle]) < columns.lowerBound { low = middle + 1 } else { high = middle }
-    }
-    var b = low
-    while b < rowEnd, Int(borderColumns[b]) < columns.upperBound {
-      let first = Int(runStarts[b])
-      let end = Int(runStarts[b + 1])
-      precondition(first <= end && end <= runs.count, "The border data's cell index is out of order.")
-      for k in first..<end {
-        guard let (edges, country) = run(k) else {
-          preconditionFailure("The border data's cell index names an edge that is not a ring's.")
-        }
-        for i in edges { body(i, country) }
-      }
-      b += 1
-    }
-  }
-
   /// The country whose borders (or territorial sea) hold `point`.
   ///
   /// - Complexity: O(1) in a cell no border crosses, inland or farther than the territorial sea from every
   ///   coast (most of the earth); otherwise O(k) for the k border edges in and around its cell.
   public func locate(_ point: GeoPoint) -> Location {
-    let (column, row) = cell(point)
-    let index = row &* columns &+ column
-    if let quiet = quiet.cells(), quiet.crossesNoBorder(index) {
-      // What the walk below would find with no edge to cross, and the coast search with none to search.
-      let base = Int(cellCountry[index]) - 1
-      precondition(base < codes.count, "The border data's grid names a country it does not have.")
-      if base >= 0 { return .inside(base) }
-      if quiet.isFarFromEveryCoast(index) { return .nowhere }
+    let quiet = quiet.cells()
+    if let quiet, let found = Self.gridAnswer(quiet.byte(cellIndex(point))) { return found }
+    return walkAndSearch(point, quiet: quiet)
+  }
+
+  /// `locate` for many points, in order: `body(i, location)` for each `i` in `range`, with `point(i)` its
+  /// position. The same answers as `locate`, bit for bit; faster for scattered points, whose grid bytes are
+  /// fetched a block ahead.
+  ///
+  /// - Complexity: as `locate` for each point.
+  @inline(__always)
+  public func locateEach(
+    _ range: Range<Int>, _ point: (Int) -> GeoPoint, _ body: (Int, Location) -> Void
+  ) {
+    // A batch of `threshold` points or more repays the grid's build at once.
+    guard let quiet = range.count >= QuietCellsOnce.threshold ? quiet.built() : quiet.cells() else {
+      for i in range { body(i, locate(point(i))) }
+      return
     }
+    // Software pipelining: the cells of the next block are found and their bytes prefetched while this
+    // block is answered, so the reads of scattered points overlap instead of each waiting on memory in turn.
+    let block = 16
+    withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * block) { cells in
+      func prefetch(_ start: Int, into half: Int) {
+        for i in start..<Swift.min(start + block, range.upperBound) {
+          let cell = cellIndex(point(i))
+          cells[half &+ i &- start] = cell
+          quiet.prefetch(cell)
+        }
+      }
+      var start = range.lowerBound
+      var half = 0
+      prefetch(start, into: half)
+      while start < range.upperBound {
+        let end = Swift.min(start + block, range.upperBound)
+        prefetch(end, into: block - half)
+        for i in start..<end {
+          if let found = Self.gridAnswer(quiet.byte(cells[half &+ i &- start])) {
+            body(i, found)
+          } else {
+            body(i, walkAndSearch(point(i), quiet: quiet))
+          }
+        }
+        start = end
+        half = block - half
+      }
+    }
+  }
+
+  /// What a cell's `QuietGrid` byte answers for every point of it, or nil when the point needs the walk.
+  @inline(__always)
+  static func gridAnswer(_ byte: UInt8) -> Location? {
+    if byte < QuietGrid.atSea { return .inside(Int(byte)) }
+    return byte == QuietGrid.atSea ? .nowhere : nil
+  }
+
+  /// `locate` past the grid: the walk from the cell's centre, then the territorial sea's search.
+  func walkAndSearch(_ point: GeoPoint, quiet: QuietBits?) -> Location {
     if let inside = country(containing: point) { return .inside(inside) }
-    if let (country, distance) = nearestCoast(to: point, withinKilometers: Self.territorialSeaKilometers) {
+    if let (country, distance) = nearestCoast(
+      to: point, withinKilometers: Self.territorialSeaKilometers, boxes: quiet)
+    {
       return .territorialSea(country, distanceKilometers: distance)
     }
     return .nowhere
@@ -329,7 +359,12 @@ public struct CountryBoundaries: Sendable {
     let py = -90 + (Double(row) + 0.5) * (180 / Double(rows))
     let qx = point.longitude
     let qy = point.latitude
-    var flipped: [Int: Bool] = [:]
+    // The countries crossed, each with whether it was crossed an odd number of times: the first eight in
+    // place (a walk crosses one or two), any more in a dictionary (which then allocates).
+    var crossed = InlineArray<8, Int>(repeating: 0)
+    var odd = InlineArray<8, Bool>(repeating: false)
+    var distinct = 0
+    var more: [Int: Bool] = [:]
     forEachEdge(row: row, column: column) { i, country in
       let ax = Double(coordinates[2 * i]) * 1e-7
       let ay = Double(coordinates[2 * i + 1]) * 1e-7
@@ -341,15 +376,39 @@ public struct CountryBoundaries: Sendable {
       let d3 = (bx - ax) * (py - ay) - (by - ay) * (px - ax)
       let d4 = (bx - ax) * (qy - ay) - (by - ay) * (qx - ax)
       if (d3 > 0) == (d4 > 0) { return }
-      flipped[country, default: false].toggle()
+      var j = 0
+      while j < distinct && crossed[j] != country { j += 1 }
+      if j < distinct {
+        odd[j].toggle()
+      } else if distinct < 8 {
+        crossed[distinct] = country
+        odd[distinct] = true
+        distinct += 1
+      } else {
+        more[country, default: false].toggle()
+      }
     }
-    if base >= 0 && !(flipped[base] ?? false) { return base }
+    var baseIsOdd = !more.isEmpty && more[base] == true
+    for j in 0..<distinct where crossed[j] == base { baseIsOdd = odd[j] }
+    if base >= 0 && !baseIsOdd { return base }
     // Entered another country (or left the base one for a hole or the sea): the smallest index that is in.
-    return flipped.filter { $0.value && $0.key != base }.keys.min()
+    var smallest = more.isEmpty ? nil : more.filter { $0.value && $0.key != base }.keys.min()
+    for j in 0..<distinct where odd[j] && crossed[j] != base && crossed[j] < (smallest ?? .max) {
+      smallest = crossed[j]
+    }
+    return smallest
   }
 
   /// The country with the nearest border segment within `limit` kilometres, and the distance.
   public func nearestCoast(to point: GeoPoint, withinKilometers limit: Double) -> (Int, Double)? {
+    nearestCoast(to: point, withinKilometers: limit, boxes: quiet.cells())
+  }
+
+  /// `nearestCoast(to:withinKilometers:)`, passing over each run of edges whose bounding box is farther than
+  /// `limit` or than the nearest edge found so far (when `boxes` are built). Edges are still measured in the
+  /// same order and the first edge at the least distance wins, so the answer is the same, ties included: a
+  /// run passed over holds only edges that could not have replaced the one found so far.
+  func nearestCoast(to point: GeoPoint, withinKilometers limit: Double, boxes: QuietBits?) -> (Int, Double)? {
     let kilometresPerDegree = GreatCircle.earthRadiusKilometers * Double.pi / 180
     let latitudeMargin = limit / kilometresPerDegree
     let cosLatitude = cos(point.latitude * Double.pi / 180)
@@ -369,19 +428,86 @@ public struct CountryBoundaries: Sendable {
       for part in 0..<2 {
         let range = part == 0 ? start..<min(end, columns) : 0..<max(0, end - columns)
         if range.isEmpty { continue }
-        forEachEdge(row: r, columns: range) { i, country in
-          let distance = Self.kilometres(
-            from: point,
-            toSegment: (Double(coordinates[2 * i]) * 1e-7, Double(coordinates[2 * i + 1]) * 1e-7),
-            (Double(coordinates[2 * i + 2]) * 1e-7, Double(coordinates[2 * i + 3]) * 1e-7),
-            cosLatitude: cosLatitude, kilometresPerDegree: kilometresPerDegree)
-          if distance <= limit && (best == nil || distance < best!.distance) {
-            best = (country, distance)
+        forEachRun(row: r, columns: range) { k, edges, country in
+          if let boxes {
+            // 1 mm of slack: far beyond the rounding of either distance, so a run is passed over only when
+            // every edge of it is measured farther than the reach.
+            let reach = best?.distance ?? limit
+            let bound = Self.kilometres(
+              from: point, toBox: boxes.box(k), cosLatitude: cosLatitude,
+              kilometresPerDegree: kilometresPerDegree)
+            if bound > reach + 1e-6 { return }
+          }
+          for i in edges {
+            let distance = Self.kilometres(
+              from: point,
+              toSegment: (Double(coordinates[2 * i]) * 1e-7, Double(coordinates[2 * i + 1]) * 1e-7),
+              (Double(coordinates[2 * i + 2]) * 1e-7, Double(coordinates[2 * i + 3]) * 1e-7),
+              cosLatitude: cosLatitude, kilometresPerDegree: kilometresPerDegree)
+            if distance <= limit && (best == nil || distance < best!.distance) {
+              best = (country, distance)
+            }
           }
         }
       }
     }
     return best.map { ($0.country, $0.distance) }
+  }
+
+  /// Calls `body` with each run (its offset, edges and country) of each border cell of `row` in `columns`,
+  /// cell by cell in column order, each cell's runs in stored order (each run's edges in point order).
+  ///
+  /// - Complexity: O(log b + c + r) for the b border cells of the row, the c of them in `columns` and their r
+  ///   runs (one search for the row, where a search a cell cost the territorial sea's scan most of its time).
+  @inline(__always)
+  func forEachRun(
+    row: Int, columns: Range<Int>, _ body: (_ run: Int, _ edges: Range<Int>, _ country: Int) -> Void
+  ) {
+    var low = Int(rowStarts[row])
+    var high = Int(rowStarts[row + 1])
+    let rowEnd = high
+    precondition(low <= high && high <= borderColumns.count, "The border data's cell index is out of order.")
+    while low < high {
+      let middle = (low + high) >> 1
+      if Int(borderColumns[middle]) < columns.lowerBound { low = middle + 1 } else { high = middle }
+    }
+    var b = low
+    while b < rowEnd, Int(borderColumns[b]) < columns.upperBound {
+      let first = Int(runStarts[b])
+      let end = Int(runStarts[b + 1])
+      precondition(first <= end && end <= runs.count, "The border data's cell index is out of order.")
+      for k in first..<end {
+        guard let (edges, country) = run(k) else {
+          preconditionFailure("The border data's cell index names an edge that is not a ring's.")
+        }
+        body(k, edges, country)
+      }
+      b += 1
+    }
+  }
+
+  /// A lower bound of `kilometres(from:toSegment:…)` for every segment whose ends lie in `box` (west, east,
+  /// south, north in 1e-7 degrees), in the same projection: the distance to the box, which each coordinate's
+  /// map to the projection keeps in order (longitudes wrap at the antimeridian, so a box whose longitudes
+  /// wrap differently, or that spans half the earth, is taken as reaching the point's meridian).
+  static func kilometres(
+    from point: GeoPoint, toBox box: SIMD4<Int32>, cosLatitude: Double, kilometresPerDegree: Double
+  ) -> Double {
+    let south = Double(box[2]) * 1e-7
+    let north = Double(box[3]) * 1e-7
+    let dy =
+      point.latitude < south ? south - point.latitude : point.latitude > north ? point.latitude - north : 0
+    let west = Double(box[0]) * 1e-7 - point.longitude
+    let east = Double(box[1]) * 1e-7 - point.longitude
+    var dx = 0.0
+    if east - west < 180 {
+      func wrapped(_ d: Double) -> Double { d > 180 ? d - 360 : d < -180 ? d + 360 : d }
+      let (w, e) = (wrapped(west), wrapped(east))
+      if e >= w { dx = w > 0 ? w : e < 0 ? -e : 0 }
+    }
+    let x = dx * cosLatitude * kilometresPerDegree
+    let y = dy * kilometresPerDegree
+    return (x * x + y * y).squareRoot()
   }
 
   /// Distance to a segment in a local equirectangular projection about the point: within a few tens of
@@ -408,10 +534,20 @@ public struct CountryBoundaries: Sendable {
     return (cx * cx + cy * cy).squareRoot()
   }
 
+  /// The grid cell holding a point: (column, row).
+  @inline(__always)
   func cell(_ point: GeoPoint) -> (Int, Int) {
-    let column = Int(((point.longitude + 180) / (360 / Double(columns))).rounded(.down))
-    let row = Int(((point.latitude + 90) / (180 / Double(rows))).rounded(.down))
+    // Truncation, not floor: they differ only below 0, which the clamp takes to 0 either way.
+    let column = Int((point.longitude + 180) / (360 / Double(columns)))
+    let row = Int((point.latitude + 90) / (180 / Double(rows)))
     return (max(0, min(columns - 1, column)), max(0, min(rows - 1, row)))
+  }
+
+  /// `cell(point)` as an offset in the grid.
+  @inline(__always)
+  func cellIndex(_ point: GeoPoint) -> Int {
+    let (column, row) = cell(point)
+    return row &* columns &+ column
   }
 }
 
@@ -497,64 +633,150 @@ struct QuietCells: Sendable {
   }
 }
 
-/// `QuietCells`, built once `locate` has been called `QuietCellsOnce.threshold` times: building them takes about
-/// a millisecond, which one `resolve` (a few `locate`s, each a few microseconds without them) would pay at every
-/// start; a batch repays it within its first thousand points. `locate`'s answers are the same with or without
-/// them, bit for bit (`QuietCellsTests`).
+/// What `locate` reads for most points, made from `QuietCells`, the grid and the cell index: one byte a cell
+/// (1 MB for 1440 × 720, half the grid's two bytes and in one read where the grid and the two bits were two,
+/// each a likely cache miss for scattered points), and each run's bounding box, for the territorial sea's search
+/// to pass over runs that cannot hold an edge near enough.
 ///
-/// Once built, `cells()` is one acquiring load of a pointer, and readers on several cores share the bits
+/// A cell's byte is its country's index (below `QuietGrid.atSea`) when no border edge overlaps it and its
+/// centre is in that country, `atSea` when no edge overlaps it, its centre is in no country and no edge lies
+/// within the territorial sea's search from any point of it, and `walk` otherwise (or for a country index too
+/// large for a byte): the answers `locate` gave from the grid and the two bits, bit for bit.
+struct QuietGrid: Sendable {
+  /// The byte of a cell at sea far from every coast.
+  static let atSea: UInt8 = 254
+  /// The byte of a cell whose points need the walk (and maybe the search).
+  static let walk: UInt8 = 255
+
+  let bytes: [UInt8]
+  /// Per run: west, east, south, north of its edges' points, in 1e-7 degrees.
+  let runBoxes: [Int32]
+
+  init(
+    quiet: QuietCells, cellCountry: LittleEndianArray<UInt16>, runs: LittleEndianArray<UInt64>,
+    coordinates: LittleEndianArray<Int32>, countryCount: Int
+  ) {
+    let cells = cellCountry.count
+    var bytes = [UInt8](repeating: Self.walk, count: cells)
+    for cell in 0..<cells where quiet.noBorder[cell >> 6] & (1 << UInt64(cell & 63)) != 0 {
+      let base = Int(cellCountry[cell]) - 1
+      if base >= 0 {
+        // A country past the data's own (read in place, unchecked) is left to the walk, which traps on it.
+        if base < Swift.min(Int(Self.atSea), countryCount) { bytes[cell] = UInt8(base) }
+      } else if quiet.noCoastNear[cell >> 6] & (1 << UInt64(cell & 63)) != 0 {
+        bytes[cell] = Self.atSea
+      }
+    }
+    var boxes = [Int32](repeating: 0, count: 4 * runs.count)
+    for k in 0..<runs.count {
+      // Runs were checked (or are trapped on) in `forEachEdge`; an unreadable one gets the whole earth.
+      guard
+        let (edges, _) = CountryBoundaries.run(
+          runs[k], pointCount: coordinates.count / 2, countryCount: countryCount)
+      else {
+        (boxes[4 * k], boxes[4 * k + 1], boxes[4 * k + 2], boxes[4 * k + 3]) = (.min, .max, .min, .max)
+        continue
+      }
+      var (west, east) = (Int32.max, Int32.min)
+      var (south, north) = (Int32.max, Int32.min)
+      for i in edges.lowerBound...edges.upperBound {  // the edges' start points and the last one's end
+        let x = coordinates[2 * i]
+        let y = coordinates[2 * i + 1]
+        west = Swift.min(west, x)
+        east = Swift.max(east, x)
+        south = Swift.min(south, y)
+        north = Swift.max(north, y)
+      }
+      (boxes[4 * k], boxes[4 * k + 1], boxes[4 * k + 2], boxes[4 * k + 3]) = (west, east, south, north)
+    }
+    self.bytes = bytes
+    runBoxes = boxes
+  }
+}
+
+/// `QuietGrid`, built once `locate` has been called `QuietCellsOnce.threshold` times: building it takes a few
+/// milliseconds, which one `resolve` (a few `locate`s, each a few microseconds without it) would pay at every
+/// start; a batch repays it within its first thousand points. `locate`'s answers are the same with or without
+/// it, bit for bit (`QuietCellsTests`).
+///
+/// Once built, `cells()` is one acquiring load of a pointer, and readers on several cores share the bytes
 /// without writing anything (no reference count is touched).
-/// (`@unchecked`: the pointer's words are written once, under `building`, before the releasing store that
+/// (`@unchecked`: the pointer's bytes are written once, under `building`, before the releasing store that
 /// publishes them, and never again; they are freed with the object.)
 final class QuietCellsOnce: @unchecked Sendable {
   /// The calls of `cells()` answered nil before the cells are built.
   static let threshold = 512
   private let calls = Atomic<Int>(0)
-  /// `noBorder`'s words, then `noCoastNear`'s, once built.
-  private let bits = Atomic<UnsafeMutablePointer<UInt64>?>(nil)
+  /// The grid's bytes, padded to 16, then the run boxes, once built.
+  private let bits = Atomic<UnsafeMutableRawPointer?>(nil)
   private let building = Mutex<Void>(())
-  private let build: @Sendable () -> QuietCells
+  private let cellCount: Int
+  private let build: @Sendable () -> QuietGrid
 
-  init(build: @escaping @Sendable () -> QuietCells) { self.build = build }
+  init(cellCount: Int, build: @escaping @Sendable () -> QuietGrid) {
+    self.cellCount = cellCount
+    self.build = build
+  }
 
   deinit { bits.load(ordering: .acquiring)?.deallocate() }
+
+  private var boxesOffset: Int { (cellCount + 15) & ~15 }
 
   /// The cells, if they are built (or once this call builds them); nil for the first `threshold` calls.
   @inline(__always)
   func cells() -> QuietBits? {
-    if let built = bits.load(ordering: .acquiring) { return QuietBits(base: built) }
+    if let built = bits.load(ordering: .acquiring) { return QuietBits(base: built, boxesOffset: boxesOffset) }
     if calls.wrappingAdd(1, ordering: .relaxed).newValue <= Self.threshold { return nil }
     return built()
   }
 
+  /// Whether the cells are built (without counting a call).
+  var isBuilt: Bool { bits.load(ordering: .acquiring) != nil }
+
   /// The cells, built now if they are not yet.
   func built() -> QuietBits {
     building.withLock { _ in
-      if let built = bits.load(ordering: .acquiring) { return QuietBits(base: built) }
-      let cells = build()
-      let words = cells.noBorder.count
-      // The word count first, so that a reader holding the pointer knows where the second set starts.
-      let built = UnsafeMutablePointer<UInt64>.allocate(capacity: 1 + 2 * words)
-      built.initialize(to: UInt64(words))
-      (built + 1).initialize(from: cells.noBorder, count: words)
-      (built + 1 + words).initialize(from: cells.noCoastNear, count: words)
+      if let built = bits.load(ordering: .acquiring) {
+        return QuietBits(base: built, boxesOffset: boxesOffset)
+      }
+      let grid = build()
+      precondition(grid.bytes.count == cellCount, "The quiet grid does not cover the cells.")
+      let built = UnsafeMutableRawPointer.allocate(
+        byteCount: boxesOffset + 4 * grid.runBoxes.count, alignment: 16)
+      built.initializeMemory(as: UInt8.self, repeating: QuietGrid.walk, count: boxesOffset)
+      grid.bytes.withUnsafeBytes { built.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+      grid.runBoxes.withUnsafeBytes {
+        if let source = $0.baseAddress { (built + boxesOffset).copyMemory(from: source, byteCount: $0.count) }
+      }
       bits.store(built, ordering: .releasing)
-      return QuietBits(base: built)
+      return QuietBits(base: built, boxesOffset: boxesOffset)
     }
   }
 }
 
-/// The built cells' two bit sets, read where `QuietCellsOnce` keeps them: the word count, then `noBorder`,
-/// then `noCoastNear`.
+/// The built grid's bytes and run boxes, read where `QuietCellsOnce` keeps them.
 struct QuietBits {
-  let base: UnsafeMutablePointer<UInt64>
+  let base: UnsafeMutableRawPointer
+  let boxesOffset: Int
 
+  /// The cell's byte: a country index, `QuietGrid.atSea` or `QuietGrid.walk`.
   @inline(__always)
-  func crossesNoBorder(_ cell: Int) -> Bool { base[1 &+ cell &>> 6] & (1 &<< UInt64(cell & 63)) != 0 }
+  func byte(_ cell: Int) -> UInt8 { base.load(fromByteOffset: cell, as: UInt8.self) }
 
+  /// Starts bringing the cell's byte into the cache (see `cboundaries_prefetch`).
   @inline(__always)
-  func isFarFromEveryCoast(_ cell: Int) -> Bool {
-    base[1 &+ Int(truncatingIfNeeded: base[0]) &+ cell &>> 6] & (1 &<< UInt64(cell & 63)) != 0
+  func prefetch(_ cell: Int) { cboundaries_prefetch(base + cell) }
+
+  /// Whether `locate` answers the cell's points from the grid alone.
+  func isAnsweredFromTheGrid(_ cell: Int) -> Bool { byte(cell) != QuietGrid.walk }
+
+  /// Whether the cell is at sea, crossed by no border and farther than the search reaches from every coast.
+  func isFarAtSea(_ cell: Int) -> Bool { byte(cell) == QuietGrid.atSea }
+
+  /// Run `k`'s west, east, south, north in 1e-7 degrees.
+  @inline(__always)
+  func box(_ k: Int) -> SIMD4<Int32> {
+    (base + boxesOffset).loadUnaligned(fromByteOffset: 16 &* k, as: SIMD4<Int32>.self)
   }
 }
 

@@ -61,7 +61,22 @@ extension Country {
   ///
   /// - Complexity: as `resolve(_:)`.
   public static func resolveOffsets(_ point: GeoPoint) -> ResolvedOffsets {
-    let location = boundaries.locate(point)
+    offsets(point, boundaries.locate(point))
+  }
+
+  /// `resolveOffsets(_:)` for many points, in order: `body(i, found)` for each `i` in `range`, with `point(i)`
+  /// its position. The same answers, faster for many scattered points (`CountryBoundaries.locateEach`).
+  ///
+  /// - Complexity: as `resolve(_:)` for each point.
+  public static func resolveOffsets(
+    _ range: Range<Int>, _ point: (Int) -> GeoPoint, _ body: (Int, ResolvedOffsets) -> Void
+  ) {
+    boundaries.locateEach(range, point) { i, location in body(i, offsets(point(i), location)) }
+  }
+
+  /// The resolution of a point that `boundaries` locate as `location`.
+  @inline(__always)
+  private static func offsets(_ point: GeoPoint, _ location: CountryBoundaries.Location) -> ResolvedOffsets {
     if let border = location.countryIndex, let news = newsCountryByBorder[border] {
       let method: Resolution.Method
       if case .territorialSea = location { method = .territorialSea } else { method = .inside }

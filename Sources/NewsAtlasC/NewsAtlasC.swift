@@ -152,8 +152,8 @@ public func newsatlas_resolve(
   let (containing, distances) = (Shared(base: containing), Shared(base: distances))
   let atSea = Country.boundaries.codes.count
   Parallel.forEachPiece(count: count, threads: cores(threads)) { range in
-    for i in range {
-      let found = Country.resolveOffsets(GeoPoint(uncheckedLatitude: latitudes[i], longitude: longitudes[i]))
+    Country.resolveOffsets(range, { GeoPoint(uncheckedLatitude: latitudes[$0], longitude: longitudes[$0]) }) {
+      i, found in
       countries[i] = Int16(found.country)
       switch found.method {
       case .inside: methods[i] = 0

@@ -13,10 +13,44 @@ import Testing
 @Suite struct QuietCellsTests {
   static let boundaries = Country.boundaries
 
-  /// `locate` as it was: the walk, then the territorial sea searched one cell (one binary search) at a time.
+  /// `locate` as it was: the walk (crossings counted in a dictionary), then the territorial sea searched one
+  /// cell (one binary search) at a time, every edge measured.
   static func reference(_ point: GeoPoint) -> CountryBoundaries.Location {
     let b = boundaries
-    if let inside = b.country(containing: point) { return .inside(inside) }
+    if let inside = walk(point) { return .inside(inside) }
+    return search(point).best.map { .territorialSea($0.country, distanceKilometers: $0.distance) } ?? .nowhere
+  }
+
+  /// `country(containing:)` as it was.
+  static func walk(_ point: GeoPoint) -> Int? {
+    let b = boundaries
+    let (column, row) = b.cell(point)
+    let base = Int(b.cellCountry[row * b.columns + column]) - 1
+    let px = -180 + (Double(column) + 0.5) * (360 / Double(b.columns))
+    let py = -90 + (Double(row) + 0.5) * (180 / Double(b.rows))
+    let (qx, qy) = (point.longitude, point.latitude)
+    var flipped: [Int: Bool] = [:]
+    b.forEachEdge(row: row, column: column) { i, country in
+      let ax = Double(b.coordinates[2 * i]) * 1e-7
+      let ay = Double(b.coordinates[2 * i + 1]) * 1e-7
+      let bx = Double(b.coordinates[2 * i + 2]) * 1e-7
+      let by = Double(b.coordinates[2 * i + 3]) * 1e-7
+      let d1 = (qx - px) * (ay - py) - (qy - py) * (ax - px)
+      let d2 = (qx - px) * (by - py) - (qy - py) * (bx - px)
+      if (d1 > 0) == (d2 > 0) { return }
+      let d3 = (bx - ax) * (py - ay) - (by - ay) * (px - ax)
+      let d4 = (bx - ax) * (qy - ay) - (by - ay) * (qx - ax)
+      if (d3 > 0) == (d4 > 0) { return }
+      flipped[country, default: false].toggle()
+    }
+    if base >= 0 && !(flipped[base] ?? false) { return base }
+    return flipped.filter { $0.value && $0.key != base }.keys.min()
+  }
+
+  /// The territorial sea's search as it was: the first edge at the least distance within the limit, and
+  /// every country with an edge at that distance (more than one: a tie the search's order decides).
+  static func search(_ point: GeoPoint) -> (best: (country: Int, distance: Double)?, atBest: Set<Int>) {
+    let b = boundaries
     let limit = CountryBoundaries.territorialSeaKilometers
     let kilometresPerDegree = GreatCircle.earthRadiusKilometers * Double.pi / 180
     let latitudeMargin = limit / kilometresPerDegree
@@ -29,6 +63,7 @@ import Testing
     let span = min(b.columns, Int((longitudeMargin / columnWidth).rounded(.up)) + 1)
     let (column, _) = b.cell(point)
     var best: (country: Int, distance: Double)? = nil
+    var atBest: Set<Int> = []
     for r in r0...r1 {
       for offset in -span...span {
         if 2 * span + 1 > b.columns && offset != -span && offset + span >= b.columns { break }
@@ -39,26 +74,77 @@ import Testing
             toSegment: (Double(b.coordinates[2 * i]) * 1e-7, Double(b.coordinates[2 * i + 1]) * 1e-7),
             (Double(b.coordinates[2 * i + 2]) * 1e-7, Double(b.coordinates[2 * i + 3]) * 1e-7),
             cosLatitude: cosLatitude, kilometresPerDegree: kilometresPerDegree)
-          if distance <= limit && (best == nil || distance < best!.distance) { best = (country, distance) }
+          if distance <= limit && (best == nil || distance < best!.distance) {
+            best = (country, distance)
+            atBest = [country]
+          } else if distance == best?.distance {
+            atBest.insert(country)
+          }
         }
       }
     }
-    if let best { return .territorialSea(best.country, distanceKilometers: best.distance) }
-    return .nowhere
+    return (best, atBest)
   }
 
   @Test func uniformPointsAnswerAsBefore() {
     var points = SeededSpherePoints(seed: 2911)
     let quiet = Self.boundaries.quiet.built()
     var shortcuts = 0
-    for _ in 0..<200_000 {
-      let point = points.next()!
-      let (column, row) = Self.boundaries.cell(point)
-      if quiet.crossesNoBorder(row * Self.boundaries.columns + column) { shortcuts += 1 }
-      #expect(Self.boundaries.locate(point) == Self.reference(point), "seed 2911: \(point)")
+    let seeded = (0..<200_000).map { _ in points.next()! }
+    var each: [CountryBoundaries.Location?] = Array(repeating: nil, count: seeded.count)
+    Self.boundaries.locateEach(seeded.indices, { seeded[$0] }) { i, location in each[i] = location }
+    for (point, batched) in zip(seeded, each) {
+      if quiet.isAnsweredFromTheGrid(Self.boundaries.cellIndex(point)) { shortcuts += 1 }
+      let reference = Self.reference(point)
+      #expect(Self.boundaries.locate(point) == reference, "seed 2911: \(point)")
+      #expect(batched == reference, "seed 2911, locateEach: \(point)")
     }
     // Most of the earth is answered from the grid (the shortcut is taken, and what is checked above).
     #expect(shortcuts > 150_000)
+  }
+
+  /// The territorial sea's ties: points at sea around the places where two countries' borders meet the coast
+  /// (a vertex both rings share), where the nearest edges of both countries are at the same distance to the
+  /// bit and the search's order alone decides. The run boxes pass runs over only when they could not win,
+  /// so the winner is the reference's; a search that took cells nearest first, or let a later equal edge
+  /// win, would fail here.
+  @Test func tiesOnSharedCoastsAnswerAsBefore() {
+    let b = Self.boundaries
+    _ = b.quiet.built()
+    // Vertices in rings of two or more countries; of those, the ends of shared stretches (a ring's next or
+    // previous vertex is not shared): where a land border meets the coast, and tripoints.
+    func key(_ i: Int) -> Int64 {
+      Int64(b.coordinates[2 * i]) << 32 | Int64(UInt32(bitPattern: b.coordinates[2 * i + 1]))
+    }
+    var owners: [Int64: Set<Int>] = [:]
+    for ring in b.ringTable {
+      for i in ring.start..<(ring.start + ring.count) { owners[key(i), default: []].insert(ring.country) }
+    }
+    var ends: Set<Int64> = []
+    for ring in b.ringTable {
+      for i in (ring.start + 1)..<(ring.start + ring.count - 1) where owners[key(i)]!.count > 1 {
+        if owners[key(i - 1)]!.count == 1 || owners[key(i + 1)]!.count == 1 { ends.insert(key(i)) }
+      }
+    }
+    var (ties, checked) = (0, 0)
+    for end in ends.sorted() {
+      let longitude = Double(Int32(truncatingIfNeeded: end >> 32)) * 1e-7
+      let latitude = Double(Int32(truncatingIfNeeded: end)) * 1e-7
+      for step in 0..<24 {
+        for reach in [0.01, 0.04, 0.1, 0.17] {
+          let angle = Double(step) * Double.pi / 12
+          let (dy, dx) = (reach * sin(angle), reach * cos(angle))
+          guard abs(latitude + dy) < 89, abs(longitude + dx) < 180 else { continue }
+          let point = GeoPoint(uncheckedLatitude: latitude + dy, longitude: longitude + dx)
+          guard Self.walk(point) == nil else { continue }  // at sea
+          let found = Self.search(point)
+          if found.atBest.count > 1 { ties += 1 }
+          checked += 1
+          #expect(b.locate(point) == Self.reference(point), "shared vertex: \(point)")
+        }
+      }
+    }
+    #expect(ties > 100, "\(ties) ties in \(checked) points at sea")
   }
 
   /// The cells are built at the call after the threshold, not at start (one `resolve` does not pay for them),
@@ -72,6 +158,12 @@ import Testing
     #expect(fresh.quiet.cells() != nil)
     #expect(seeded.prefix(QuietCellsOnce.threshold - 1).map { fresh.locate($0) } == before)
     #expect(seeded.map { fresh.locate($0) } == seeded.map { Self.reference($0) })
+    // A batch of `threshold` points builds them at once (and is answered with them).
+    let batch = try CountryBoundaries(data: BoundaryDataTests.embedded)
+    var each: [CountryBoundaries.Location?] = Array(repeating: nil, count: QuietCellsOnce.threshold)
+    batch.locateEach(0..<QuietCellsOnce.threshold, { seeded[$0] }) { i, location in each[i] = location }
+    #expect(batch.quiet.isBuilt)
+    #expect(each == seeded.prefix(QuietCellsOnce.threshold).map { Self.reference($0) })
   }
 
   /// Points at the edge of the shortcut's reach, where a wrong bound would miss a territorial sea: in every
@@ -88,12 +180,12 @@ import Testing
     for row in 0..<rows {
       for column in 0..<columns {
         let cell = row * columns + column
-        guard quiet.crossesNoBorder(cell), quiet.isFarFromEveryCoast(cell) else { continue }
+        guard quiet.isFarAtSea(cell) else { continue }
         var edge = false
         for (dr, dc) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
           let r = row + dr
           let c = (column + dc + columns) % columns
-          if r >= 0 && r < rows && !quiet.isFarFromEveryCoast(r * columns + c) { edge = true }
+          if r >= 0 && r < rows && !quiet.isFarAtSea(r * columns + c) { edge = true }
         }
         guard edge else { continue }
         let south = -90 + Double(row) * height
