@@ -20,6 +20,14 @@ import NewsAtlas
 /// The return value of a call that did its work.
 let done = -2
 
+/// The version of this interface: raised whenever a function's arguments, or the layout of what it writes into
+/// the caller's arrays, change. A Python package made for another version would misuse this library without
+/// an error (since version 2, `nearest` writes each code as 8 bytes, two UTF-32 code units, where the package
+/// before it allocated a 2-byte country offset an item: writing past the end of its array), so
+/// `python/newsatlas/_native.py` refuses to load a library whose version is not its own.
+@_cdecl("newsatlas_abi_version")
+public func newsatlas_abi_version() -> Int { 2 }
+
 /// Copies `text` into the caller's buffer, cut at a character boundary to fit with its NUL.
 func write(_ text: String, to message: UnsafeMutablePointer<CChar>?, capacity: Int) {
   guard let message, capacity > 0 else { return }
@@ -33,7 +41,8 @@ func write(_ text: String, to message: UnsafeMutablePointer<CChar>?, capacity: I
   message[bytes.count] = 0
 }
 
-/// The offset of the first pair that is not a position on the earth, with the core's sentence, or nil.
+/// The offset of the first pair that is not a position on the earth, with the core's sentence, or nil (for a
+/// count of 0 or less too: `check` refuses a negative count before it asks).
 func firstInvalid(
   _ count: Int, _ latitudes: UnsafePointer<Double>, _ longitudes: UnsafePointer<Double>
 ) -> (offset: Int, reason: CoordinateError)? {
@@ -47,7 +56,7 @@ func firstInvalid(
     if !all(valid) { break }
     start += 8
   }
-  for i in start..<count {
+  for i in start..<Swift.max(start, count) {
     let latitude = latitudes[i]
     let longitude = longitudes[i]
     // The common case in one comparison chain; the core's initialiser says why when it fails.
@@ -61,11 +70,16 @@ func firstInvalid(
   return nil
 }
 
-/// Checks the points; on a refusal writes "Point N: <sentence>" and returns N's offset, else `done`.
+/// Checks the count and the points; on a refusal writes "Point N: <sentence>" and returns N's offset (-1 and
+/// a sentence for a negative count), else `done`.
 func check(
   _ count: Int, _ latitudes: UnsafePointer<Double>, _ longitudes: UnsafePointer<Double>,
   _ message: UnsafeMutablePointer<CChar>?, _ capacity: Int
 ) -> Int {
+  guard count >= 0 else {
+    write("The number of points must be 0 or more, not \(count).", to: message, capacity: capacity)
+    return -1
+  }
   guard let (offset, reason) = firstInvalid(count, latitudes, longitudes) else { return done }
   write("Point \(offset) (0-based): \(reason.description)", to: message, capacity: capacity)
   return offset

@@ -19,12 +19,41 @@ except OSError as error:
         "from a NewsAtlas checkout."
     ) from error
 
+ABI_VERSION = 2
+"""The version of the library's C interface this package is written for (`newsatlas_abi_version`)."""
+
+
+def check_abi(library, path):
+    """Raises ImportError unless `library` speaks this package's version of the C interface: a library built
+    from another checkout (NEWSATLAS_LIBRARY, or a stale install) would be called with the wrong arguments, or
+    read with the wrong layout, without any error."""
+    try:
+        version_of = library.newsatlas_abi_version
+    except AttributeError:
+        version = None
+    else:
+        version_of.argtypes = []
+        version_of.restype = ctypes.c_ssize_t
+        version = version_of()
+    if version != ABI_VERSION:
+        found = "has no interface version (it is older than version 2)" if version is None else \
+            f"has interface version {version}"
+        raise ImportError(
+            f"newsatlas: the Swift library {path} {found}, and this package needs version {ABI_VERSION}. "
+            "Install the package and the library from the same NewsAtlas checkout ('pip install ./python'), or "
+            "point NEWSATLAS_LIBRARY at a library built from this package's checkout."
+        )
+
+
+check_abi(lib, _path)
+
 _i = ctypes.c_ssize_t
 _d = ctypes.c_double
 _p = ctypes.c_void_p
 _s = ctypes.c_char_p
 
 _signatures = {
+    "newsatlas_abi_version": ([], _i),
     "newsatlas_country_count": ([], _i),
     "newsatlas_country_text": ([_i, _i], _s),
     "newsatlas_country_marker": ([_i, _p, _p], ctypes.c_bool),

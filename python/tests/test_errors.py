@@ -1,5 +1,6 @@
 """Bad input is a ValueError with one sentence (the core's, as the CLI says it), never a crash."""
 
+import os
 import subprocess
 import sys
 
@@ -75,3 +76,54 @@ def test_bad_input_in_a_child_process_leaves_it_running():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout == "alive\n", done.stderr
+
+
+def test_a_negative_count_is_refused_not_trapped():
+    # Through the C interface itself (the package never passes one), in a child: a trap would kill it (SIGILL).
+    code = (
+        "import ctypes\n"
+        "from newsatlas._native import lib, Message\n"
+        "lat = (ctypes.c_double * 1)(0.0)\n"
+        "out = (ctypes.c_double * 8)()\n"
+        "m = Message()\n"
+        "status = lib.newsatlas_resolve(-3, lat, lat, 1, out, out, out, out, m.buffer, m.capacity)\n"
+        "print(status, m.buffer.value.decode())\n"
+        "m = Message()\n"
+        "status = lib.newsatlas_nearest(-1, lat, lat, 1, 1, out, out, out, m.buffer, m.capacity)\n"
+        "print(status, m.buffer.value.decode())\n"
+        "m = Message()\n"
+        "print(lib.newsatlas_points_build(-2, lat, lat, 1, m.buffer, m.capacity), m.buffer.value.decode())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "-1 The number of points must be 0 or more, not -3.",
+        "-1 The number of points must be 0 or more, not -1.",
+        "None The number of points must be 0 or more, not -2.",
+    ]
+
+
+def test_a_library_of_another_interface_version_is_refused():
+    """An old package must not load a newer library through NEWSATLAS_LIBRARY, nor this one an older library:
+    the other version's arrays have other layouts. The check is what stops it, with a sentence."""
+    import ctypes.util
+
+    # A library with no version at all (libm: no newsatlas_* symbol), as the package before version 2 shipped.
+    code = "import newsatlas"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "NEWSATLAS_LIBRARY": ctypes.util.find_library("m")})
+    assert done.returncode == 1
+    assert "ImportError: newsatlas: the Swift library libm.so.6 has no interface version (it is older than " \
+           "version 2), and this package needs version 2." in done.stderr, done.stderr
+
+    from newsatlas import _native
+
+    class Library:  # a library of another version
+        def __init__(self, version):
+            self.newsatlas_abi_version = lambda: version
+
+    with pytest.raises(ImportError, match=r"^newsatlas: the Swift library other.so has interface version 3, "
+                                          r"and this package needs version 2\. Install the package"):
+        _native.check_abi(Library(3), "other.so")
+    _native.check_abi(Library(_native.ABI_VERSION), "this.so")
+    assert _native.lib.newsatlas_abi_version() == _native.ABI_VERSION
