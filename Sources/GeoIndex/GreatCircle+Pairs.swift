@@ -52,4 +52,57 @@ extension GreatCircle {
     normalized.replace(with: 0, where: normalized .>= 360 .| (x .== 0 .& y .== 0))
     return normalized
   }
+
+  /// The haversine distances from four points (A) to four others (B) whose `cos φ` is given, lane by lane, in
+  /// kilometres: the operations of `distanceKilometers(from:to:)` with B's cosine cached (`NearestCover`'s
+  /// `distanceKilometers(from:to:)`), one pair a lane, so the same bits. The arcsine's two branches are both
+  /// evaluated and one is chosen per lane.
+  @inlinable @inline(__always)
+  static func kilometers(
+    latitudesA: SIMD4<Double>, longitudesA: SIMD4<Double>, latitudesB: SIMD4<Double>,
+    longitudesB: SIMD4<Double>, cosLatitudesB: SIMD4<Double>
+  ) -> SIMD4<Double> {
+    // haversineSines' first three lanes, for four pairs.
+    // |x| as x or -x (both exact); -0 stays -0, whose sine is squared or whose 90 - x is 90, as for +0.
+    @inline(__always) func magnitude(_ x: SIMD4<Double>) -> SIMD4<Double> {
+      x.replacing(with: -x, where: x .< 0)
+    }
+    let halfLongitude = magnitude(longitudesB - longitudesA) * 0.5
+    let foldedLongitude = halfLongitude.replacing(with: 180 - halfLongitude, where: halfLongitude .> 90)
+    let sinLatitude = sine(radians: (latitudesB - latitudesA) * 0.5 * radiansPerDegree)
+    let sinLongitude = sine(radians: foldedLongitude * radiansPerDegree)
+    let cosLatitudeA = sine(radians: (90 - magnitude(latitudesA)) * radiansPerDegree)
+    let h = sinLatitude * sinLatitude + cosLatitudeA * cosLatitudesB * (sinLongitude * sinLongitude)
+    // min(1, max(0, h)) lane by lane (h is never NaN).
+    let clamped = h.replacing(with: 0, where: h .< 0).replacing(with: 1, where: h .> 1)
+    return 2 * earthRadiusKilometers * arcsine(squareRootOf: clamped)
+  }
+
+  /// `arcsine(squareRootOf:)` lane by lane (both branches evaluated, one chosen a lane): the same bits.
+  @inlinable @inline(__always)
+  static func arcsine(squareRootOf h: SIMD4<Double>) -> SIMD4<Double> {
+    let y = h.squareRoot()
+    let short = y + y * h * arcsinePolynomial(h)
+    let z = (1 - y) * 0.5
+    let r = z.squareRoot()
+    let long = Double.pi / 2 - 2 * (r + r * z * arcsinePolynomial(z))
+    return short.replacing(with: long, where: .!(h .<= 0.25))
+  }
+
+  /// `arcsinePolynomial(_:)` lane by lane: the same operations in the same order.
+  @inlinable @inline(__always)
+  static func arcsinePolynomial(_ z: SIMD4<Double>) -> SIMD4<Double> {
+    let z2 = z * z
+    let z4 = z2 * z2
+    let z8 = z4 * z4
+    let a =
+      (0.1666666666666665 + 0.07500000000020764 * z) + (0.044642857103423646 + 0.03038194736709848 * z) * z2
+    let b =
+      (0.02237204763174451 + 0.017355259955786323 * z) + (0.013929652902326633 + 0.011875494382636922 * z)
+      * z2
+    let c =
+      (0.0078029494773533175 + 0.01603551434914882 * z) + (-0.010749050339697808 + 0.028169218060881414 * z)
+      * z2
+    return a + b * z4 + c * z8
+  }
 }

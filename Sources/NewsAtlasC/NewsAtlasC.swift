@@ -210,15 +210,13 @@ public func newsatlas_nearest(
   Parallel.forEachPiece(count: count, threads: cores(threads)) { range in
     var start = range.lowerBound
     if k == 1 {
-      // Four queries a step, their bearings in the lanes of two vectors (the same bits as one at a time); no
-      // array made.
+      // Four queries a step, their distances and bearings in the lanes of vectors (the same bits as one at a
+      // time); no array made.
       func point(_ i: Int) -> GeoPoint { GeoPoint(uncheckedLatitude: latitudes[i], longitude: longitudes[i]) }
       while start + 3 < range.upperBound {
         let i = start
         let a = (point(i), point(i + 1), point(i + 2), point(i + 3))
-        let found = (
-          tree.nearest(to: a.0)!, tree.nearest(to: a.1)!, tree.nearest(to: a.2)!, tree.nearest(to: a.3)!
-        )
+        let found = tree.nearest(to: a)!
         putCode(found.0.index, at: i)
         putCode(found.1.index, at: i + 1)
         putCode(found.2.index, at: i + 2)

@@ -40,6 +40,38 @@ import Testing
     }
   }
 
+  /// Four queries at once (the cells read together, the haversines in the lanes of vectors) answer as four
+  /// single queries, to the bit: on grid lines, in cells with lists, at the poles and the antimeridian, at -0;
+  /// without a cover (257 points) by the single queries themselves.
+  @Test(arguments: [1, 2, 54, 256, 257])
+  func fourAtOnceAnswerAsOneAtATime(size: Int) {
+    let points = SphericalKDTreeOracleTests.pointSet(size: size, seed: UInt32(size) &+ 40)
+    let tree = SphericalKDTree(points: points)
+    var queries = Self.gridQueries(seed: UInt32(size) &+ 43, random: 400)
+    for (latitude, longitude) in [(90.0, 0.0), (-90.0, 180.0), (-0.0, -0.0), (0.0, -180.0), (45.0, 180.0)] {
+      queries.append(GeoPoint(uncheckedLatitude: latitude, longitude: longitude))
+    }
+    var lists = 0
+    for start in stride(from: 0, to: queries.count - 3, by: 4) {
+      let q = (queries[start], queries[start + 1], queries[start + 2], queries[start + 3])
+      let four = tree.nearest(to: q)!
+      let one = [
+        tree.nearest(to: q.0)!, tree.nearest(to: q.1)!, tree.nearest(to: q.2)!, tree.nearest(to: q.3)!,
+      ]
+      #expect([four.0, four.1, four.2, four.3] == one, "n \(size), queries from \(start)")
+      for query in [q.0, q.1, q.2, q.3] {
+        if let cover = tree.cover,
+          let cell = NearestCover.cell(latitude: query.latitude, longitude: query.longitude),
+          cover.cells[cell] & NearestCover.listFlag != 0
+        {
+          lists += 1
+        }
+      }
+    }
+    if size >= 54 && size <= SphericalKDTree.coverLimit { #expect(lists > 100) }
+    #expect(SphericalKDTree(points: []).nearest(to: (queries[0], queries[1], queries[2], queries[3])) == nil)
+  }
+
   /// Pairs mirrored about a meridian or a parallel on a whole degree: every query on that line is an exact
   /// tie, which must go to the lower index as a brute-force scan decides, from either side's cell.
   @Test func tiesOnGridLinesGoToTheLowestIndex() {
