@@ -48,7 +48,7 @@ let package = Package(
     // every start (builds against Debian's libcurl4-openssl-dev headers).
     .target(name: "CCurl"),
     // An async HTTP client on libcurl's multi interface; curl never appears in its API.
-    .target(name: "Fetch", dependencies: ["CCurl"]),
+    .target(name: "Fetch", dependencies: ["CCurl", "AtlasMessages"]),
     // Data/boundaries.bin, embedded at build time (C23 #embed).
     .target(name: "CBoundaries"),
     // The 54 news countries and the world's borders (both embedded at build time).
@@ -56,11 +56,15 @@ let package = Package(
     .target(name: "AtlasMessages"),
     .target(name: "NewsAtlas", dependencies: ["GeoIndex", "CBoundaries", "AtlasMessages"]),
     // General readers and writers, nothing of this application's answers: streaming GeoJSON/CSV features, one
-    // quote-aware CSV record reader, a JSON parser and writer, numbers and coordinates (no Foundation).
-    .target(name: "GeoFormats", dependencies: ["GeoIndex"]),
+    // quote-aware CSV record reader, a JSON parser and writer, numbers and coordinates (no Foundation). Their
+    // refusals are the catalogue's sentences (AtlasMessages: the standard library only), said in the reader's
+    // language by whichever front end reads them.
+    .target(name: "GeoFormats", dependencies: ["GeoIndex", "AtlasMessages"]),
     // This application's answers, written once for the CLI, the service and the Python package: countries,
     // resolutions, nearest results, batch rows, cluster GeoJSON and vector tiles, expansion zooms, the basemap.
-    .target(name: "AtlasAnswers", dependencies: ["GeoIndex", "NewsAtlas", "GeoFormats", "VectorTiles"]),
+    .target(
+      name: "AtlasAnswers",
+      dependencies: ["GeoIndex", "NewsAtlas", "GeoFormats", "VectorTiles", "AtlasMessages"]),
     // Mapbox Vector Tile 2.1 encoding: protobuf by hand, standard library only.
     .target(name: "VectorTiles"),
     // `newsatlas serve`: the engine over HTTP (Hummingbird 2), every answer written by AtlasAnswers.
@@ -90,11 +94,12 @@ let package = Package(
       ]),
     // The user's folders (XDG config, cache and data homes) and the settings file: TOML read by TOMLKit,
     // written in place with the key's file never readable by others. What the keys mean is NewsAPI's.
-    .target(name: "AtlasSettings", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
+    .target(
+      name: "AtlasSettings", dependencies: ["AtlasMessages", .product(name: "TOMLKit", package: "TOMLKit")]),
     // SQLite, reached only through this shim (Debian's libsqlite3-dev), for the cache.
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     // The on-disk cache of answers and the request log for the quota.
-    .target(name: "Store", dependencies: ["CSQLite"]),
+    .target(name: "Store", dependencies: ["CSQLite", "AtlasMessages"]),
     // libxml2, reached only through this shim, which opens libxml2.so.2 at the first parse rather than at every
     // start (ICU and liblzma with it). It builds against Debian's libxml2-dev headers, in /usr/include/libxml2
     // (pkg-config's libxml-2.0 cflags), for libxml2's types; nothing links the library.

@@ -1,3 +1,4 @@
+import AtlasMessages
 import Dispatch
 import GeoFormats
 import GeoIndex
@@ -106,10 +107,10 @@ public struct BatchRows {
       pending.removeAll()  // the line the NUL is on is not answered
       skippingLongLine = false
       let line = state.lineNumber + 1
-      throw .data("\(name) holds a NUL byte on line \(line); it is binary, not latitude,longitude text.")
+      throw .data(.batchNulByte, name, line)
     }
     process(base, count)
-    if let refusal = state.refusal { throw .data(refusal) }
+    if let refusal = state.refusal { throw FormatError(.data, refusal) }
   }
 
   private mutating func process(_ base: UnsafePointer<UInt8>, _ count: Int) {
@@ -433,7 +434,7 @@ public struct BatchRows {
     var sawFirstLine = false
     var columns = (latitude: 0, longitude: 1)
     /// Why the run cannot go on (a header whose columns rows cannot reach); no row is answered after it.
-    var refusal: String?
+    var refusal: Sentence?
 
     init(query: BatchQuery, format: BatchFormat, out: OutputBuffer) {
       self.query = query
@@ -493,9 +494,9 @@ public struct BatchRows {
         if let found = CSV.coordinateColumns(header.strings()) {
           guard found.latitude < 16 && found.longitude < 16 else {
             refusal =
-              "\(lineNumber == 1 ? "The header" : "The header on line \(lineNumber)") puts latitude in column "
-              + "\(found.latitude + 1) and longitude in column \(found.longitude + 1); batch rows read them from "
-              + "the first 16 columns, so move them forward."
+              lineNumber == 1
+              ? Sentence(.batchHeaderColumns, found.latitude + 1, found.longitude + 1)
+              : Sentence(.batchHeaderColumnsOnLine, lineNumber, found.latitude + 1, found.longitude + 1)
             return
           }
           columns = found
@@ -535,7 +536,7 @@ public struct BatchRows {
         let problem = Coordinates.rangeProblem(
           latitude: latitude, latitudeField.trimmedString, longitude: longitude, longitudeField.trimmedString)
       {
-        fail(fields, problem)
+        fail(fields, problem.description)  // rows' errors are data, in English (as JSON is)
         return
       }
       let query = GeoPoint(uncheckedLatitude: latitude, longitude: longitude)

@@ -418,6 +418,152 @@ public enum Message: String, CaseIterable, Sendable {
   case serviceGiveZoom
   case serveFavouriteLeftOut
   case serveFavouritesUnchecked
+  case formatNotValid
+  case formatEndsTooEarly
+  case formatEndsInsideValue
+  case formatExpectedMemberName
+  case formatExpectedColon
+  case formatNulByte
+  case formatLineTooLong
+  case formatCollectionStart
+  case formatNoFeaturesMember
+  case formatFeaturesArray
+  case formatBetweenFeatures
+  case formatBetweenMembers
+  case formatTextAfterCollection
+  case jsonAt
+  case jsonBetweenMembers
+  case jsonBetweenItems
+  case jsonTextAfterValue
+  case jsonTooDeep
+  case jsonEndsBeforeValue
+  case jsonUnexpectedCharacter
+  case jsonUnexpectedWord
+  case jsonEndsInsideObject
+  case jsonEndsInsideArray
+  case jsonNumberDigits
+  case jsonNumberLeadingZero
+  case jsonFractionDigits
+  case jsonExponentDigits
+  case jsonEndsInsideString
+  case jsonStringNotUTF8
+  case jsonControlCharacter
+  case jsonEndsInsideEscape
+  case jsonLoneSurrogate
+  case jsonEscapeNotCharacter
+  case jsonUnknownEscape
+  case jsonEscapeHexDigits
+  case coordinateLatitudeOutside
+  case coordinateLongitudeOutside
+  case coordinateLatitudeNotNumber
+  case coordinateLongitudeNotNumber
+  case coordinateLatitudeNotFinite
+  case coordinateLongitudeNotFinite
+  case coordinateSentence
+  case coordinateABox
+  case coordinateBox
+  case coordinateZoom
+  case coordinateATile
+  case coordinateTile
+  case coordinateTileOffMap
+  case fileCannotOpen
+  case fileCannotRead
+  case fileIsDirectory
+  case fileCannotWrite
+  case fileCannotReadBack
+  case featuresJSONArray
+  case featuresNoPoints
+  case featuresWrongType
+  case featuresNotCollection
+  case featureNotObject
+  case featurePointNotNumeric
+  case featureBadPoint
+  case csvLineNotUTF8
+  case csvLoneCarriageReturn
+  case csvNoColumns
+  case csvTooFewFields
+  case csvLatitudeNotNumber
+  case csvLongitudeNotNumber
+  case csvOutside
+  case filterNotJSON
+  case filterNotATest
+  case filterTooDeep
+  case filterObject
+  case filterNoOperator
+  case filterOneArgument
+  case filterArguments
+  case filterPropertyName
+  case filterArgumentTest
+  case filterUnknownOperator
+  case settingsFix
+  case settingsCannotOpen
+  case settingsNotRegular
+  case settingsTooLarge
+  case settingsCannotRead
+  case settingsNotUTF8
+  case settingsNulByte
+  case settingsNotTOMLLine
+  case settingsNotTOML
+  case settingsTable
+  case settingsArrayValue
+  case settingsTableValue
+  case settingsUnreadableLine
+  case settingsNotKeyValue
+  case settingsValueNUL
+  case settingsValueNotWhole
+  case settingsValueType
+  case settingsCannotEdit
+  case settingsCannotRemove
+  case settingsFoundIn
+  case theSettingsFile
+  case writeFailed
+  case writeStepFolder
+  case writeStepTemporary
+  case writeStepWrite
+  case writeStepSync
+  case writeStepRename
+  case writeStepOpenFolder
+  case writeStepSyncFolder
+  case feedsURLTooLong
+  case feedsNotURL
+  case feedsCannotRead
+  case feedsNotRegular
+  case feedsTooLarge
+  case feedsNotUTF8
+  case feedsBadLine
+  case feedsLinePlace
+  case theFeedsFile
+  case httpInvalidURL
+  case httpCannotResolve
+  case httpRefused
+  case httpReset
+  case httpTimedOut
+  case httpTLS
+  case httpTooLarge
+  case httpTooManyRedirects
+  case httpRedirectRefused
+  case httpInvalidHeader
+  case httpCancelled
+  case httpFailed
+  case httpShutDown
+  case cacheForeign
+  case cacheCannotUse
+  case cacheMovedAside
+  case cacheNoneMade
+  case cacheNotSaved
+  case cacheNotCounted
+  case staleOffline
+  case staleBudgetSpent
+  case staleAfterError
+  case staleFeedOffline
+  case staleFeed
+  case newsapiMalformedOne
+  case newsapiMalformed
+  case gdeltMalformedOne
+  case gdeltMalformed
+  case batchNulByte
+  case batchHeaderColumns
+  case batchHeaderColumnsOnLine
 
   /// The English and French templates; `{1}`, `{2}` … are the arguments.
   public var texts: (en: String, fr: String) {
@@ -2023,6 +2169,532 @@ public enum Message: String, CaseIterable, Sendable {
           + "against, could not be had.",
         "Les sources favorites ne sont pas proposées à la carte : la liste des sources de NewsAPI, à laquelle "
           + "elles sont comparées, n'a pas pu être obtenue."
+      )
+
+    // MARK: GeoFormats: files, coordinates, filters and JSON, as their readers refuse them
+    case .formatNotValid:
+      (
+        "'{1}' is not valid {2} at line {3}, column {4} (byte {5}): {6}.",
+        "'{1}' n'est pas du {2} valide à la ligne {3}, colonne {4} (octet {5}) : {6}."
+      )
+    case .formatEndsTooEarly: ("the text ends too early", "le texte s'arrête trop tôt")
+    case .formatEndsInsideValue: ("the text ends inside a value", "le texte s'arrête au milieu d'une valeur")
+    case .formatExpectedMemberName:
+      ("expected a quoted member name", "un nom de membre entre guillemets était attendu")
+    case .formatExpectedColon:
+      ("expected ':' after a member name", "':' était attendu après un nom de membre")
+    case .formatNulByte:
+      (
+        "a NUL byte, so this is binary, not text",
+        "un octet NUL : ce sont des données binaires, pas du texte"
+      )
+    case .formatLineTooLong:
+      (
+        "a line is longer than {1} bytes, so this is not a CSV of points",
+        "une ligne dépasse {1} octets : ce n'est donc pas un CSV de points"
+      )
+    case .formatCollectionStart:
+      (
+        "a GeoJSON FeatureCollection starts with {1}",
+        "une FeatureCollection GeoJSON commence par {1}"
+      )
+    case .formatNoFeaturesMember:
+      (
+        "this object has no \"features\"; give a GeoJSON FeatureCollection",
+        "cet objet n'a pas de \"features\" ; donnez une FeatureCollection GeoJSON"
+      )
+    case .formatFeaturesArray: ("\"features\" must be an array", "\"features\" doit être un tableau")
+    case .formatBetweenFeatures:
+      ("expected ',' or ']' between features", "',' ou ']' était attendu entre les entités")
+    case .formatBetweenMembers:
+      (
+        "expected ',' or '}' in the FeatureCollection",
+        "',' ou '}' était attendu dans la FeatureCollection"
+      )
+    case .formatTextAfterCollection:
+      (
+        "unexpected text after the FeatureCollection",
+        "du texte inattendu après la FeatureCollection"
+      )
+    case .jsonAt: ("line {1}, column {2} (byte {3}): {4}", "ligne {1}, colonne {2} (octet {3}) : {4}")
+    case .jsonBetweenMembers: ("expected ',' or '}' in an object", "',' ou '}' était attendu dans un objet")
+    case .jsonBetweenItems: ("expected ',' or ']' in an array", "',' ou ']' était attendu dans un tableau")
+    case .jsonTextAfterValue:
+      ("unexpected text after the JSON value", "du texte inattendu après la valeur JSON")
+    case .jsonTooDeep: ("nesting deeper than 512 levels", "une imbrication de plus de 512 niveaux")
+    case .jsonEndsBeforeValue:
+      (
+        "the text ends where a value was expected",
+        "le texte s'arrête là où une valeur était attendue"
+      )
+    case .jsonUnexpectedCharacter: ("unexpected character '{1}'", "caractère inattendu '{1}'")
+    case .jsonUnexpectedWord: ("unexpected word; expected {1}", "mot inattendu ; {1} était attendu")
+    case .jsonEndsInsideObject: ("the text ends inside an object", "le texte s'arrête au milieu d'un objet")
+    case .jsonEndsInsideArray: ("the text ends inside an array", "le texte s'arrête au milieu d'un tableau")
+    case .jsonNumberDigits: ("a number needs digits", "un nombre doit avoir des chiffres")
+    case .jsonNumberLeadingZero: ("a number cannot start with 0", "un nombre ne peut pas commencer par 0")
+    case .jsonFractionDigits:
+      ("a decimal point needs digits after it", "un point décimal doit être suivi de chiffres")
+    case .jsonExponentDigits: ("an exponent needs digits", "un exposant doit avoir des chiffres")
+    case .jsonEndsInsideString: ("the text ends inside a string", "le texte s'arrête au milieu d'une chaîne")
+    case .jsonStringNotUTF8: ("a string is not valid UTF-8", "une chaîne n'est pas de l'UTF-8 valide")
+    case .jsonControlCharacter:
+      (
+        "a control character must be escaped inside a string",
+        "un caractère de contrôle doit être échappé dans une chaîne"
+      )
+    case .jsonEndsInsideEscape:
+      ("the text ends inside an escape", "le texte s'arrête au milieu d'un échappement")
+    case .jsonLoneSurrogate:
+      (
+        "a high surrogate must be followed by a low one",
+        "un demi-codet haut doit être suivi d'un demi-codet bas"
+      )
+    case .jsonEscapeNotCharacter:
+      ("{1} escape is not a character", "l'échappement {1} n'est pas un caractère")
+    case .jsonUnknownEscape: ("unknown escape '{1}'", "échappement inconnu '{1}'")
+    case .jsonEscapeHexDigits:
+      (
+        "a {1} escape needs four hex digits",
+        "un échappement {1} demande quatre chiffres hexadécimaux"
+      )
+    case .coordinateLatitudeOutside:
+      (
+        "the latitude {1} is outside -90...90; latitudes are degrees north of the equator",
+        "la latitude {1} est hors de -90...90 ; les latitudes sont des degrés au nord de l'équateur"
+      )
+    case .coordinateLongitudeOutside:
+      (
+        "the longitude {1} is outside -180...180; longitudes are degrees east of Greenwich",
+        "la longitude {1} est hors de -180...180 ; les longitudes sont des degrés à l'est de Greenwich"
+      )
+    case .coordinateLatitudeNotNumber:
+      (
+        "The latitude '{1}' is not a number; give degrees as a decimal number such as 48.85.",
+        "La latitude '{1}' n'est pas un nombre ; donnez des degrés en nombre décimal, comme 48.85."
+      )
+    case .coordinateLongitudeNotNumber:
+      (
+        "The longitude '{1}' is not a number; give degrees as a decimal number such as 48.85.",
+        "La longitude '{1}' n'est pas un nombre ; donnez des degrés en nombre décimal, comme 48.85."
+      )
+    case .coordinateLatitudeNotFinite:
+      (
+        "The latitude {1} is not a finite number; give degrees as a decimal number.",
+        "La latitude {1} n'est pas un nombre fini ; donnez des degrés en nombre décimal."
+      )
+    case .coordinateLongitudeNotFinite:
+      (
+        "The longitude {1} is not a finite number; give degrees as a decimal number.",
+        "La longitude {1} n'est pas un nombre fini ; donnez des degrés en nombre décimal."
+      )
+    case .coordinateSentence: ("{1}.", "{1}.")
+    case .coordinateABox: ("A box", "Une boîte")
+    case .coordinateBox:
+      (
+        "{1} takes four numbers, west,south,east,north (for example -10,35,30,60), not '{2}'.",
+        "{1} prend quatre nombres, ouest,sud,est,nord (par exemple -10,35,30,60), pas '{2}'."
+      )
+    case .coordinateZoom:
+      (
+        "{1} runs from {2} to {3} (above the highest clustered zoom, the raw points), not {4}.",
+        "{1} va de {2} à {3} (au-delà du plus haut zoom regroupé, les points bruts), pas {4}."
+      )
+    case .coordinateATile: ("A tile", "Une tuile")
+    case .coordinateTile:
+      (
+        "{1} takes Z/X/Y with a zoom from 0 to 30 (for example 2/1/1), not '{2}'.",
+        "{1} prend Z/X/Y avec un zoom de 0 à 30 (par exemple 2/1/1), pas '{2}'."
+      )
+    case .coordinateTileOffMap:
+      (
+        "At zoom {1} a tile's x and y run from 0 to {2}; '{3}' is off the map.",
+        "Au zoom {1}, le x et le y d'une tuile vont de 0 à {2} ; '{3}' est hors de la carte."
+      )
+    case .fileCannotOpen: ("Cannot open '{1}': {2}.", "Impossible d'ouvrir '{1}' : {2}.")
+    case .fileCannotRead: ("Cannot read '{1}': {2}.", "Impossible de lire '{1}' : {2}.")
+    case .fileIsDirectory: ("'{1}' is a directory; give a file.", "'{1}' est un dossier ; donnez un fichier.")
+    case .fileCannotWrite: ("Cannot write '{1}': {2}.", "Impossible d'écrire '{1}' : {2}.")
+    case .fileCannotReadBack: ("Cannot read '{1}' back: {2}.", "Impossible de relire '{1}' : {2}.")
+    case .featuresJSONArray:
+      (
+        "'{1}' is a JSON array; give a GeoJSON FeatureCollection (an object) or CSV.",
+        "'{1}' est un tableau JSON ; donnez une FeatureCollection GeoJSON (un objet) ou du CSV."
+      )
+    case .featuresNoPoints:
+      (
+        "'{1}' holds no points; give GeoJSON or CSV with latitude,longitude columns.",
+        "'{1}' ne contient aucun point ; donnez du GeoJSON ou du CSV avec des colonnes latitude,longitude."
+      )
+    case .featuresWrongType:
+      (
+        "'{1}' is not a GeoJSON FeatureCollection (its type is not \"FeatureCollection\").",
+        "'{1}' n'est pas une FeatureCollection GeoJSON (son type n'est pas \"FeatureCollection\")."
+      )
+    case .featuresNotCollection:
+      (
+        "'{1}' is not a GeoJSON FeatureCollection; it needs \"type\" and \"features\".",
+        "'{1}' n'est pas une FeatureCollection GeoJSON ; il lui faut \"type\" et \"features\"."
+      )
+    case .featureNotObject:
+      ("Feature {1} in '{2}' is not an object.", "L'entité {1} de '{2}' n'est pas un objet.")
+    case .featurePointNotNumeric:
+      (
+        "Feature {1} in '{2}' has a Point without numeric [longitude, latitude] coordinates.",
+        "L'entité {1} de '{2}' a un Point sans coordonnées numériques [longitude, latitude]."
+      )
+    case .featureBadPoint: ("Feature {1} in '{2}': {3}", "Entité {1} de '{2}' : {3}")
+    case .csvLineNotUTF8:
+      ("Line {1} of '{2}' is not UTF-8 text.", "La ligne {1} de '{2}' n'est pas du texte UTF-8.")
+    case .csvLoneCarriageReturn:
+      (
+        "Line {1} of '{2}' holds a carriage return (CR) that does not end it; lines end with LF or CRLF.",
+        "La ligne {1} de '{2}' contient un retour chariot (CR) qui ne la termine pas ; les lignes finissent par LF ou "
+          + "CRLF."
+      )
+    case .csvNoColumns:
+      (
+        "'{1}' has no latitude and longitude columns in its header; name them latitude and longitude.",
+        "'{1}' n'a pas de colonnes latitude et longitude dans son en-tête ; nommez-les latitude et longitude."
+      )
+    case .csvTooFewFields:
+      (
+        "Line {1} of '{2}' has {3} fields; latitude and longitude are missing.",
+        "La ligne {1} de '{2}' a {3} champs ; la latitude et la longitude manquent."
+      )
+    case .csvLatitudeNotNumber:
+      (
+        "Line {1} of '{2}': the latitude '{3}' is not a number.",
+        "Ligne {1} de '{2}' : la latitude '{3}' n'est pas un nombre."
+      )
+    case .csvLongitudeNotNumber:
+      (
+        "Line {1} of '{2}': the longitude '{3}' is not a number.",
+        "Ligne {1} de '{2}' : la longitude '{3}' n'est pas un nombre."
+      )
+    case .csvOutside: ("Line {1} of '{2}': {3}.", "Ligne {1} de '{2}' : {3}.")
+    case .filterNotJSON: ("The filter is not JSON: {1}.", "Le filtre n'est pas du JSON : {1}.")
+    case .filterNotATest: ("A filter must be a test such as {1}.", "Un filtre doit être un test, comme {1}.")
+    case .filterTooDeep:
+      ("The filter nests deeper than 64 levels.", "Le filtre s'imbrique sur plus de 64 niveaux.")
+    case .filterObject: ("An object in a filter must be written {1}.", "Un objet dans un filtre s'écrit {1}.")
+    case .filterNoOperator:
+      (
+        "Each expression in a filter starts with an operator such as \"==\"; an array value must be written {1}.",
+        "Chaque expression d'un filtre commence par un opérateur comme \"==\" ; une valeur tableau s'écrit {1}."
+      )
+    case .filterOneArgument: ("'{1}' takes 1 argument, not {2}.", "'{1}' prend 1 argument, pas {2}.")
+    case .filterArguments: ("'{1}' takes {2} arguments, not {3}.", "'{1}' prend {2} arguments, pas {3}.")
+    case .filterPropertyName:
+      (
+        "'{1}' takes a property name as a string.",
+        "'{1}' prend un nom de propriété, en chaîne."
+      )
+    case .filterArgumentTest:
+      ("Each argument of '{1}' must be a test.", "Chaque argument de '{1}' doit être un test.")
+    case .filterUnknownOperator:
+      (
+        "'{1}' is not a filter operator; use all, any, !, ==, !=, <, <=, >, >=, in, has, get or literal.",
+        "'{1}' n'est pas un opérateur de filtre ; utilisez all, any, !, ==, !=, <, <=, >, >=, in, has, get ou literal."
+      )
+
+    // MARK: AtlasSettings and the feeds file: the settings file's refusals and private writes
+    case .settingsFix:
+      ("fix it or run 'newsatlas config reset'.", "corrigez-le ou lancez 'newsatlas config reset'.")
+    case .settingsCannotOpen:
+      (
+        "Cannot read the settings file '{1}' ({2}); check its permissions, or run 'newsatlas config reset'.",
+        "Impossible de lire le fichier de réglages '{1}' ({2}) ; vérifiez ses droits, ou lancez 'newsatlas config "
+          + "reset'."
+      )
+    case .settingsNotRegular:
+      (
+        "The settings file '{1}' is not a regular file; remove it or run 'newsatlas config reset'.",
+        "Le fichier de réglages '{1}' n'est pas un fichier ordinaire ; supprimez-le ou lancez 'newsatlas config reset'."
+      )
+    case .settingsTooLarge:
+      (
+        "The settings file '{1}' is larger than {2} KiB, so it is not settings; run 'newsatlas config reset'.",
+        "Le fichier de réglages '{1}' dépasse {2} Kio, ce ne sont donc pas des réglages ; lancez 'newsatlas config "
+          + "reset'."
+      )
+    case .settingsCannotRead:
+      (
+        "Cannot read the settings file '{1}' ({2}); run 'newsatlas config reset'.",
+        "Impossible de lire le fichier de réglages '{1}' ({2}) ; lancez 'newsatlas config reset'."
+      )
+    case .settingsNotUTF8:
+      (
+        "The settings file '{1}' is not UTF-8 text; {2}",
+        "Le fichier de réglages '{1}' n'est pas du texte UTF-8 ; {2}"
+      )
+    case .settingsNulByte:
+      (
+        "Line {1} of '{2}' holds a NUL byte; {3}",
+        "La ligne {1} de '{2}' contient un octet NUL ; {3}"
+      )
+    case .settingsNotTOMLLine:
+      (
+        "Line {1} of '{2}' is not TOML ({3}); {4}",
+        "La ligne {1} de '{2}' n'est pas du TOML (selon toml++ : {3}) ; {4}"
+      )
+    case .settingsNotTOML:
+      (
+        "The settings file '{1}' is not TOML; {2}",
+        "Le fichier de réglages '{1}' n'est pas du TOML ; {2}"
+      )
+    case .settingsTable:
+      (
+        "Line {1} of '{2}' starts a table; the settings are plain key = value lines, without [sections] or dotted "
+          + "keys; {3}",
+        "La ligne {1} de '{2}' ouvre une table ; les réglages sont de simples lignes clé = valeur, sans [sections] ni "
+          + "clés à points ; {3}"
+      )
+    case .settingsArrayValue:
+      (
+        "Line {1} of '{2}': the value of {3} is an array; a setting is a string, a whole number, true or false; {4}",
+        "Ligne {1} de '{2}' : la valeur de {3} est un tableau ; un réglage est une chaîne, un nombre entier, true ou "
+          + "false ; {4}"
+      )
+    case .settingsTableValue:
+      (
+        "Line {1} of '{2}': the value of {3} is a table; a setting is a string, a whole number, true or false; {4}",
+        "Ligne {1} de '{2}' : la valeur de {3} est une table ; un réglage est une chaîne, un nombre entier, true ou "
+          + "false ; {4}"
+      )
+    case .settingsUnreadableLine:
+      (
+        "Line {1} of '{2}' could not be read as a setting; {3}",
+        "La ligne {1} de '{2}' n'a pas pu être lue comme un réglage ; {3}"
+      )
+    case .settingsNotKeyValue:
+      (
+        "The settings file '{1}' could not be read as key = value settings; {2}",
+        "Le fichier de réglages '{1}' n'a pas pu être lu comme des réglages clé = valeur ; {2}"
+      )
+    case .settingsValueNUL:
+      (
+        "Line {1} of '{2}': the value of {3} holds a NUL character; {4}",
+        "Ligne {1} de '{2}' : la valeur de {3} contient un caractère NUL ; {4}"
+      )
+    case .settingsValueNotWhole:
+      (
+        "Line {1} of '{2}': the value of {3} is not a whole number; {4}",
+        "Ligne {1} de '{2}' : la valeur de {3} n'est pas un nombre entier ; {4}"
+      )
+    case .settingsValueType:
+      (
+        "Line {1} of '{2}': the value of {3} is a TOML {4}; a setting is a string, a whole number, true or false; {5}",
+        "Ligne {1} de '{2}' : la valeur de {3} est de type TOML {4} ; un réglage est une chaîne, un nombre entier, "
+          + "true ou false ; {5}"
+      )
+    case .settingsCannotEdit:
+      (
+        "Cannot change {1} in the settings file '{2}' without changing its other lines; edit the file by hand.",
+        "Impossible de changer {1} dans le fichier de réglages '{2}' sans changer ses autres lignes ; modifiez le "
+          + "fichier à la main."
+      )
+    case .settingsCannotRemove:
+      (
+        "Cannot remove the settings file '{1}': {2}",
+        "Impossible de supprimer le fichier de réglages '{1}' : {2}"
+      )
+    case .settingsFoundIn: ("In {1}, {2}", "Dans {1}, {2}")
+    case .theSettingsFile: ("the settings file", "le fichier de réglages")
+    case .writeFailed:
+      (
+        "Cannot write {1} '{2}': {3} failed ({4}).",
+        "Impossible d'écrire {1} '{2}' : {3} a échoué ({4})."
+      )
+    case .writeStepFolder: ("creating its folder", "la création de son dossier")
+    case .writeStepTemporary: ("creating a temporary file", "la création d'un fichier temporaire")
+    case .writeStepWrite: ("writing", "l'écriture")
+    case .writeStepSync: ("syncing", "la synchronisation")
+    case .writeStepRename: ("renaming", "le renommage")
+    case .writeStepOpenFolder:
+      ("opening its folder to sync it", "l'ouverture de son dossier pour le synchroniser")
+    case .writeStepSyncFolder: ("syncing its folder", "la synchronisation de son dossier")
+    case .feedsURLTooLong:
+      (
+        "The feed URL '{1}…' is longer than {2} characters.",
+        "L'URL de flux '{1}…' dépasse {2} caractères."
+      )
+    case .feedsNotURL:
+      (
+        "'{1}' is not a feed URL; give an http or https URL with a host, such as https://www.lemonde.fr/rss/une.xml.",
+        "'{1}' n'est pas une URL de flux ; donnez une URL http ou https avec un hôte, comme "
+          + "https://www.lemonde.fr/rss/une.xml."
+      )
+    case .feedsCannotRead:
+      (
+        "Cannot read the feeds file '{1}'; check its permissions.",
+        "Impossible de lire le fichier des flux '{1}' ; vérifiez ses droits."
+      )
+    case .feedsNotRegular:
+      (
+        "The feeds file '{1}' is not a regular file; remove it.",
+        "Le fichier des flux '{1}' n'est pas un fichier ordinaire ; supprimez-le."
+      )
+    case .feedsTooLarge:
+      (
+        "The feeds file '{1}' is larger than 1 MiB or cannot be read; remove it.",
+        "Le fichier des flux '{1}' dépasse 1 Mio ou ne peut pas être lu ; supprimez-le."
+      )
+    case .feedsNotUTF8:
+      (
+        "The feeds file '{1}' is not UTF-8 text.",
+        "Le fichier des flux '{1}' n'est pas du texte UTF-8."
+      )
+    case .feedsBadLine:
+      (
+        "Line {1} of the feeds file '{2}' is not a country and a URL (fr https://…); fix it or remove it with "
+          + "'newsatlas feeds remove'.",
+        "La ligne {1} du fichier des flux '{2}' n'est pas un pays et une URL (fr https://…) ; corrigez-la ou "
+          + "retirez-la avec 'newsatlas feeds remove'."
+      )
+    case .feedsLinePlace: ("line {1} of the feeds file '{2}'", "la ligne {1} du fichier des flux '{2}'")
+    case .theFeedsFile: ("the feeds file", "le fichier des flux")
+
+    // MARK: Fetch: how a transfer failed (libcurl's and TLS's own words quoted as they are)
+    case .httpInvalidURL:
+      (
+        "'{1}' is not an http or https URL with a host.",
+        "'{1}' n'est pas une URL http ou https avec un hôte."
+      )
+    case .httpCannotResolve:
+      (
+        "The host {1} could not be found (DNS); check the address and the network.",
+        "L'hôte {1} est introuvable (DNS) ; vérifiez l'adresse et le réseau."
+      )
+    case .httpRefused:
+      (
+        "{1} refused the connection; nothing is listening there.",
+        "{1} a refusé la connexion ; rien n'y écoute."
+      )
+    case .httpReset:
+      (
+        "{1} closed the connection before the response was complete.",
+        "{1} a fermé la connexion avant la fin de la réponse."
+      )
+    case .httpTimedOut: ("{1} did not answer within {2} seconds.", "{1} n'a pas répondu en {2} secondes.")
+    case .httpTLS:
+      ("The secure connection to {1} failed: {2}.", "La connexion sécurisée à {1} a échoué : {2}.")
+    case .httpTooLarge:
+      (
+        "The response from {1} is larger than the {2}-byte limit.",
+        "La réponse de {1} dépasse la limite de {2} octets."
+      )
+    case .httpTooManyRedirects: ("{1} redirected more than {2} times.", "{1} a redirigé plus de {2} fois.")
+    case .httpRedirectRefused:
+      (
+        "{1} redirected the request to {2}, not the same scheme, host and port; the request and its headers go only "
+          + "to {3}, so the redirect was not followed.",
+        "{1} a redirigé la requête vers {2}, qui n'a pas le même schéma, hôte et port ; la requête et ses en-têtes ne "
+          + "vont qu'à {3}, la redirection n'a donc pas été suivie."
+      )
+    case .httpInvalidHeader:
+      (
+        "The request header '{1}' holds a line break or a NUL, so nothing was sent.",
+        "L'en-tête de requête '{1}' contient un saut de ligne ou un NUL, rien n'a donc été envoyé."
+      )
+    case .httpCancelled: ("The request to {1} was cancelled.", "La requête à {1} a été annulée.")
+    case .httpFailed: ("The request to {1} failed: {2}.", "La requête à {1} a échoué : {2}.")
+    case .httpShutDown:
+      (
+        "The HTTP client was shut down before the request could run.",
+        "Le client HTTP a été arrêté avant que la requête ne parte."
+      )
+
+    // MARK: Store: the cache
+    case .cacheForeign:
+      (
+        "The cache at {1} is another program's SQLite database; newsatlas leaves it as it is: move it, or set "
+          + "XDG_CACHE_HOME to another folder.",
+        "Le cache {1} est la base SQLite d'un autre programme ; newsatlas la laisse telle quelle : déplacez-la, ou "
+          + "donnez à XDG_CACHE_HOME un autre dossier."
+      )
+    case .cacheCannotUse:
+      (
+        "The cache at {1} cannot be used now ({2}).",
+        "Le cache {1} ne peut pas servir pour l'instant ({2})."
+      )
+    case .cacheMovedAside:
+      (
+        "The cache at {1} was unreadable; it was moved to {2} and a new one started.",
+        "Le cache {1} était illisible ; il a été déplacé vers {2} et un nouveau a été commencé."
+      )
+    case .cacheNoneMade: ("No cache could be made at {1}.", "Aucun cache n'a pu être créé à {1}.")
+    case .cacheNotSaved:
+      (
+        "The answer could not be saved in the cache ({1}); the command goes on without it.",
+        "La réponse n'a pas pu être gardée dans le cache ({1}) ; la commande continue sans elle."
+      )
+    case .cacheNotCounted:
+      (
+        "The request could not be counted in the cache ({1}).",
+        "La requête n'a pas pu être comptée dans le cache ({1})."
+      )
+
+    // MARK: Warnings of a stale, offline or partly malformed answer
+    case .staleOffline:
+      (
+        "Offline: the answer to {1} is from {2} ago.",
+        "Hors ligne : la réponse à {1} date d'il y a {2}."
+      )
+    case .staleBudgetSpent:
+      (
+        "The plan's budget is spent: serving the answer to {1} from {2} ago.",
+        "Le budget du forfait est épuisé : la réponse à {1} servie date d'il y a {2}."
+      )
+    case .staleAfterError:
+      (
+        "Serving the answer to {1} from {2} ago: {3}",
+        "La réponse à {1} servie date d'il y a {2} : {3}"
+      )
+    case .staleFeedOffline:
+      ("Offline: the feed {1} is from {2} ago.", "Hors ligne : le flux {1} date d'il y a {2}.")
+    case .staleFeed: ("Serving the feed {1} from {2} ago: {3}", "Le flux {1} servi date d'il y a {2} : {3}")
+    case .newsapiMalformedOne:
+      (
+        "NewsAPI's answer to {1} held 1 malformed article (a missing title, URL, source or date), left out.",
+        "La réponse de NewsAPI à {1} contenait 1 article mal formé (sans titre, URL, source ou date), laissé de côté."
+      )
+    case .newsapiMalformed:
+      (
+        "NewsAPI's answer to {1} held {2} malformed articles (a missing title, URL, source or date), left out.",
+        "La réponse de NewsAPI à {1} contenait {2} articles mal formés (sans titre, URL, source ou date), laissés de "
+          + "côté."
+      )
+    case .gdeltMalformedOne:
+      (
+        "GDELT's answer held 1 malformed article (a missing title, link or date), left out.",
+        "La réponse de GDELT contenait 1 article mal formé (sans titre, lien ou date), laissé de côté."
+      )
+    case .gdeltMalformed:
+      (
+        "GDELT's answer held {1} malformed articles (a missing title, link or date), left out.",
+        "La réponse de GDELT contenait {1} articles mal formés (sans titre, lien ou date), laissés de côté."
+      )
+
+    // MARK: Batch rows: a run refused whole (its rows' own errors are data, in English)
+    case .batchNulByte:
+      (
+        "{1} holds a NUL byte on line {2}; it is binary, not latitude,longitude text.",
+        "{1} contient un octet NUL à la ligne {2} : ce sont des données binaires, pas du texte latitude,longitude."
+      )
+    case .batchHeaderColumns:
+      (
+        "The header puts latitude in column {1} and longitude in column {2}; batch rows read them from the first 16 "
+          + "columns, so move them forward.",
+        "L'en-tête met la latitude en colonne {1} et la longitude en colonne {2} ; les lignes de lot les lisent dans "
+          + "les 16 premières colonnes, avancez-les donc."
+      )
+    case .batchHeaderColumnsOnLine:
+      (
+        "The header on line {1} puts latitude in column {2} and longitude in column {3}; batch rows read them from "
+          + "the first 16 columns, so move them forward.",
+        "L'en-tête de la ligne {1} met la latitude en colonne {2} et la longitude en colonne {3} ; les lignes de lot "
+          + "les lisent dans les 16 premières colonnes, avancez-les donc."
       )
     }
   }

@@ -49,37 +49,78 @@ extension Message {
 }
 
 /// A message with its arguments, said later in the language of whoever reads it: an error a library throws
-/// holds one, and the command line or the service words it (`text(in:)`).
+/// holds one, and the command line or the service words it (`text(in:)`). An argument that is itself a
+/// `Sentence` (a reason inside a sentence) is said in the same language.
 public struct Sentence: Sendable, Hashable, CustomStringConvertible {
-  /// The message, or nil for text that has no translation yet (a lower layer's English sentence).
+  /// One argument: text said as it is, words of each language, or a sentence said in the reader's language.
+  public indirect enum Argument: Sendable, Hashable {
+    case text(String)
+    case words(english: String, french: String)
+    case sentence(Sentence)
+
+    func text(in language: InterfaceLanguage) -> String {
+      switch self {
+      case .text(let text): text
+      case .words(let english, let french): language == .french ? french : english
+      case .sentence(let sentence): sentence.text(in: language)
+      }
+    }
+  }
+
+  /// The message, or nil for text that has no translation (a C library's own words, a service's reason).
   public let message: Message?
-  public let arguments: [String]
-  /// The arguments said in French, when they differ (a country's French name).
-  public let frenchArguments: [String]?
+  public let arguments: [Argument]
+  /// How the text's first letter is written: as the message has it, or made a capital or small letter.
+  enum FirstLetter: Sendable, Hashable { case asWritten, capital, small }
+  let firstLetter: FirstLetter
 
   public init(_ message: Message, _ arguments: any CustomStringConvertible...) {
+    self.init(message, arguments: arguments)
+  }
+
+  /// A message with its arguments: each `Sentence` among them said in the reader's language, anything else as
+  /// its description.
+  public init(_ message: Message, arguments: [any CustomStringConvertible]) {
     self.message = message
-    self.arguments = arguments.map(\.description)
-    frenchArguments = nil
+    self.arguments = arguments.map { ($0 as? Sentence).map(Argument.sentence) ?? .text($0.description) }
+    firstLetter = .asWritten
   }
 
   /// A message whose arguments are words of their own language (a country's name in each).
   public init(_ message: Message, english: [String], french: [String]) {
     self.message = message
-    arguments = english
-    frenchArguments = french
+    arguments = zip(english, french).map { Argument.words(english: $0, french: $1) }
+    firstLetter = .asWritten
   }
 
-  /// Text said as it is in every language (a lower layer's sentence, a service's own words).
+  /// Text said as it is in every language (a C library's reason, a service's own words).
   public init(verbatim text: String) {
     message = nil
-    arguments = [text]
-    frenchArguments = nil
+    arguments = [.text(text)]
+    firstLetter = .asWritten
   }
 
+  private init(message: Message?, arguments: [Argument], firstLetter: FirstLetter) {
+    self.message = message
+    self.arguments = arguments
+    self.firstLetter = firstLetter
+  }
+
+  /// The same text with its first letter a capital, for a clause (`the latitude 91 is outside …`) that
+  /// begins a sentence.
+  public var capitalized: Sentence { Sentence(message: message, arguments: arguments, firstLetter: .capital) }
+
+  /// The same text with its first letter small, for a sentence that goes on another (`In NEWSAPI_KEY, the …`).
+  public var lowercased: Sentence { Sentence(message: message, arguments: arguments, firstLetter: .small) }
+
   public func text(in language: InterfaceLanguage) -> String {
-    message?.text(language == .french ? frenchArguments ?? arguments : arguments, in: language)
-      ?? arguments.joined()
+    let texts = arguments.map { $0.text(in: language) }
+    let text = message?.text(texts, in: language) ?? texts.joined()
+    switch firstLetter {
+    case .asWritten: return text
+    case .capital: return text.prefix(1).uppercased() + text.dropFirst()
+    case .small: return text.prefix(1).lowercased() + text.dropFirst()
+    }
   }
 
   /// English: for logs and for tests that read the sentence as the library words it.

@@ -65,9 +65,13 @@ extension AtlasService {
     return parameters
   }
 
-  /// A parameter read by GeoFormats; its refusal is a 400 with the same sentence.
+  /// A parameter read by GeoFormats; its refusal is a 400 with the same sentence, in the request's language.
   func parameter<T>(_ body: () throws(FormatError) -> T) throws(Problem) -> T {
-    do { return try body() } catch { throw .badParameter(error.description) }
+    do {
+      return try body()
+    } catch {
+      throw .worded(.badParameter(error.description), Wording { error.text(in: $0) })
+    }
   }
 
   func clusterCall<T>(_ body: () throws -> T) throws -> T {

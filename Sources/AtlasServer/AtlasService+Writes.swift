@@ -111,7 +111,8 @@ extension AtlasService {
       return try FeatureFile.load(
         path: file.temporaryPath, propertyNames: writes.aggregations.map(\.property), name: "the body")
     } catch {
-      throw Problem.badParameter(Self.capitalized(error.description))
+      throw Problem.worded(
+        .badParameter(Self.capitalized(error.description)), Wording { Self.capitalized(error.text(in: $0)) })
     }
   }
 

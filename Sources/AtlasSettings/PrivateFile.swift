@@ -1,3 +1,4 @@
+import AtlasMessages
 import Foundation
 
 /// A file written whole beside the one it replaces, readable by the user alone, and put in place in one step:
@@ -21,10 +22,10 @@ public final class PrivateFile {
   /// Creates the temporary file beside `path`, and `path`'s folder (0700) if need be.
   ///
   /// - Throws: `SettingsError` (`cannotWrite`) naming `what` and the step that failed.
-  public init(beside path: String, naming what: String) throws(SettingsError) {
+  public init(beside path: String, naming what: any CustomStringConvertible) throws(SettingsError) {
     let directory = (path as NSString).deletingLastPathComponent
     guard SettingsFile.makeFolder(directory) else {
-      throw Self.failure(what, path, "creating its folder", errno)
+      throw Self.failure(what, path, Sentence(.writeStepFolder), errno)
     }
     let base = (path as NSString).lastPathComponent
     var temporary = ""
@@ -34,7 +35,7 @@ public final class PrivateFile {
       fd = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
       if fd < 0 && errno != EEXIST { break }
     }
-    guard fd >= 0 else { throw Self.failure(what, path, "creating a temporary file", errno) }
+    guard fd >= 0 else { throw Self.failure(what, path, Sentence(.writeStepTemporary), errno) }
     fileDescriptor = fd
     temporaryPath = temporary
   }
@@ -60,17 +61,18 @@ public final class PrivateFile {
   /// - Throws: `SettingsError` (`cannotWrite`); the temporary file is then removed, `path` untouched, unless the
   ///   folder's sync failed after the rename (`isInPlace`: the new file is in place, but may not survive a crash).
   public func commit(
-    as path: String, naming what: String, syncFolder: (String) -> FolderSyncFailure? = PrivateFile.syncFolder
+    as path: String, naming what: any CustomStringConvertible,
+    syncFolder: (String) -> FolderSyncFailure? = PrivateFile.syncFolder
   ) throws(SettingsError) {
     guard fsync(fileDescriptor) == 0 else {
       let code = errno
       discard()
-      throw Self.failure(what, path, "syncing", code)
+      throw Self.failure(what, path, Sentence(.writeStepSync), code)
     }
     guard rename(temporaryPath, path) == 0 else {
       let code = errno
       discard()
-      throw Self.failure(what, path, "renaming", code)
+      throw Self.failure(what, path, Sentence(.writeStepRename), code)
     }
     committed = true
     isInPlace = true
@@ -83,9 +85,10 @@ public final class PrivateFile {
 
   /// The step of a folder's sync that failed, and the system's error number.
   public struct FolderSyncFailure: Error, Sendable {
-    public let step: String
+    /// The step: a `Sentence` (said in the reader's language) or text.
+    public let step: any CustomStringConvertible & Sendable
     public let code: Int32
-    public init(step: String, code: Int32) {
+    public init(step: any CustomStringConvertible & Sendable, code: Int32) {
       self.step = step
       self.code = code
     }
@@ -94,9 +97,9 @@ public final class PrivateFile {
   /// Syncs `folder` (so that a file created, renamed or removed in it stays so): nil, or what failed.
   public static func syncFolder(_ folder: String) -> FolderSyncFailure? {
     let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard fd >= 0 else { return FolderSyncFailure(step: "opening its folder to sync it", code: errno) }
+    guard fd >= 0 else { return FolderSyncFailure(step: Sentence(.writeStepOpenFolder), code: errno) }
     defer { Foundation.close(fd) }
-    guard fsync(fd) == 0 else { return FolderSyncFailure(step: "syncing its folder", code: errno) }
+    guard fsync(fd) == 0 else { return FolderSyncFailure(step: Sentence(.writeStepSyncFolder), code: errno) }
     return nil
   }
 
@@ -115,7 +118,9 @@ public final class PrivateFile {
 
   deinit { close() }
 
-  static func failure(_ what: String, _ path: String, _ step: String, _ code: Int32) -> SettingsError {
-    .cannotWrite("Cannot write \(what) '\(path)': \(step) failed (\(String(cString: strerror(code)))).")
+  static func failure(
+    _ what: any CustomStringConvertible, _ path: String, _ step: any CustomStringConvertible, _ code: Int32
+  ) -> SettingsError {
+    .cannotWrite(.writeFailed, what, path, step, String(cString: strerror(code)))
   }
 }

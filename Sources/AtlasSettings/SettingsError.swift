@@ -1,6 +1,9 @@
-/// Why the settings cannot be read or a value cannot be set, in one sentence.
+import AtlasMessages
+
+/// Why the settings cannot be read or a value cannot be set, in one sentence, worded from the catalogue in the
+/// reader's language (`text(in:)`); `description` is its English.
 ///
-/// A description may quote the settings file's text or a value given on the command line: print it through a
+/// A sentence may quote the settings file's text or a value given on the command line: print it through a
 /// filter of control characters (the CLI does).
 public struct SettingsError: Error, CustomStringConvertible, Sendable {
   public enum Kind: Sendable {
@@ -12,25 +15,43 @@ public struct SettingsError: Error, CustomStringConvertible, Sendable {
     case cannotWrite
   }
   public let kind: Kind
-  public let description: String
+  public let sentence: Sentence
 
-  public init(kind: Kind, description: String) {
+  public init(kind: Kind, sentence: Sentence) {
     self.kind = kind
-    self.description = description
+    self.sentence = sentence
   }
 
-  public static func usage(_ message: String) -> SettingsError {
-    SettingsError(kind: .usage, description: message)
+  /// The sentence in `language`.
+  public func text(in language: InterfaceLanguage) -> String { sentence.text(in: language) }
+
+  /// The sentence in English.
+  public var description: String { sentence.description }
+
+  /// A sentence already worded in the reader's language (a front end's own).
+  public static func usage(_ text: String) -> SettingsError {
+    SettingsError(kind: .usage, sentence: Sentence(verbatim: text))
   }
-  public static func configuration(_ message: String) -> SettingsError {
-    SettingsError(kind: .configuration, description: message)
-  }
-  public static func cannotWrite(_ message: String) -> SettingsError {
-    SettingsError(kind: .cannotWrite, description: message)
+  public static func configuration(_ text: String) -> SettingsError {
+    SettingsError(kind: .configuration, sentence: Sentence(verbatim: text))
   }
 
-  /// The same sentence as a configuration error found in `place` ("NEWSAPI_KEY", "line 2 of 'FILE'").
-  public func found(in place: String) -> SettingsError {
-    .configuration("In \(place), " + description.prefix(1).lowercased() + description.dropFirst())
+  public static func usage(_ message: Message, _ arguments: any CustomStringConvertible...) -> SettingsError {
+    SettingsError(kind: .usage, sentence: Sentence(message, arguments: arguments))
+  }
+  public static func configuration(_ message: Message, _ arguments: any CustomStringConvertible...)
+    -> SettingsError
+  {
+    SettingsError(kind: .configuration, sentence: Sentence(message, arguments: arguments))
+  }
+  public static func cannotWrite(_ message: Message, _ arguments: any CustomStringConvertible...)
+    -> SettingsError
+  {
+    SettingsError(kind: .cannotWrite, sentence: Sentence(message, arguments: arguments))
+  }
+
+  /// The same sentence as a configuration error found in `place` ("NEWSAPI_KEY", the line of a file).
+  public func found(in place: any CustomStringConvertible) -> SettingsError {
+    .configuration(.settingsFoundIn, place, sentence.lowercased)
   }
 }

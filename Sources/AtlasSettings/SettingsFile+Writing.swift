@@ -1,3 +1,4 @@
+import AtlasMessages
 import Foundation
 
 extension SettingsFile {
@@ -16,7 +17,7 @@ extension SettingsFile {
   public func setting(_ key: String, to value: SettingValue?) throws(SettingsError) -> SettingsFile {
     guard value != nil || self[key] != nil else { return self }  // nothing to remove: nothing written
     let changed = try edited(key, to: value)
-    try Self.writePrivately(changed.bytes, path: path, naming: "the settings file")
+    try Self.writePrivately(changed.bytes, path: path, naming: Sentence(.theSettingsFile))
     return changed
   }
 
@@ -60,9 +61,7 @@ extension SettingsFile {
   }
 
   static func cannotEdit(_ key: String, _ path: String) -> SettingsError {
-    .cannotWrite(
-      "Cannot change \(key) in the settings file '\(path)' without changing its other lines; edit the file "
-        + "by hand.")
+    .cannotWrite(.settingsCannotEdit, key, path)
   }
 
   /// Removes the file, or whatever stands in its place (no file is no settings).
@@ -72,7 +71,7 @@ extension SettingsFile {
     do {
       try FileManager.default.removeItem(atPath: path)
     } catch {
-      throw .cannotWrite("Cannot remove the settings file '\(path)': \(error.localizedDescription)")
+      throw .cannotWrite(.settingsCannotRemove, path, error.localizedDescription)
     }
   }
 
@@ -80,13 +79,14 @@ extension SettingsFile {
   /// the settings file (which may hold the key) and the feeds file beside it, through `PrivateFile` (a
   /// temporary file created 0600, synced, renamed over the old one, the folder synced). A failure removes the
   /// temporary file and leaves the old file as it was. `what` names the file in errors.
-  public static func writePrivately(_ bytes: [UInt8], path: String, naming what: String) throws(SettingsError)
+  public static func writePrivately(_ bytes: [UInt8], path: String, naming what: any CustomStringConvertible)
+    throws(SettingsError)
   {
     let file = try PrivateFile(beside: path, naming: what)
     guard bytes.withUnsafeBytes({ file.write($0) }) else {
       let code = errno
       file.close()
-      throw PrivateFile.failure(what, path, "writing", code)
+      throw PrivateFile.failure(what, path, Sentence(.writeStepWrite), code)
     }
     do {
       try file.commit(as: path, naming: what)

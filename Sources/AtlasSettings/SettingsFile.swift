@@ -1,3 +1,4 @@
+import AtlasMessages
 import Foundation
 import TOMLKit
 
@@ -62,20 +63,15 @@ public struct SettingsFile: Sendable {
     let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)  // a FIFO in its place must not block the read
     guard fd >= 0 else {
       if errno == ENOENT { return SettingsFile(path: path) }
-      throw .configuration(
-        "Cannot read the settings file '\(path)' (\(String(cString: strerror(errno)))); check its "
-          + "permissions, or run 'newsatlas config reset'.")
+      throw .configuration(.settingsCannotOpen, path, String(cString: strerror(errno)))
     }
     defer { close(fd) }
     var status = stat()
     guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-      throw .configuration(
-        "The settings file '\(path)' is not a regular file; remove it or run 'newsatlas config reset'.")
+      throw .configuration(.settingsNotRegular, path)
     }
     guard status.st_size <= largestFile else {
-      throw .configuration(
-        "The settings file '\(path)' is larger than \(largestFile >> 10) KiB, so it is not settings; "
-          + "run 'newsatlas config reset'.")
+      throw .configuration(.settingsTooLarge, path, largestFile >> 10)
     }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
@@ -83,17 +79,13 @@ public struct SettingsFile: Sendable {
       let count = chunk.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, $0.count) }
       if count < 0 && errno == EINTR { continue }
       guard count >= 0 else {
-        throw .configuration(
-          "Cannot read the settings file '\(path)' (\(String(cString: strerror(errno)))); "
-            + "run 'newsatlas config reset'.")
+        throw .configuration(.settingsCannotRead, path, String(cString: strerror(errno)))
       }
       if count == 0 { break }
       bytes += chunk[..<count]
     }
     guard bytes.count <= largestFile else {  // it grew while being read
-      throw .configuration(
-        "The settings file '\(path)' is larger than \(largestFile >> 10) KiB, so it is not settings; "
-          + "run 'newsatlas config reset'.")
+      throw .configuration(.settingsTooLarge, path, largestFile >> 10)
     }
     var file = try parse(bytes, path: path)
     file.othersCanRead = status.st_mode & 0o077 != 0
@@ -106,13 +98,13 @@ public struct SettingsFile: Sendable {
   public static func parse(_ bytes: [UInt8], path: String) throws(SettingsError) -> SettingsFile {
     var file = SettingsFile(path: path)
     file.bytes = bytes
-    let fix = "fix it or run 'newsatlas config reset'."
+    let fix = Sentence(.settingsFix)
     guard let text = String(validating: bytes, as: UTF8.self) else {
-      throw .configuration("The settings file '\(path)' is not UTF-8 text; \(fix)")
+      throw .configuration(.settingsNotUTF8, path, fix)
     }
     // TOMLKit hands the text to C++ as a C string, which a NUL would cut short.
     if let nul = bytes.firstIndex(of: 0) {
-      throw .configuration("Line \(lineNumber(of: nul, in: bytes)) of '\(path)' holds a NUL byte; \(fix)")
+      throw .configuration(.settingsNulByte, lineNumber(of: nul, in: bytes), path, fix)
     }
     /// TOMLKit's table of `text`, or its reason as a sentence.
     func tomlTable(_ text: String) throws(SettingsError) -> TOMLTable {
@@ -124,9 +116,9 @@ public struct SettingsFile: Sendable {
         if let saw = reason.range(of: ", saw '", options: .backwards) {
           reason = String(reason[..<saw.lowerBound])
         }
-        throw .configuration("Line \(error.source.begin.line) of '\(path)' is not TOML (\(reason)); \(fix)")
+        throw .configuration(.settingsNotTOMLLine, error.source.begin.line, path, reason, fix)
       } catch {
-        throw .configuration("The settings file '\(path)' is not TOML; \(fix)")
+        throw .configuration(.settingsNotTOML, path, fix)
       }
     }
     // The flat scanner reads the file first, and toml++ only what it read: toml++ aborts the process on some
@@ -138,48 +130,42 @@ public struct SettingsFile: Sendable {
     } catch {
       switch error {
       case .table(let line), .dottedKey(let line):
-        throw .configuration(
-          "Line \(line) of '\(path)' starts a table; the settings are plain key = value lines, without "
-            + "[sections] or dotted keys; \(fix)")
+        throw .configuration(.settingsTable, line, path, fix)
       case .compound(let line, let key, let array):
-        throw .configuration(
-          "Line \(line) of '\(path)': the value of \(key) is \(array ? "an array" : "a table"); a setting "
-            + "is a string, a whole number, true or false; \(fix)")
+        throw .configuration(array ? .settingsArrayValue : .settingsTableValue, line, path, key, fix)
       case .unexpected(let line):
         let lines = text.split(separator: "\n", maxSplits: line, omittingEmptySubsequences: false)
         _ = try tomlTable(lines.prefix(line).joined(separator: "\n"))
-        throw .configuration("Line \(line) of '\(path)' could not be read as a setting; \(fix)")
+        throw .configuration(.settingsUnreadableLine, line, path, fix)
       }
     }
     let table = try tomlTable(text)
     // The scanner's keys must be TOMLKit's keys, one definition each: nothing read is left out or read twice.
     let keys = table.keys
     guard layout.definitions.count == keys.count, Set(layout.definitions.map(\.key)) == Set(keys) else {
-      throw .configuration("The settings file '\(path)' could not be read as key = value settings; \(fix)")
+      throw .configuration(.settingsNotKeyValue, path, fix)
     }
     for definition in layout.definitions {
       guard let value = table[definition.key]?.tomlValue else {
-        throw .configuration("The settings file '\(path)' could not be read as key = value settings; \(fix)")
+        throw .configuration(.settingsNotKeyValue, path, fix)
       }
-      let place = "Line \(definition.line) of '\(path)'"
+      let (line, key) = (definition.line, definition.key)
       let setting: SettingValue
       switch value.type {
       case .string:
         guard !definition.holdsNUL, let text = value.string else {
-          throw .configuration("\(place): the value of \(definition.key) holds a NUL character; \(fix)")
+          throw .configuration(.settingsValueNUL, line, path, key, fix)
         }
         setting = .string(text)
       case .int:
         guard let number = value.int else {
-          throw .configuration("\(place): the value of \(definition.key) is not a whole number; \(fix)")
+          throw .configuration(.settingsValueNotWhole, line, path, key, fix)
         }
         setting = .integer(number)
       case .bool:
         setting = .boolean(value.bool ?? false)
       case .double, .date, .time, .dateTime, .array, .table:
-        throw .configuration(
-          "\(place): the value of \(definition.key) is a TOML \(value.type); a setting is a string, a "
-            + "whole number, true or false; \(fix)")
+        throw .configuration(.settingsValueType, line, path, key, value.type, fix)
       }
       file.entries.append(Entry(key: definition.key, value: setting, line: definition.line, span: definition))
     }

@@ -1,3 +1,4 @@
+import AtlasMessages
 import CCurl
 import Synchronization
 
@@ -58,31 +59,27 @@ public enum HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
   /// transfer loop failed; the sentence says which (and what to install).
   case libraryUnavailable(String)
 
-  public var description: String {
+  /// The sentence in English.
+  public var description: String { sentence.description }
+
+  /// The sentence, to be said in the reader's language (libcurl's and TLS's own words quoted as they are).
+  public var sentence: Sentence {
     switch self {
-    case .invalidURL(let url):
-      return "'\(printable(String(url.prefix(200))))' is not an http or https URL with a host."
-    case .cannotResolveHost(let host):
-      return "The host \(host) could not be found (DNS); check the address and the network."
-    case .connectionRefused(let host): return "\(host) refused the connection; nothing is listening there."
-    case .connectionReset(let host): return "\(host) closed the connection before the response was complete."
-    case .timedOut(let host, let seconds): return "\(host) did not answer within \(seconds) seconds."
-    case .tls(let host, let detail): return "The secure connection to \(host) failed: \(printable(detail))."
-    case .responseTooLarge(let host, let limit):
-      return "The response from \(host) is larger than the \(limit)-byte limit."
-    case .tooManyRedirects(let host, let limit): return "\(host) redirected more than \(limit) times."
+    case .invalidURL(let url): Sentence(.httpInvalidURL, printable(String(url.prefix(200))))
+    case .cannotResolveHost(let host): Sentence(.httpCannotResolve, host)
+    case .connectionRefused(let host): Sentence(.httpRefused, host)
+    case .connectionReset(let host): Sentence(.httpReset, host)
+    case .timedOut(let host, let seconds): Sentence(.httpTimedOut, host, seconds)
+    case .tls(let host, let detail): Sentence(.httpTLS, host, printable(detail))
+    case .responseTooLarge(let host, let limit): Sentence(.httpTooLarge, host, limit)
+    case .tooManyRedirects(let host, let limit): Sentence(.httpTooManyRedirects, host, limit)
     case .redirectRefused(let host, let target):
-      return
-        "\(host) redirected the request to \(printable(String(target.prefix(200)))), not the same scheme, "
-        + "host and port; the request and its headers go only to \(host), so the redirect was not followed."
-    case .invalidHeader(let name):
-      return
-        "The request header '\(printable(String(name.prefix(64))))' holds a line break or a NUL, so nothing "
-        + "was sent."
-    case .cancelled(let host): return "The request to \(host) was cancelled."
-    case .transport(let host, let detail): return "The request to \(host) failed: \(printable(detail))."
-    case .shutDown: return "The HTTP client was shut down before the request could run."
-    case .libraryUnavailable(let sentence): return sentence
+      Sentence(.httpRedirectRefused, host, printable(String(target.prefix(200))), host)
+    case .invalidHeader(let name): Sentence(.httpInvalidHeader, printable(String(name.prefix(64))))
+    case .cancelled(let host): Sentence(.httpCancelled, host)
+    case .transport(let host, let detail): Sentence(.httpFailed, host, printable(detail))
+    case .shutDown: Sentence(.httpShutDown)
+    case .libraryUnavailable(let sentence): Sentence(verbatim: sentence)
     }
   }
 }

@@ -1,3 +1,5 @@
+import AtlasMessages
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -78,7 +80,7 @@ struct ByteReader {
 
   mutating func peekByte() throws(FormatError) -> UInt8 {
     try fill(atLeast: 1)
-    guard position < buffer.count else { throw error("the text ends too early") }
+    guard position < buffer.count else { throw error(Sentence(.formatEndsTooEarly)) }
     return buffer[position]
   }
 
@@ -108,7 +110,7 @@ struct ByteReader {
     }
   }
 
-  mutating func expect(_ byte: UInt8, _ message: String) throws(FormatError) {
+  mutating func expect(_ byte: UInt8, _ message: Sentence) throws(FormatError) {
     skipWhitespace()
     guard try peekByte() == byte else { throw error(message) }
     position += 1
@@ -125,7 +127,7 @@ struct ByteReader {
   mutating func valueExtent() throws(FormatError) -> (Int, Int) {
     while true {
       if let end = scanValue(from: position) { return (position, end) }
-      if eof { throw error("the text ends inside a value") }
+      if eof { throw error(Sentence(.formatEndsInsideValue)) }
       // Read at least as much again as is held, so a long value is rescanned a logarithmic number of times.
       let before = buffer.count - position
       try fill(atLeast: Swift.max(before + 1, before * 2))
@@ -146,7 +148,7 @@ struct ByteReader {
       return try JSONParser.parse(Array(buffer[start..<end]))
     } catch {
       let at = start + error.offset
-      throw self.error("\(error.reason)", at: at)
+      throw self.error(error.reason, at: at)
     }
   }
 
@@ -158,8 +160,8 @@ struct ByteReader {
   }
 
   mutating func readString() throws(FormatError) -> String {
-    guard try peekByte() == UInt8(ascii: "\"") else { throw error("expected a quoted member name") }
-    guard case .string(let text) = try readValue() else { throw error("expected a quoted member name") }
+    guard try peekByte() == UInt8(ascii: "\"") else { throw error(Sentence(.formatExpectedMemberName)) }
+    guard case .string(let text) = try readValue() else { throw error(Sentence(.formatExpectedMemberName)) }
     return text
   }
 
@@ -180,11 +182,11 @@ struct ByteReader {
         return line
       }
       if let nul = buffer[searched...].firstIndex(of: 0) {
-        throw error("a NUL byte, so this is binary, not text", at: nul, format: "CSV")
+        throw error(Sentence(.formatNulByte), at: nul, format: "CSV")
       }
       if buffer.count - position > Self.maximumLineBytes {
         throw error(
-          "a line is longer than \(Self.maximumLineBytes) bytes, so this is not a CSV of points",
+          Sentence(.formatLineTooLong, Self.maximumLineBytes),
           at: position,
           format: "CSV")
       }
@@ -205,12 +207,12 @@ struct ByteReader {
   /// Refuses a line holding a NUL byte: the input is binary.
   private func checkText(_ line: ArraySlice<UInt8>) throws(FormatError) {
     if let nul = line.firstIndex(of: 0) {
-      throw error("a NUL byte, so this is binary, not text", at: nul, format: "CSV")
+      throw error(Sentence(.formatNulByte), at: nul, format: "CSV")
     }
   }
 
   /// A data error at `index` (default: the current position), naming line, column and byte offset.
-  func error(_ reason: String, at index: Int? = nil, format: String = "GeoJSON") -> FormatError {
+  func error(_ reason: Sentence, at index: Int? = nil, format: String = "GeoJSON") -> FormatError {
     let at = min(index ?? position, buffer.count)
     var line = baseLine
     var lineStart = -baseColumn
@@ -219,7 +221,6 @@ struct ByteReader {
       lineStart = i + 1
     }
     let column = at - lineStart + 1
-    return .data(
-      "'\(path)' is not valid \(format) at line \(line), column \(column) (byte \(base + at)): \(reason).")
+    return .data(.formatNotValid, path, format, line, column, base + at, reason)
   }
 }

@@ -1,3 +1,4 @@
+import AtlasMessages
 import GeoIndex
 
 /// Coordinates, boxes and tile addresses typed by a person: parsed strictly, refused in one sentence.
@@ -16,17 +17,13 @@ public enum Coordinates {
     }
   }
 
-  /// Why a latitude and longitude are not a place on the earth, as a sentence without its capital and full
+  /// Why a latitude and longitude are not a place on the earth, as a clause without its capital and full
   /// stop, naming the values as the user typed them; nil when they are fine.
   public static func rangeProblem(
     latitude: Double, _ latitudeText: String, longitude: Double, _ longitudeText: String
-  ) -> String? {
-    if !(-90.0...90.0).contains(latitude) {
-      return "the latitude \(latitudeText) is outside -90...90; latitudes are degrees north of the equator"
-    }
-    if !(-180.0...180.0).contains(longitude) {
-      return "the longitude \(longitudeText) is outside -180...180; longitudes are degrees east of Greenwich"
-    }
+  ) -> Sentence? {
+    if !(-90.0...90.0).contains(latitude) { return Sentence(.coordinateLatitudeOutside, latitudeText) }
+    if !(-180.0...180.0).contains(longitude) { return Sentence(.coordinateLongitudeOutside, longitudeText) }
     return nil
   }
 
@@ -59,31 +56,27 @@ public enum Coordinates {
 
   /// A place from a latitude and a longitude as typed, or an argument error naming the bad value.
   public static func point(latitude: String, longitude: String) throws(FormatError) -> GeoPoint {
-    func value(_ text: String, _ axis: String) throws(FormatError) -> Double {
-      guard let value = number(text) else {
-        throw .argument(
-          "The \(axis) '\(text)' is not a number; give degrees as a decimal number such as 48.85.")
-      }
+    func value(_ text: String, _ notANumber: Message) throws(FormatError) -> Double {
+      guard let value = number(text) else { throw .argument(notANumber, text) }
       return value
     }
-    let latitudeValue = try value(latitude, "latitude")
-    let longitudeValue = try value(longitude, "longitude")
+    let latitudeValue = try value(latitude, .coordinateLatitudeNotNumber)
+    let longitudeValue = try value(longitude, .coordinateLongitudeNotNumber)
     if let problem = rangeProblem(
       latitude: latitudeValue, latitude, longitude: longitudeValue, longitude)
     {
-      throw .argument(problem.prefix(1).uppercased() + problem.dropFirst() + ".")
+      throw .argument(.coordinateSentence, problem.capitalized)
     }
     return GeoPoint(uncheckedLatitude: latitudeValue, longitude: longitudeValue)
   }
 
   /// `west,south,east,north` in degrees, as supercluster takes a bbox (longitudes wrap, latitudes clamp);
-  /// `name` is how errors call it (an option's name, say).
-  public static func box(_ text: String, name: String = "A box") throws(FormatError) -> GeoBox {
+  /// `name` is how errors call it (an option's name, say; "A box" in the reader's language by default).
+  public static func box(_ text: String, name: String? = nil) throws(FormatError) -> GeoBox {
     let parts = text.split(separator: ",", omittingEmptySubsequences: false)
     let values = parts.compactMap { number(String($0)) }
     guard parts.count == 4, values.count == 4, values.allSatisfy({ abs($0) <= 1e6 }) else {
-      throw .argument(
-        "\(name) takes four numbers, west,south,east,north (for example -10,35,30,60), not '\(text)'.")
+      throw .argument(.coordinateBox, name ?? Sentence(.coordinateABox), text)
     }
     return GeoBox(west: values[0], south: values[1], east: values[2], north: values[3])
   }
@@ -94,13 +87,13 @@ public enum Coordinates {
     let zooms = ClusterOptions.queryZooms
     guard zooms.contains(value) else {
       throw .argument(
-        "\(name) runs from \(Int(zooms.lowerBound)) to \(Int(zooms.upperBound)) (above the highest clustered "
-          + "zoom, the raw points), not \(ClusterOptions.text(value)).")
+        .coordinateZoom, name, Int(zooms.lowerBound), Int(zooms.upperBound), ClusterOptions.text(value))
     }
   }
 
-  /// `z/x/y`, a map tile with a zoom from 0 to 30 and x and y on the map; `name` is how errors call it.
-  public static func tile(_ text: String, name: String = "A tile") throws(FormatError)
+  /// `z/x/y`, a map tile with a zoom from 0 to 30 and x and y on the map; `name` is how errors call it ("A
+  /// tile" in the reader's language by default).
+  public static func tile(_ text: String, name: String? = nil) throws(FormatError)
     -> (zoom: Int, x: Int, y: Int)
   {
     let parts = text.split(separator: "/", omittingEmptySubsequences: false)
@@ -108,13 +101,26 @@ public enum Coordinates {
       part.allSatisfy { $0.isASCII && $0.isNumber } && part.count <= 10 ? Int(part) : nil
     }
     guard parts.count == 3, values.count == 3, (0...30).contains(values[0]) else {
-      throw .argument("\(name) takes Z/X/Y with a zoom from 0 to 30 (for example 2/1/1), not '\(text)'.")
+      throw .argument(.coordinateTile, name ?? Sentence(.coordinateATile), text)
     }
     let side = 1 << values[0]
     guard (0..<side).contains(values[1]), (0..<side).contains(values[2]) else {
-      throw .argument(
-        "At zoom \(values[0]) a tile's x and y run from 0 to \(side - 1); '\(text)' is off the map.")
+      throw .argument(.coordinateTileOffMap, values[0], side - 1, text)
     }
     return (values[0], values[1], values[2])
+  }
+}
+
+extension CoordinateError {
+  /// The sentence, to be said in the reader's language (GeoIndex, pure, says it in English only).
+  public var sentence: Sentence {
+    switch self {
+    case .notANumber(.latitude, let value): Sentence(.coordinateLatitudeNotFinite, value)
+    case .notANumber(.longitude, let value): Sentence(.coordinateLongitudeNotFinite, value)
+    case .latitudeOutOfRange(let value):
+      Sentence(.coordinateSentence, Sentence(.coordinateLatitudeOutside, value).capitalized)
+    case .longitudeOutOfRange(let value):
+      Sentence(.coordinateSentence, Sentence(.coordinateLongitudeOutside, value).capitalized)
+    }
   }
 }

@@ -1,3 +1,5 @@
+import AtlasMessages
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -117,10 +119,10 @@ extension FeatureFile {
     append("]}\n")
     flush()
     guard failure == 0 else {
-      throw .input("Cannot write '\(name)': \(String(cString: strerror(failure))).")
+      throw .input(.fileCannotWrite, name, String(cString: strerror(failure)))
     }
     let own = dup(fileDescriptor)
-    guard own >= 0 else { throw .input("Cannot read '\(name)' back: \(String(cString: strerror(errno))).") }
+    guard own >= 0 else { throw .input(.fileCannotReadBack, name, String(cString: strerror(errno))) }
     file.source = .file(fd: own)
     return file
   }

@@ -1,3 +1,4 @@
+import AtlasMessages
 import GeoIndex
 
 #if canImport(Glibc)
@@ -135,7 +136,7 @@ public final class FeatureFile {
     reader.skipWhitespace()
     let isJSON = reader.peek == UInt8(ascii: "{")
     if reader.peek == UInt8(ascii: "[") {
-      throw .data("'\(path)' is a JSON array; give a GeoJSON FeatureCollection (an object) or CSV.")
+      throw .data(.featuresJSONArray, path)
     }
     if isJSON {
       try readGeoJSON(&reader, keepText: keepText)
@@ -144,7 +145,7 @@ public final class FeatureFile {
     }
     reader.finishProgress()
     if !isJSON && points.allSatisfy({ $0 == nil }) {
-      throw .data("'\(path)' holds no points; give GeoJSON or CSV with latitude,longitude columns.")
+      throw .data(.featuresNoPoints, path)
     }
     return isJSON
   }
@@ -155,28 +156,27 @@ public final class FeatureFile {
     var memory: [UInt8] = []
     var sawType = false
     var sawFeatures = false
-    try reader.expect(UInt8(ascii: "{"), "a GeoJSON FeatureCollection starts with '{'")
+    try reader.expect(UInt8(ascii: "{"), Sentence(.formatCollectionStart, "'{'"))
     reader.skipWhitespace()
     if try reader.peekByte() == UInt8(ascii: "}") {
-      throw reader.error("this object has no \"features\"; give a GeoJSON FeatureCollection")
+      throw reader.error(Sentence(.formatNoFeaturesMember))
     }
     while true {
       reader.skipWhitespace()
       let key = try reader.readString()
       reader.skipWhitespace()
-      try reader.expect(UInt8(ascii: ":"), "expected ':' after a member name")
+      try reader.expect(UInt8(ascii: ":"), Sentence(.formatExpectedColon))
       reader.skipWhitespace()
       switch key {
       case "type":
         let type = try reader.readValue()
         guard case .string("FeatureCollection") = type else {
-          throw FormatError.data(
-            "'\(path)' is not a GeoJSON FeatureCollection (its type is not \"FeatureCollection\").")
+          throw FormatError.data(.featuresWrongType, path)
         }
         sawType = true
       case "features":
         sawFeatures = true
-        try reader.expect(UInt8(ascii: "["), "\"features\" must be an array")
+        try reader.expect(UInt8(ascii: "["), Sentence(.formatFeaturesArray))
         reader.skipWhitespace()
         if try reader.peekByte() == UInt8(ascii: "]") {
           reader.advance()
@@ -203,7 +203,7 @@ public final class FeatureFile {
             if separator == UInt8(ascii: "]") { break }
             guard separator == UInt8(ascii: ",") else {
               reader.retreat()
-              throw reader.error("expected ',' or ']' between features")
+              throw reader.error(Sentence(.formatBetweenFeatures))
             }
           }
         }
@@ -217,14 +217,13 @@ public final class FeatureFile {
       if separator == UInt8(ascii: "}") { break }
       guard separator == UInt8(ascii: ",") else {
         reader.retreat()
-        throw reader.error("expected ',' or '}' in the FeatureCollection")
+        throw reader.error(Sentence(.formatBetweenMembers))
       }
     }
     reader.skipWhitespace()
-    if !reader.atEnd { throw reader.error("unexpected text after the FeatureCollection") }
+    if !reader.atEnd { throw reader.error(Sentence(.formatTextAfterCollection)) }
     guard sawType, sawFeatures else {
-      throw FormatError.data(
-        "'\(path)' is not a GeoJSON FeatureCollection; it needs \"type\" and \"features\".")
+      throw FormatError.data(.featuresNotCollection, path)
     }
     if keepText { source = .memory(memory) }
   }
@@ -281,20 +280,19 @@ public final class FeatureFile {
 
   private func add(feature: JSONValue, index: Int) throws(FormatError) {
     guard case .object = feature else {
-      throw FormatError.data("Feature \(index) in '\(path)' is not an object.")
+      throw FormatError.data(.featureNotObject, index, path)
     }
     var point: GeoPoint? = nil
     if let geometry = feature["geometry"], case .string("Point")? = geometry["type"] {
       guard case .array(let coordinates)? = geometry["coordinates"], coordinates.count >= 2,
         let longitude = coordinates[0].doubleValue, let latitude = coordinates[1].doubleValue
       else {
-        throw FormatError.data(
-          "Feature \(index) in '\(path)' has a Point without numeric [longitude, latitude] coordinates.")
+        throw FormatError.data(.featurePointNotNumeric, index, path)
       }
       do {
         point = try GeoPoint(latitude: latitude, longitude: longitude)
       } catch {
-        throw FormatError.data("Feature \(index) in '\(path)': \(error)")
+        throw FormatError.data(.featureBadPoint, index, path, error.sentence)
       }
     }
     points.append(point)
@@ -315,15 +313,13 @@ public final class FeatureFile {
     while let line = try reader.readLine() {
       lineNumber += 1
       guard let text = String(validating: line, as: UTF8.self) else {
-        throw FormatError.data("Line \(lineNumber) of '\(path)' is not UTF-8 text.")
+        throw FormatError.data(.csvLineNotUTF8, lineNumber, path)
       }
       if text.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
       // Batch rows' rule (`BatchRows`): lines end with LF or CRLF; the first non-blank line is a header when
       // it names a latitude and a longitude column, and any other first line is data.
       if line.contains(0x0D) {
-        throw FormatError.data(
-          "Line \(lineNumber) of '\(path)' holds a carriage return (CR) that does not end it; lines end with LF "
-            + "or CRLF.")
+        throw FormatError.data(.csvLoneCarriageReturn, lineNumber, path)
       }
       let fields = line.withUnsafeBufferPointer { bytes in
         var record = CSVRecord(bytes)
@@ -337,14 +333,11 @@ public final class FeatureFile {
           continue
         }
         if Coordinates.number(fields.first ?? "") == nil {
-          throw FormatError.data(
-            "'\(path)' has no latitude and longitude columns in its header; name them latitude and longitude."
-          )
+          throw FormatError.data(.csvNoColumns, path)
         }
       }
       guard fields.count > max(columns.latitude, columns.longitude) else {
-        throw FormatError.data(
-          "Line \(lineNumber) of '\(path)' has \(fields.count) fields; latitude and longitude are missing.")
+        throw FormatError.data(.csvTooFewFields, lineNumber, path, fields.count)
       }
       let point = try csvPoint(
         latitude: fields[columns.latitude], longitude: fields[columns.longitude], line: lineNumber)
@@ -379,15 +372,15 @@ public final class FeatureFile {
     let latitudeText = latitude.trimmingSpaces
     let longitudeText = longitude.trimmingSpaces
     guard let latitudeValue = Coordinates.number(latitudeText) else {
-      throw .data("Line \(line) of '\(path)': the latitude '\(latitudeText)' is not a number.")
+      throw .data(.csvLatitudeNotNumber, line, path, latitudeText)
     }
     guard let longitudeValue = Coordinates.number(longitudeText) else {
-      throw .data("Line \(line) of '\(path)': the longitude '\(longitudeText)' is not a number.")
+      throw .data(.csvLongitudeNotNumber, line, path, longitudeText)
     }
     if let problem = Coordinates.rangeProblem(
       latitude: latitudeValue, latitudeText, longitude: longitudeValue, longitudeText)
     {
-      throw .data("Line \(line) of '\(path)': \(problem).")
+      throw .data(.csvOutside, line, path, problem)
     }
     return GeoPoint(uncheckedLatitude: latitudeValue, longitude: longitudeValue)
   }

@@ -1,3 +1,4 @@
+import AtlasMessages
 import GeoIndex
 
 /// A filter on features' properties, written as a MapLibre style filter expression in JSON, so that a map
@@ -38,11 +39,11 @@ public struct FeatureFilter: Sendable, Equatable {
     do {
       value = try JSONParser.parse(Array(text.utf8))
     } catch {
-      throw .argument("The filter is not JSON: \(error.description).")
+      throw .argument(.filterNotJSON, error.sentence)
     }
     root = try Self.node(value, depth: 0)
     guard Self.isBoolean(root) else {
-      throw .argument("A filter must be a test such as [\"==\", [\"get\", \"category\"], \"sports\"].")
+      throw .argument(.filterNotATest, #"["==", ["get", "category"], "sports"]"#)
     }
     var writer = JSONWriter()
     Self.write(root, to: &writer)
@@ -60,29 +61,29 @@ public struct FeatureFilter: Sendable, Equatable {
   private static let comparisons: Set<String> = ["==", "!=", "<", "<=", ">", ">="]
 
   private static func node(_ value: JSONValue, depth: Int) throws(FormatError) -> Node {
-    guard depth < 64 else { throw .argument("The filter nests deeper than 64 levels.") }
+    guard depth < 64 else { throw .argument(.filterTooDeep) }
     guard case .array(let items) = value else {
       if case .object = value {
-        throw .argument("An object in a filter must be written [\"literal\", {…}].")
+        throw .argument(.filterObject, #"["literal", {…}]"#)
       }
       return .value(value)
     }
     guard case .string(let name)? = items.first else {
-      throw .argument(
-        "Each expression in a filter starts with an operator such as \"==\"; an array value must be written "
-          + "[\"literal\", [...]].")
+      throw .argument(.filterNoOperator, #"["literal", [...]]"#)
     }
     let arguments = Array(items.dropFirst())
     func count(_ expected: Int) throws(FormatError) {
       guard arguments.count == expected else {
-        throw .argument(
-          "'\(name)' takes \(expected) argument\(expected == 1 ? "" : "s"), not \(arguments.count).")
+        throw
+          expected == 1
+          ? FormatError.argument(.filterOneArgument, name, arguments.count)
+          : FormatError.argument(.filterArguments, name, expected, arguments.count)
       }
     }
     func property() throws(FormatError) -> String {
       try count(1)
       guard case .string(let key) = arguments[0] else {
-        throw .argument("'\(name)' takes a property name as a string.")
+        throw .argument(.filterPropertyName, name)
       }
       return key
     }
@@ -90,7 +91,7 @@ public struct FeatureFilter: Sendable, Equatable {
       var nodes: [Node] = []
       for argument in arguments {
         let node = try self.node(argument, depth: depth + 1)
-        guard isBoolean(node) else { throw .argument("Each argument of '\(name)' must be a test.") }
+        guard isBoolean(node) else { throw .argument(.filterArgumentTest, name) }
         nodes.append(node)
       }
       return nodes
@@ -115,9 +116,7 @@ public struct FeatureFilter: Sendable, Equatable {
         name, try node(arguments[0], depth: depth + 1), try node(arguments[1], depth: depth + 1))
     default:
       let shown = String(name.unicodeScalars.prefix(32).map { $0.value < 0x20 ? "?" : Character($0) })
-      throw .argument(
-        "'\(shown)' is not a filter operator; use all, any, !, ==, !=, <, <=, >, >=, in, has, get or literal."
-      )
+      throw .argument(.filterUnknownOperator, shown)
     }
   }
 

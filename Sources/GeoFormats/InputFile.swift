@@ -1,3 +1,5 @@
+import AtlasMessages
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -14,17 +16,17 @@ package struct InputFile {
   package init(path: String) throws(FormatError) {
     self.path = path
     let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
-    if fd < 0 { throw .input("Cannot open '\(path)': \(String(cString: strerror(errno))).") }
+    if fd < 0 { throw .input(.fileCannotOpen, path, String(cString: strerror(errno))) }
     var status = stat()
     guard fstat(fd, &status) == 0 else {
       let reason = String(cString: strerror(errno))
       if fd != 0 { Glibc.close(fd) }
-      throw .input("Cannot read '\(path)': \(reason).")
+      throw .input(.fileCannotRead, path, reason)
     }
     let type = status.st_mode & S_IFMT
     if type == S_IFDIR {
       if fd != 0 { Glibc.close(fd) }
-      throw .input("'\(path)' is a directory; give a file.")
+      throw .input(.fileIsDirectory, path)
     }
     fileDescriptor = fd
     isRegular = type == S_IFREG
@@ -37,7 +39,7 @@ package struct InputFile {
       let got = Glibc.read(fileDescriptor, buffer, count)
       if got >= 0 { return got }
       if errno == EINTR { continue }
-      throw .input("Cannot read '\(path)': \(String(cString: strerror(errno))).")
+      throw .input(.fileCannotRead, path, String(cString: strerror(errno)))
     }
   }
 

@@ -1,11 +1,16 @@
+import AtlasMessages
+
 /// Where and why a JSON text is malformed.
 public struct JSONSyntaxError: Error, CustomStringConvertible, Sendable {
   public let line: Int
   public let column: Int
   /// The byte offset, from 0.
   public let offset: Int
-  public let reason: String
-  public var description: String { "line \(line), column \(column) (byte \(offset)): \(reason)" }
+  /// Why, as a clause (no capital, no full stop), in the reader's language.
+  public let reason: Sentence
+  /// Where and why, as a clause: `line 1, column 5 (byte 4): …`.
+  public var sentence: Sentence { Sentence(.jsonAt, line, column, offset, reason) }
+  public var description: String { sentence.description }
 }
 
 /// A strict RFC 8259 parser over UTF-8 bytes, with positions in its errors.
@@ -19,20 +24,22 @@ public struct JSONParser {
     parser.skipWhitespace()
     let value = try parser.value(depth: 0)
     parser.skipWhitespace()
-    if parser.position < bytes.count { throw parser.error("unexpected text after the JSON value") }
+    if parser.position < bytes.count { throw parser.error(.jsonTextAfterValue) }
     return value
   }
 
   private init(bytes: [UInt8]) { self.bytes = bytes }
 
-  private func error(_ reason: String) -> JSONSyntaxError {
+  private func error(_ reason: Message, _ arguments: any CustomStringConvertible...) -> JSONSyntaxError {
     var line = 1
     var lineStart = 0
     for i in 0..<min(position, bytes.count) where bytes[i] == UInt8(ascii: "\n") {
       line += 1
       lineStart = i + 1
     }
-    return JSONSyntaxError(line: line, column: position - lineStart + 1, offset: position, reason: reason)
+    return JSONSyntaxError(
+      line: line, column: position - lineStart + 1, offset: position,
+      reason: Sentence(reason, arguments: arguments))
   }
 
   private mutating func skipWhitespace() {
@@ -45,8 +52,8 @@ public struct JSONParser {
   }
 
   private mutating func value(depth: Int) throws(JSONSyntaxError) -> JSONValue {
-    guard depth < 512 else { throw error("nesting deeper than 512 levels") }
-    guard position < bytes.count else { throw error("the text ends where a value was expected") }
+    guard depth < 512 else { throw error(.jsonTooDeep) }
+    guard position < bytes.count else { throw error(.jsonEndsBeforeValue) }
     switch bytes[position] {
     case UInt8(ascii: "{"): return try object(depth: depth)
     case UInt8(ascii: "["): return try array(depth: depth)
@@ -61,7 +68,7 @@ public struct JSONParser {
       try literal("null")
       return .null
     case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
-    default: throw error("unexpected character '\(Unicode.Scalar(bytes[position]))'")
+    default: throw error(.jsonUnexpectedCharacter, Unicode.Scalar(bytes[position]))
     }
   }
 
@@ -70,7 +77,7 @@ public struct JSONParser {
     let matches =
       position + count <= bytes.count
       && (0..<count).allSatisfy { bytes[position + $0] == word.utf8Start[$0] }
-    guard matches else { throw error("unexpected word; expected \(word)") }
+    guard matches else { throw error(.jsonUnexpectedWord, word) }
     position += count
   }
 
@@ -85,25 +92,25 @@ public struct JSONParser {
     while true {
       skipWhitespace()
       guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
-        throw error("expected a quoted member name")
+        throw error(.formatExpectedMemberName)
       }
       let key = try string()
       skipWhitespace()
       guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
-        throw error("expected ':' after a member name")
+        throw error(.formatExpectedColon)
       }
       position += 1
       skipWhitespace()
       members.append((key, try value(depth: depth + 1)))
       skipWhitespace()
-      guard position < bytes.count else { throw error("the text ends inside an object") }
+      guard position < bytes.count else { throw error(.jsonEndsInsideObject) }
       if bytes[position] == UInt8(ascii: ",") {
         position += 1
       } else if bytes[position] == UInt8(ascii: "}") {
         position += 1
         return .object(members)
       } else {
-        throw error("expected ',' or '}' in an object")
+        throw error(.jsonBetweenMembers)
       }
     }
   }
@@ -120,14 +127,14 @@ public struct JSONParser {
       skipWhitespace()
       elements.append(try value(depth: depth + 1))
       skipWhitespace()
-      guard position < bytes.count else { throw error("the text ends inside an array") }
+      guard position < bytes.count else { throw error(.jsonEndsInsideArray) }
       if bytes[position] == UInt8(ascii: ",") {
         position += 1
       } else if bytes[position] == UInt8(ascii: "]") {
         position += 1
         return .array(elements)
       } else {
-        throw error("expected ',' or ']' in an array")
+        throw error(.jsonBetweenItems)
       }
     }
   }
@@ -142,11 +149,11 @@ public struct JSONParser {
     if bytes[position] == UInt8(ascii: "-") { position += 1 }
     let intStart = position
     let intDigits = digits(&position, bytes)
-    guard intDigits > 0 else { throw error("a number needs digits") }
-    if intDigits > 1 && bytes[intStart] == UInt8(ascii: "0") { throw error("a number cannot start with 0") }
+    guard intDigits > 0 else { throw error(.jsonNumberDigits) }
+    if intDigits > 1 && bytes[intStart] == UInt8(ascii: "0") { throw error(.jsonNumberLeadingZero) }
     if position < bytes.count && bytes[position] == UInt8(ascii: ".") {
       position += 1
-      guard digits(&position, bytes) > 0 else { throw error("a decimal point needs digits after it") }
+      guard digits(&position, bytes) > 0 else { throw error(.jsonFractionDigits) }
     }
     if position < bytes.count && (bytes[position] | 0x20) == UInt8(ascii: "e") {
       position += 1
@@ -155,7 +162,7 @@ public struct JSONParser {
       {
         position += 1
       }
-      guard digits(&position, bytes) > 0 else { throw error("an exponent needs digits") }
+      guard digits(&position, bytes) > 0 else { throw error(.jsonExponentDigits) }
     }
     return String(decoding: bytes[start..<position], as: UTF8.self)
   }
@@ -164,23 +171,23 @@ public struct JSONParser {
     position += 1
     var result = [UInt8]()
     while true {
-      guard position < bytes.count else { throw error("the text ends inside a string") }
+      guard position < bytes.count else { throw error(.jsonEndsInsideString) }
       let byte = bytes[position]
       if byte == UInt8(ascii: "\"") {
         position += 1
         guard let text = String(validating: result, as: UTF8.self) else {
-          throw error("a string is not valid UTF-8")
+          throw error(.jsonStringNotUTF8)
         }
         return text
       }
-      if byte < 0x20 { throw error("a control character must be escaped inside a string") }
+      if byte < 0x20 { throw error(.jsonControlCharacter) }
       if byte != UInt8(ascii: "\\") {
         result.append(byte)
         position += 1
         continue
       }
       position += 1
-      guard position < bytes.count else { throw error("the text ends inside an escape") }
+      guard position < bytes.count else { throw error(.jsonEndsInsideEscape) }
       let escape = bytes[position]
       position += 1
       switch escape {
@@ -195,23 +202,23 @@ public struct JSONParser {
         if (0xD800..<0xDC00).contains(code) {
           guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
             bytes[position + 1] == UInt8(ascii: "u")
-          else { throw error("a high surrogate must be followed by a low one") }
+          else { throw error(.jsonLoneSurrogate) }
           position += 2
           let low = try hex4()
           guard (0xDC00..<0xE000).contains(low) else {
-            throw error("a high surrogate must be followed by a low one")
+            throw error(.jsonLoneSurrogate)
           }
           code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
         }
-        guard let scalar = Unicode.Scalar(code) else { throw error("\\u escape is not a character") }
+        guard let scalar = Unicode.Scalar(code) else { throw error(.jsonEscapeNotCharacter, "\\u") }
         result.append(contentsOf: Array(String(Character(scalar)).utf8))
-      default: throw error("unknown escape '\\\(Unicode.Scalar(escape))'")
+      default: throw error(.jsonUnknownEscape, "\\\(Unicode.Scalar(escape))")
       }
     }
   }
 
   private mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
-    guard position + 4 <= bytes.count else { throw error("a \\u escape needs four hex digits") }
+    guard position + 4 <= bytes.count else { throw error(.jsonEscapeHexDigits, "\\u") }
     var code: UInt32 = 0
     for _ in 0..<4 {
       let b = bytes[position] | 0x20
@@ -221,7 +228,7 @@ public struct JSONParser {
       } else if b >= UInt8(ascii: "a") && b <= UInt8(ascii: "f") {
         digit = b - UInt8(ascii: "a") + 10
       } else {
-        throw error("a \\u escape needs four hex digits")
+        throw error(.jsonEscapeHexDigits, "\\u")
       }
       code = code << 4 | UInt32(digit)
       position += 1

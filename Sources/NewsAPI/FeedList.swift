@@ -1,3 +1,4 @@
+import AtlasMessages
 import AtlasSettings
 import Fetch
 import Foundation
@@ -71,7 +72,7 @@ public struct FeedList: Sendable, Equatable {
   public static func validate(url: String) throws(SettingsError) -> String {
     let shown = printable(HTTPURL.redacted(String(url.prefix(200))))
     guard url.count <= longestURL else {
-      throw .usage("The feed URL '\(shown)…' is longer than \(longestURL) characters.")
+      throw .usage(.feedsURLTooLong, shown, longestURL)
     }
     guard
       !url.unicodeScalars.contains(where: {
@@ -79,9 +80,7 @@ public struct FeedList: Sendable, Equatable {
       }),
       HTTPURL(url) != nil
     else {
-      throw .usage(
-        "'\(shown)' is not a feed URL; give an http or https URL with a host, such as "
-          + "https://www.lemonde.fr/rss/une.xml.")
+      throw .usage(.feedsNotURL, shown)
     }
     return url
   }
@@ -92,17 +91,17 @@ public struct FeedList: Sendable, Equatable {
     let shown = printable(path)
     guard let handle = FileHandle(forReadingAtPath: path) else {
       if !FileManager.default.fileExists(atPath: path) { return FeedList(path: path) }
-      throw .configuration("Cannot read the feeds file '\(shown)'; check its permissions.")
+      throw .configuration(.feedsCannotRead, shown)
     }
     defer { try? handle.close() }
     var status = stat()
     guard fstat(handle.fileDescriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-      throw .configuration("The feeds file '\(shown)' is not a regular file; remove it.")
+      throw .configuration(.feedsNotRegular, shown)
     }
     guard status.st_size <= largestFile, let data = try? handle.read(upToCount: largestFile + 1),
       data.count <= largestFile
     else {
-      throw .configuration("The feeds file '\(shown)' is larger than 1 MiB or cannot be read; remove it.")
+      throw .configuration(.feedsTooLarge, shown)
     }
     return try parse(Array(data), path: path)
   }
@@ -111,7 +110,7 @@ public struct FeedList: Sendable, Equatable {
   public static func parse(_ bytes: [UInt8], path: String) throws(SettingsError) -> FeedList {
     let shown = printable(path)
     guard let text = String(validating: bytes, as: UTF8.self) else {
-      throw .configuration("The feeds file '\(shown)' is not UTF-8 text.")
+      throw .configuration(.feedsNotUTF8, shown)
     }
     var list = FeedList(path: path)
     for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -119,16 +118,14 @@ public struct FeedList: Sendable, Equatable {
       if line.isEmpty || line.hasPrefix("#") { continue }
       let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
       guard fields.count == 2 else {
-        throw .configuration(
-          "Line \(number + 1) of the feeds file '\(shown)' is not a country and a URL (fr https://…); "
-            + "fix it or remove it with 'newsatlas feeds remove'.")
+        throw .configuration(.feedsBadLine, number + 1, shown)
       }
       do {
         let entry = Entry(
           country: try validate(country: String(fields[0])), url: try validate(url: String(fields[1])))
         if !list.entries.contains(entry) { list.entries.append(entry) }
       } catch {
-        throw error.found(in: "line \(number + 1) of the feeds file '\(shown)'")
+        throw error.found(in: Sentence(.feedsLinePlace, number + 1, shown))
       }
     }
     return list
@@ -141,6 +138,6 @@ public struct FeedList: Sendable, Equatable {
   }
 
   private func save() throws(SettingsError) {
-    try SettingsFile.writePrivately(Array(text.utf8), path: path, naming: "the feeds file")
+    try SettingsFile.writePrivately(Array(text.utf8), path: path, naming: Sentence(.theFeedsFile))
   }
 }

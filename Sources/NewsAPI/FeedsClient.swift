@@ -1,3 +1,4 @@
+import AtlasMessages
 import Feeds
 import Fetch
 import Foundation
@@ -55,7 +56,7 @@ public final class FeedsClient: Sendable {
     let shown = printable(HTTPURL.redacted(url))
     if let cache, let entry {
       if cache.offline || (!cache.refresh && age <= cache.timeToLive.headlines) {
-        if cache.offline { cache.warn("Offline: the feed \(shown) is from \(spokenDuration(age)) ago.") }
+        if cache.offline { cache.warn(Message.staleFeedOffline(shown, spokenDuration(age, in: .current))) }
         counters.count(hit: true)
         return entry.articles
       }
@@ -97,9 +98,7 @@ public final class FeedsClient: Sendable {
       return fresh.articles
     } catch {
       guard let cache, let entry else { throw error }
-      cache.warn(
-        "Serving the feed \(shown) from \(spokenDuration(age)) ago: "
-          + error.description.prefix(1).lowercased() + error.description.dropFirst())
+      cache.warn(Message.staleFeed(shown, spokenDuration(age, in: .current), lowercasedFirst(error)))
       return entry.articles
     }
   }

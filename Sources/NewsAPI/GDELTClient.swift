@@ -410,8 +410,7 @@ public final class GDELTClient: HeadlinesProvider {
         if let body = try? JSONDecoder().decode(GDELTBody.self, from: Data(response.body)) {
           if body.malformed > 0 {
             cache?.warn(
-              "GDELT's answer held \(body.malformed) malformed article\(body.malformed == 1 ? "" : "s") (a "
-                + "missing title, link or date), left out.")
+              body.malformed == 1 ? Message.gdeltMalformedOne() : Message.gdeltMalformed(body.malformed))
           }
           return body
         }

@@ -361,15 +361,14 @@ public final class NewsAPIClient: Sendable {
       "\(path.replacingOccurrences(of: "/v2/", with: "")) \(parameters.filter { $0.0 != "page" && $0.0 != "pageSize" }.map { "\($0.0)=\($0.1)" }.joined(separator: " "))"
     if cache.offline {
       guard let decodedCache else { throw .notCached(description) }
-      cache.warn("Offline: the answer to \(description) is from \(spokenDuration(age)) ago.")
+      cache.warn(Message.staleOffline(description, spokenDuration(age, in: .current)))
       counters.count(hit: true)
       return decodedCache
     }
     let usage = cache.usage()
     if usage.isSpent && !cache.force {
       if let decodedCache {
-        cache.warn(
-          "The plan's budget is spent: serving the answer to \(description) from \(spokenDuration(age)) ago.")
+        cache.warn(Message.staleBudgetSpent(description, spokenDuration(age, in: .current)))
         counters.count(hit: true)
         return decodedCache
       }
@@ -389,8 +388,7 @@ public final class NewsAPIClient: Sendable {
       }
       guard recoverable, !error.isOwnBudget, let decodedCache else { throw error }
       cache.warn(
-        "Serving the answer to \(description) from \(spokenDuration(age)) ago: \(error.description.prefix(1).lowercased() + error.description.dropFirst())"
-      )
+        Message.staleAfterError(description, spokenDuration(age, in: .current), lowercasedFirst(error)))
       return decodedCache
     }
   }
@@ -439,10 +437,10 @@ public final class NewsAPIClient: Sendable {
         let value = try? JSONDecoder().decode(T.self, from: Data(response.body))
       {
         if let page = value as? ArticlesBody, page.malformed > 0 {
+          let shown = path.replacingOccurrences(of: "/v2/", with: "")
           cache?.warn(
-            "NewsAPI's answer to \(path.replacingOccurrences(of: "/v2/", with: "")) held \(page.malformed) "
-              + "malformed article\(page.malformed == 1 ? "" : "s") (a missing title, URL, source or date), "
-              + "left out.")
+            page.malformed == 1
+              ? Message.newsapiMalformedOne(shown) : Message.newsapiMalformed(shown, page.malformed))
         }
         return (value, response.body)
       }
@@ -649,4 +647,10 @@ final class SingleFlight: Sendable {
     if owner { running.withLock { _ = $0.removeValue(forKey: key) } }
     return try result.get()
   }
+}
+
+/// An error's sentence in the process's language with its first letter small, to follow a colon in a warning.
+func lowercasedFirst(_ error: NewsAPIError) -> String {
+  let text = error.description(in: .current)
+  return text.prefix(1).lowercased() + text.dropFirst()
 }

@@ -126,7 +126,7 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
     case .invalidRequest(let reason):
       return reason.text(in: language)
     case .transport(let error):
-      return error.description
+      return error.sentence.text(in: language)
     case .service(let status, let code, let message, let retryAfter):
       if isQuota {
         return closed(Message.quotaUsedUp(code, message, in: language))

@@ -22,10 +22,11 @@ struct CLIError: Error, CustomStringConvertible {
 }
 
 extension CLIError {
-  /// A formats error: a bad argument or an unreadable file is the command line's fault (64), a malformed
-  /// file the data's (65).
+  /// A formats error, in the reader's language: a bad argument or an unreadable file is the command line's
+  /// fault (64), a malformed file the data's (65).
   init(_ error: FormatError) {
-    self.init(description: error.description, exitCode: error.kind == .data ? CLIError.data : CLIError.usage)
+    self.init(
+      description: error.text(in: .current), exitCode: error.kind == .data ? CLIError.data : CLIError.usage)
   }
 }
 
@@ -39,7 +40,7 @@ extension CLIError {
     case .configuration: code = 78
     case .cannotWrite: code = 73
     }
-    self.init(description: error.description, exitCode: code)
+    self.init(description: error.text(in: .current), exitCode: code)
   }
 }
 

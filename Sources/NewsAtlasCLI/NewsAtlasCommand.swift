@@ -50,7 +50,7 @@ struct NewsAtlasCommand: AsyncParsableCommand {
     } catch let error as SettingsError {
       // Every message is printed through `printable`: a value it quotes (an argument, a file's line, the
       // service's words) cannot add a line or reach the terminal as an escape sequence.
-      StandardError.write("newsatlas: \(printable(error.description))\n")
+      StandardError.write("newsatlas: \(printable(error.text(in: .current)))\n")
       Glibc.exit(CLIError(error).exitCode)
     } catch let error as CLIError {
       StandardError.write("newsatlas: \(printable(error.description))\n")

@@ -151,12 +151,13 @@ struct ServiceOptions: ParsableArguments {
       // The cache counts every request against the budget: without it nothing is sent (a dry run sends
       // nothing anyway, and only loses what the cache would have answered).
       guard needed else {
-        StandardError.write("newsatlas: \(error.description)\n")
+        StandardError.write("newsatlas: \(error.text(in: .current))\n")
         return nil
       }
       throw CLIError(
         description: offline
-          ? Message.cacheOfflineOnly(error.description) : Message.cacheNeeded(error.description),
+          ? Message.cacheOfflineOnly(error.text(in: .current))
+          : Message.cacheNeeded(error.text(in: .current)),
         exitCode: error.isTemporary ? 75 : error.isIOError ? 74 : 73)
     }
   }

@@ -244,8 +244,8 @@ struct ServeCommand: AsyncParsableCommand {
         StandardError.write("newsatlas: \($0)\n")
       }
     } catch {
-      StandardError.write("newsatlas: \(Message.serveNoCacheWarning(error.description))\n")
-      return (nil, nil, Sentence(.serviceNoCache, error.description))
+      StandardError.write("newsatlas: \(Message.serveNoCacheWarning(error.text(in: .current)))\n")
+      return (nil, nil, Sentence(.serviceNoCache, error.sentence))
     }
     let http = HTTPClient()
     let cache = CachePolicy(database: database, settings: settings) {

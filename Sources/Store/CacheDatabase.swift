@@ -1,3 +1,4 @@
+import AtlasMessages
 import CSQLite
 import Foundation
 
@@ -14,9 +15,12 @@ public final class CacheDatabase: ResponseStore, @unchecked Sendable {
   public let path: String
   private let warn: @Sendable (String) -> Void
 
-  /// Why the cache cannot be used: one sentence, and whether waiting may help (another process holds a lock).
+  /// Why the cache cannot be used: one sentence (`text(in:)`; `description` is its English), and whether
+  /// waiting may help (another process holds a lock).
   public struct Unavailable: Error, Sendable, CustomStringConvertible {
-    public let description: String
+    public let sentence: Sentence
+    public var description: String { sentence.description }
+    public func text(in language: InterfaceLanguage) -> String { sentence.text(in: language) }
     /// Another process holds the file locked: waiting may help.
     public let isTemporary: Bool
     /// A read or a write failed (a full disk, an I/O error).
@@ -30,7 +34,7 @@ public final class CacheDatabase: ResponseStore, @unchecked Sendable {
     do {
       try self.init(opening: path, warn: warn)
     } catch {
-      warn(error.description)
+      warn(error.text(in: .current))
       return nil
     }
   }
@@ -50,23 +54,19 @@ public final class CacheDatabase: ResponseStore, @unchecked Sendable {
     case .ready:
       return
     case .foreign:
-      throw Unavailable(
-        description:
-          "The cache at \(path) is another program's SQLite database; newsatlas leaves it as it is: move it, or "
-          + "set XDG_CACHE_HOME to another folder.",
-        isTemporary: false)
+      throw Unavailable(sentence: Sentence(.cacheForeign, path), isTemporary: false)
     case .unavailable(let reason, let busy, let io):
       // A full disk, a lock or a permission problem: the file may be fine, so it stays where it is.
       throw Unavailable(
-        description: "The cache at \(path) cannot be used now (\(reason)).", isTemporary: busy, isIOError: io)
+        sentence: Sentence(.cacheCannotUse, path, reason), isTemporary: busy, isIOError: io)
     case .damaged:
       // Not a database we can use: keep it for inspection, start again.
       let aside = path + ".broken-\(Int(Date().timeIntervalSince1970))"
       try? FileManager.default.moveItem(atPath: path, toPath: aside)
       for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-      warn("The cache at \(path) was unreadable; it was moved to \(aside) and a new one started.")
+      warn(Message.cacheMovedAside(path, aside))
       guard case .ready = open() else {
-        throw Unavailable(description: "No cache could be made at \(path).", isTemporary: false)
+        throw Unavailable(sentence: Sentence(.cacheNoneMade, path), isTemporary: false)
       }
     }
   }
@@ -170,7 +170,7 @@ public final class CacheDatabase: ResponseStore, @unchecked Sendable {
       "INSERT OR REPLACE INTO responses (key, kind, body, stored_at) VALUES (?, ?, ?, ?)",
       [.text(key), .text(kind), .blob(body), .real(date.timeIntervalSince1970)])
     {
-      warn("The answer could not be saved in the cache (\(lastError)); the command goes on without it.")
+      warn(Message.cacheNotSaved(lastError))
     }
   }
 
@@ -232,7 +232,7 @@ public final class CacheDatabase: ResponseStore, @unchecked Sendable {
   /// Notes a request sent to the service, for the quota.
   public func recordRequest(at date: Date = Date()) {
     if !execute("INSERT INTO requests (sent_at) VALUES (?)", [.real(date.timeIntervalSince1970)]) {
-      warn("The request could not be counted in the cache (\(lastError)).")
+      warn(Message.cacheNotCounted(lastError))
     }
   }
 

@@ -70,6 +70,11 @@ import Testing
     let offline = try run(["headlines", "--country", "us", "--offline"])
     #expect(offline.status == 0 && offline.stdout.hasPrefix("us  United States"))
     #expect(offline.stderr.contains("Offline: the answer to top-headlines country=us is from"))
+    // The warning in the reader's language (issue 31: the stale and offline warnings were English only).
+    let french = try run(["headlines", "--country", "us", "--offline"], ["LANG": "fr_FR.UTF-8"])
+    #expect(
+      french.stderr.contains("Hors ligne : la réponse à top-headlines country=us date d'il y a "),
+      "\(french.stderr)")
   }
 
   @Test func staleIfErrorOnARefusedConnection() throws {
@@ -81,6 +86,10 @@ import Testing
     #expect(
       stale.stderr.contains("Serving the answer to top-headlines country=us")
         && stale.stderr.contains("refused"))
+    let french = try run(["headlines", "--country", "us", "--lang", "fr"])
+    #expect(
+      french.stderr.contains("La réponse à top-headlines country=us servie date d'il y a ")
+        && french.stderr.contains("a refusé la connexion ; rien n'y écoute."), "\(french.stderr)")
   }
 
   @Test func staleIfErrorOnTheRateLimit() throws {

@@ -1,0 +1,139 @@
+import AtlasMessages
+import Fetch
+import Foundation
+import TestSupport
+import Testing
+
+/// The lower layers in French (issue 31 item 3): what GeoFormats, AtlasSettings, the feeds file, Store and Fetch
+/// refuse, and the warnings of a stale answer, are the catalogue's sentences, said in the reader's language by
+/// the command line (and by the service, in the request's language); English stays the default.
+@Suite struct FrenchLowerLayersTests {
+  /// A script run in a scratch folder (`$XDG_CONFIG_HOME`, made first), and the sentence (or its start) it must
+  /// print on standard error in French, with its English counterpart under the C locale.
+  @Test(arguments: [
+    (
+      // GeoFormats: a feature that is not an object.
+      #"printf '{"type":"FeatureCollection","features":[1]}' > p.json; "$0" nearest 1 2 --points p.json"#,
+      "L'entité 0 de 'p.json' n'est pas un objet.", "Feature 0 in 'p.json' is not an object."
+    ),
+    (
+      // GeoFormats and its JSON parser: a syntax error, located, its reason in French.
+      #"printf '{"type":"FeatureCollection","features":[{"type":}]}' > q.json; "$0" nearest 1 2 --points q.json"#,
+      "'q.json' n'est pas du GeoJSON valide à la ligne 1, colonne 49 (octet 48) : caractère inattendu '}'.",
+      "'q.json' is not valid GeoJSON at line 1, column 49 (byte 48): unexpected character '}'."
+    ),
+    (
+      // GeoFormats: a CSV row off the earth (a clause inside a sentence).
+      #"printf 'lat,lon\n91,0\n' > c.csv; "$0" nearest 1 2 --points c.csv"#,
+      "Ligne 2 de 'c.csv' : la latitude 91 est hors de -90...90 ; les latitudes sont des degrés au nord de "
+        + "l'équateur.",
+      "Line 2 of 'c.csv': the latitude 91 is outside -90...90; latitudes are degrees north of the equator."
+    ),
+    (
+      // GeoFormats: a place given as an argument (the clause made a sentence), a box, a tile, a filter.
+      #""$0" resolve 0 181"#,
+      "La longitude 181 est hors de -180...180 ; les longitudes sont des degrés à l'est de Greenwich.",
+      "The longitude 181 is outside -180...180; longitudes are degrees east of Greenwich."
+    ),
+    (
+      #""$0" clusters --zoom 1 --bbox 1,2,3"#,
+      "--bbox prend quatre nombres, ouest,sud,est,nord (par exemple -10,35,30,60), pas '1,2,3'.",
+      "--bbox takes four numbers, west,south,east,north (for example -10,35,30,60), not '1,2,3'."
+    ),
+    (
+      #""$0" clusters --tile 2/9/9"#,
+      "Au zoom 2, le x et le y d'une tuile vont de 0 à 3 ; '2/9/9' est hors de la carte.",
+      "At zoom 2 a tile's x and y run from 0 to 3; '2/9/9' is off the map."
+    ),
+    (
+      #""$0" clusters --zoom 1 --filter '["==", 1'"#,
+      "Le filtre n'est pas du JSON : ligne 1, colonne 9 (octet 8) : le texte s'arrête au milieu d'un tableau.",
+      "The filter is not JSON: line 1, column 9 (byte 8): the text ends inside an array."
+    ),
+    (
+      // AtlasSettings: a settings file that is not flat TOML.
+      #"mkdir -p newsatlas && printf '[news]\ncountry = "fr"\n' > newsatlas/config.toml; "$0" headlines"#,
+      "ouvre une table ; les réglages sont de simples lignes clé = valeur, sans [sections] ni clés à points ; "
+        + "corrigez-le ou lancez 'newsatlas config reset'.",
+      "starts a table; the settings are plain key = value lines, without [sections] or dotted keys; fix it or "
+        + "run 'newsatlas config reset'."
+    ),
+    (
+      // The feeds file: a line that is not a country and a URL, and one whose URL is refused (found in it).
+      #"mkdir -p newsatlas && printf 'fr\n' > newsatlas/feeds.txt; "$0" feeds list"#,
+      "n'est pas un pays et une URL (fr https://…) ; corrigez-la ou retirez-la avec 'newsatlas feeds remove'.",
+      "is not a country and a URL (fr https://…); fix it or remove it with 'newsatlas feeds remove'."
+    ),
+    (
+      #"mkdir -p newsatlas && printf 'fr ftp://x\n' > newsatlas/feeds.txt; "$0" feeds list"#,
+      "Dans la ligne 1 du fichier des flux",
+      "In line 1 of the feeds file"
+    ),
+    (
+      // Fetch: nothing listens where the service should be.
+      #"NEWSATLAS_API_BASE=http://127.0.0.1:$1 "$0" headlines --country fr --provider newsapi"#,
+      "a refusé la connexion ; rien n'y écoute.", "refused the connection; nothing is listening there."
+    ),
+  ])
+  func saidInTheReadersLanguage(script: String, french: String, english: String) throws {
+    let setUp = #"mkdir -p "$XDG_CONFIG_HOME" && cd "$XDG_CONFIG_HOME" && "#
+    let port = String(LocalServer.closedPort())
+    let inFrench = try CLI.shell(
+      setUp + script, [port], environment: ["LANG": "fr_FR.UTF-8", "NEWSAPI_KEY": "k"])
+    #expect(inFrench.status != 0)
+    #expect(inFrench.stderr.contains(french), "\(script): \(inFrench.stderr)")
+    #expect(!inFrench.stderr.contains(english), "\(script): \(inFrench.stderr)")
+    let inEnglish = try CLI.shell(setUp + script, [port], environment: ["NEWSAPI_KEY": "k"])
+    #expect(inEnglish.status == inFrench.status)
+    #expect(inEnglish.stderr.contains(english), "\(script): \(inEnglish.stderr)")
+  }
+
+  /// Store: a cache that is another program's SQLite database is refused, in the reader's language.
+  @Test func theCachesRefusalIsFrench() throws {
+    let script = #"""
+      mkdir -p "$XDG_CACHE_HOME/newsatlas" &&
+      python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("CREATE TABLE theirs (x)")' \
+        "$XDG_CACHE_HOME/newsatlas/cache.sqlite" && "$0" headlines --country fr --provider newsapi
+      """#
+    let french = try CLI.shell(script, environment: ["LANG": "fr_FR.UTF-8", "NEWSAPI_KEY": "k"])
+    #expect(
+      french.stderr.contains("est la base SQLite d'un autre programme ; newsatlas la laisse telle quelle"))
+    let english = try CLI.shell(script, environment: ["NEWSAPI_KEY": "k"])
+    #expect(english.stderr.contains("is another program's SQLite database; newsatlas leaves it as it is"))
+  }
+
+  /// The service says a GeoFormats refusal in the request's language, as its own sentences.
+  @Test func theServiceSaysThemInTheRequestsLanguage() async throws {
+    let served = try Served(["--no-news"])
+    let client = HTTPClient()
+    let path = "/v1/datasets/markers/clusters?zoom=1&bbox=1,2,3"
+    let english = try await client.get(served.base + path)
+    #expect(english.status == 400)
+    #expect(
+      String(decoding: english.body, as: UTF8.self)
+        == #"{"error":"bbox takes four numbers, west,south,east,north (for example -10,35,30,60), not '1,2,3'."}"#
+        + "\n")
+    let french = try await client.get(served.base + path, headers: [("Accept-Language", "fr")])
+    #expect(
+      String(decoding: french.body, as: UTF8.self)
+        == #"{"error":"bbox prend quatre nombres, ouest,sud,est,nord (par exemple -10,35,30,60), pas '1,2,3'."}"#
+        + "\n")
+  }
+
+  /// No sentence of the converted lower layers is written outside the catalogue: a string literal of three
+  /// words or more in their sources fails, but for a programmer's precondition, the failures that leave no
+  /// HTTP client at all (libcurl cannot be opened or run, no thread: said as the shim and libcurl put them)
+  /// and the feeds file's comment line (file content).
+  @Test(arguments: [
+    "GeoFormats", "AtlasSettings", "Store/CacheDatabase.swift", "Fetch/HTTPClient.swift",
+    "NewsAPI/FeedList.swift",
+    "NewsAPI/FeedsClient.swift",
+  ])
+  func noEnglishOutsideTheCatalogue(path: String) throws {
+    let found = try FrenchInterfaceTests.englishLiterals(under: "Sources/" + path).filter { literal in
+      !literal.contains("\"libcurl") && !literal.contains("\"The HTTP client could not start its thread")
+        && !literal.contains("\"# NewsAtlas feeds")
+    }
+    #expect(found.isEmpty, "English outside the catalogue:\n\(found.joined(separator: "\n"))")
+  }
+}
