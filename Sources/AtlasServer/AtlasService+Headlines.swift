@@ -58,7 +58,13 @@ extension AtlasService {
       let jobs = try await news.jobs(for: headlines, fetch: true)
       let results = try await news.headlines(
         jobs, choice: choice, options: HeadlinesOptions(pageSize: headlines.pageSize, language: newsLanguage))
-      return Reply(json: HeadlinesJSON.results(results))
+      // The reasons and error messages in the request's language (lang=, else Accept-Language), as the CLI's
+      // are in its reader's: the same bytes for the same request in the same language.
+      let language = InterfaceLanguage.requested(
+        query: query.get("lang"), acceptLanguage: request.headers[.acceptLanguage])
+      var reply = Reply(json: HeadlinesJSON.results(results, in: language))
+      reply.headers[.vary] = "Accept-Language"
+      return reply
     } catch {
       // The library's sentence names no command-line flag, in the request's language; an HTTP client is told when
       // to try again.

@@ -5,30 +5,41 @@ import NewsAtlas
 
 /// The JSON contract of headlines answers, shared by `newsatlas headlines --format json` and the service's
 /// `/v1/headlines`: every key is always present (null when it does not apply), so a script can branch on it.
+/// Scripts branch on the machine codes (`reasonCode`, an error's `kind`, `status` and `code`), which are the same
+/// in every language; the texts beside them (`reason`, an error's `message`) are in `language`: the interface
+/// language for the CLI, the request's for the service, so the same request in the same language is the same
+/// bytes from either.
 public enum HeadlinesJSON {
   /// `{"results":[…]}`, in the jobs' order, on one line.
-  public static func results(_ results: [HeadlinesResult]) -> [UInt8] {
-    line(["results": results.map(Entry.init)])
+  public static func results(_ results: [HeadlinesResult], in language: InterfaceLanguage = .english)
+    -> [UInt8]
+  {
+    line(["results": results.map { Entry($0, language) }])
   }
 
   /// `{"plan":{…}}`: what a dry run found, on one line.
-  public static func plan(_ plan: HeadlinesPlan, usage: QuotaUsage?) -> [UInt8] {
-    line(["plan": Plan(plan, usage: usage)])
+  public static func plan(
+    _ plan: HeadlinesPlan, usage: QuotaUsage?, in language: InterfaceLanguage = .english
+  )
+    -> [UInt8]
+  {
+    line(["plan": Plan(plan, usage: usage, language: language)])
   }
 
   /// A failure as scripts read it: `kind` (transport, http, service, quota, auth, decoding, offline, request),
-  /// the HTTP `status` and NewsAPI `code` where there are any, and the sentence (GDELT's own, for its errors).
+  /// the HTTP `status` and NewsAPI `code` where there are any, and the sentence in the answer's language
+  /// (GDELT's and NewsAPI's own words quoted in it).
   public struct ErrorObject: Encodable, Sendable {
     public let kind: String
     public let status: Int?
     public let code: String?
     public let message: String
 
-    public init(_ error: NewsAPIError) {
+    public init(_ error: NewsAPIError, in language: InterfaceLanguage = .english) {
       kind = error.kind
       status = error.httpStatus
       code = error.serviceCode
-      message = error.description
+      message = error.description(in: language)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -74,7 +85,11 @@ public enum HeadlinesJSON {
 
   struct Entry: Encodable {
     let result: HeadlinesResult
-    init(_ result: HeadlinesResult) { self.result = result }
+    let language: InterfaceLanguage
+    init(_ result: HeadlinesResult, _ language: InterfaceLanguage) {
+      self.result = result
+      self.language = language
+    }
     func encode(to encoder: Encoder) throws {
       var container = encoder.container(keyedBy: Keys.self)
       try container.encode(Place(result.job.country), forKey: .country)
@@ -84,11 +99,12 @@ public enum HeadlinesJSON {
       try container.encode(result.strategy.rawValue, forKey: .strategy)
       try container.encode(result.totalResults, forKey: .totalResults)
       try container.encode(result.articles.map(Item.init), forKey: .articles)
-      try container.encode(result.reason?.description, forKey: .reason)
-      try container.encode(result.error.map(ErrorObject.init), forKey: .error)
+      try container.encode(result.reason?.text(in: language), forKey: .reason)
+      try container.encode(result.reason.map(HeadlinesJSON.code), forKey: .reasonCode)
+      try container.encode(result.error.map { ErrorObject($0, in: language) }, forKey: .error)
     }
     enum Keys: CodingKey {
-      case country, source, category, provider, strategy, totalResults, articles, reason, error
+      case country, source, category, provider, strategy, totalResults, articles, reason, reasonCode, error
     }
   }
 
@@ -104,13 +120,15 @@ public enum HeadlinesJSON {
       let country: String
       let category: String?
       let reason: String?
+      let reasonCode: String?
       func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode(country, forKey: .country)
         try container.encode(category, forKey: .category)
         try container.encode(reason, forKey: .reason)
+        try container.encode(reasonCode, forKey: .reasonCode)
       }
-      enum Keys: CodingKey { case country, category, reason }
+      enum Keys: CodingKey { case country, category, reason, reasonCode }
     }
     struct Budget: Encodable {
       let used, limit, afterPlan: Int
@@ -126,7 +144,7 @@ public enum HeadlinesJSON {
     let lastDay: Budget?
     let lastHalfDay: Budget?
 
-    init(_ plan: HeadlinesPlan, usage: QuotaUsage?) {
+    init(_ plan: HeadlinesPlan, usage: QuotaUsage?, language: InterfaceLanguage) {
       // A source's job is named by its id.
       let codes = { (offsets: [Int]) in offsets.map { plan.jobs[$0].source ?? plan.jobs[$0].country.code } }
       switch plan.sourcesList {
@@ -143,7 +161,8 @@ public enum HeadlinesJSON {
       none = plan.settled.sorted { $0.key < $1.key }.map {
         Settled(
           country: $0.value.job.country.code, category: $0.value.job.category,
-          reason: $0.value.reason?.description)
+          reason: $0.value.reason?.text(in: language),
+          reasonCode: $0.value.reason.map(HeadlinesJSON.code))
       }
       awaitingSourcesList = codes(plan.awaitingSourcesList)
       cost = plan.cost
@@ -158,6 +177,10 @@ public enum HeadlinesJSON {
       }
     }
   }
+
+  /// A reason's machine code: its catalogue key (`noFeeds`, `gdeltNoCategories`, …), the same in every
+  /// language; `text` for a reason worded outside the catalogue.
+  static func code(_ reason: Sentence) -> String { reason.message?.rawValue ?? "text" }
 
   static func line(_ value: some Encodable) -> [UInt8] {
     let encoder = JSONEncoder()

@@ -328,7 +328,8 @@ struct HeadlinesCommand: AsyncParsableCommand {
       }
       let usage = providers.newsAPI?.quotaUsage
       out.append(
-        format == .json ? HeadlinesJSON.plan(plan, usage: usage) : Array(Self.text(plan, usage: usage).utf8))
+        format == .json
+          ? HeadlinesJSON.plan(plan, usage: usage, in: .current) : Array(Self.text(plan, usage: usage).utf8))
       return
     }
     let results: [HeadlinesResult]
@@ -347,7 +348,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
     } catch {
       throw CLIError(newsAPI: error)
     }
-    if format == .json { out.append(HeadlinesJSON.results(results)) }
+    if format == .json { out.append(HeadlinesJSON.results(results, in: .current)) }
     out.flush()
     let failed = results.filter { $0.error != nil }
     let worst =

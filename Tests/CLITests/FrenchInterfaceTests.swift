@@ -163,8 +163,8 @@ import Testing
     #expect(answer.status == 0 && answer.stdout.contains(" cap "), "\(answer.stderr)")
   }
 
-  /// A provider's reason for a country it cannot serve is said in the reader's language in text (JSON keeps
-  /// English): no feeds for Germany.
+  /// A provider's reason for a country it cannot serve is said in the reader's language, in text and in JSON,
+  /// where its machine code (`reasonCode`) is the same in every language: no feeds for Germany.
   @Test func aProvidersReasonIsFrench() throws {
     let text = try CLI.run(["headlines", "--country", "de", "--provider", "feeds", "--lang", "fr"])
     #expect(
@@ -173,7 +173,15 @@ import Testing
     let json = try CLI.run([
       "headlines", "--country", "de", "--provider", "feeds", "--format", "json", "--lang", "fr",
     ])
-    #expect(json.stdout.contains(#""reason":"No feeds are configured for Germany (de).""#), "\(json.stdout)")
+    #expect(
+      json.stdout.contains(
+        #""reason":"Aucun flux n'est configuré pour Allemagne (de).","reasonCode":"providerNoFeeds""#),
+      "\(json.stdout)")
+    let english = try CLI.run(["headlines", "--country", "de", "--provider", "feeds", "--format", "json"])
+    #expect(
+      english.stdout.contains(
+        #""reason":"No feeds are configured for Germany (de).","reasonCode":"providerNoFeeds""#),
+      "\(english.stdout)")
   }
 
   /// French text output: country names, table words and durations.

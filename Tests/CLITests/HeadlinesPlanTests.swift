@@ -240,7 +240,8 @@ import Testing
     let result = try run(["headlines", "--countries", "us,gb,jp", "--format", "json"])
     let entries = try results(result)
     let keys: Set<String> = [
-      "country", "category", "provider", "strategy", "totalResults", "articles", "reason", "error",
+      "country", "category", "provider", "strategy", "totalResults", "articles", "reason", "reasonCode",
+      "error",
     ]
     #expect(entries.allSatisfy { Set($0.keys) == keys })
     #expect(entries.allSatisfy { $0["provider"] as? String == "newsapi" })

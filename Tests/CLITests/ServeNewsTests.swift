@@ -84,6 +84,16 @@ import Testing
     let refused = try #require((business["results"] as? [[String: Any]])?.first)
     #expect(refused["strategy"] as? String == "none")
     #expect((refused["reason"] as? String)?.contains("GDELT has no categories") == true)
+    #expect(refused["reasonCode"] as? String == "providerGDELTNoCategories")
+    // The reason in the request's language (lang=, else Accept-Language), its code the same; Vary says so.
+    for headers in [[("Accept-Language", "fr-FR,fr;q=0.9")], []] {
+      let path = "/v1/headlines?country=de&category=business" + (headers.isEmpty ? "&lang=fr" : "")
+      let french = try await client.get(keyless.base + path, headers: headers)
+      #expect(french.header("Vary") == "Accept-Language")
+      let entry = try #require((try json(french)["results"] as? [[String: Any]])?.first)
+      #expect((entry["reason"] as? String)?.hasPrefix("GDELT n'a pas de catégories") == true, "\(entry)")
+      #expect(entry["reasonCode"] as? String == "providerGDELTNoCategories")
+    }
     // NewsAPI by name without a key: 503 and how to set one; an unknown provider: 400.
     let newsAPI = try await client.get(keyless.base + "/v1/headlines?country=fr&provider=newsapi")
     let newsAPISentence = try json(newsAPI)["error"] as? String
