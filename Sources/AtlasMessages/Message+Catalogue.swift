@@ -552,6 +552,8 @@ public enum Message: String, CaseIterable, Sendable {
   case cacheNoneMade
   case cacheNotSaved
   case cacheNotCounted
+  case gdeltHeadlinesOf
+  case theFeed
   case staleOffline
   case staleBudgetSpent
   case staleAfterError
@@ -2636,6 +2638,8 @@ public enum Message: String, CaseIterable, Sendable {
       )
 
     // MARK: Warnings of a stale, offline or partly malformed answer
+    case .gdeltHeadlinesOf: ("GDELT's headlines of {1}", "les titres de GDELT pour {1}")
+    case .theFeed: ("the feed {1}", "le flux {1}")
     case .staleOffline:
       (
         "Offline: the answer to {1} is from {2} ago.",

@@ -61,7 +61,7 @@ public final class FeedsClient: Sendable {
         return entry.articles
       }
     } else if let cache, cache.offline {
-      throw .notCached("the feed \(shown)")
+      throw .notCached(Sentence(.theFeed, shown))
     }
     var headers: [(String, String)] = [
       ("Accept", "application/rss+xml, application/atom+xml, application/xml;q=0.9")

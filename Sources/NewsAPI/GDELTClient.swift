@@ -258,7 +258,9 @@ public final class GDELTClient: HeadlinesProvider {
           settle(code) {
             HeadlinesResult(
               job: $0, provider: .gdelt, strategy: .sourcecountry,
-              error: .notCached("GDELT's headlines of \(name(code))"))
+              error: .notCached(
+                Sentence(
+                  .gdeltHeadlinesOf, english: [name(code)], french: [Country.named(code: code)!.nameFrench])))
           }
         } else {
           pending.append(code)

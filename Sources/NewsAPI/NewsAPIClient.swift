@@ -360,7 +360,7 @@ public final class NewsAPIClient: Sendable {
     let description =
       "\(path.replacingOccurrences(of: "/v2/", with: "")) \(parameters.filter { $0.0 != "page" && $0.0 != "pageSize" }.map { "\($0.0)=\($0.1)" }.joined(separator: " "))"
     if cache.offline {
-      guard let decodedCache else { throw .notCached(description) }
+      guard let decodedCache else { throw .notCached(Sentence(verbatim: description)) }  // the request itself
       cache.warn(Message.staleOffline(description, spokenDuration(age, in: .current)))
       counters.count(hit: true)
       return decodedCache

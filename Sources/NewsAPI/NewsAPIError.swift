@@ -16,7 +16,7 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The service answered something that is not NewsAPI JSON (a proxy's HTML page, say).
   case unexpectedResponse(status: Int, detail: String)
   /// Offline, and the cache holds no answer to this request.
-  case notCached(String)
+  case notCached(Sentence)
   /// Sending would go past the plan's budget; `--force` sends anyway.
   case budgetSpent(QuotaUsage)
   /// A headlines plan needs more requests than the budget has left; `--force` sends anyway.
@@ -138,7 +138,7 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
     case .unexpectedResponse(let status, let detail):
       return Message.notItsJSON(status, detail, in: language)
     case .notCached(let what):
-      return Message.notCached(what, in: language)
+      return Message.notCached(what.text(in: language), in: language)
     case .budgetSpent(let usage):
       return Message.budgetSpent(
         usage.lastDay, usage.dailyBudget, usage.lastHalfDay, usage.halfDayBudget, in: language)

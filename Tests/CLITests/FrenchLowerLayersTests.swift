@@ -70,6 +70,12 @@ import Testing
       "In line 1 of the feeds file"
     ),
     (
+      // Offline with nothing cached: what is missing is named in the reader's language.
+      #"env -u NEWSAPI_KEY "$0" headlines --country fr --offline"#,
+      "Hors ligne, et le cache n'a pas de réponse pour les titres de GDELT pour France",
+      "the cache has no answer for GDELT's headlines of France"
+    ),
+    (
       // Fetch: nothing listens where the service should be.
       #"NEWSATLAS_API_BASE=http://127.0.0.1:$1 "$0" headlines --country fr --provider newsapi"#,
       "a refusé la connexion ; rien n'y écoute.", "refused the connection; nothing is listening there."

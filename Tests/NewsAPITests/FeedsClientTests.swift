@@ -1,3 +1,4 @@
+import AtlasMessages
 import Fetch
 import Foundation
 import NewsAPI
@@ -93,7 +94,7 @@ import Testing
 
   @Test func offlineWithoutTheFeedIsNotCached() async throws {
     let http = Self.publisher()
-    await #expect(throws: NewsAPIError.notCached("the feed https://feeds.example/rdf.xml")) {
+    await #expect(throws: NewsAPIError.notCached(Sentence(.theFeed, "https://feeds.example/rdf.xml"))) {
       try await client(http, InMemoryResponseStore(), offline: true).articles(
         of: "https://feeds.example/rdf.xml")
     }
