@@ -20,6 +20,8 @@ public enum Message: String, CaseIterable, Sendable {
   case batchFormat
   case batchFailedRows
   case batchFailedRowsJSONL
+  case batchOneFailedRow
+  case batchOneFailedRowJSONL
   case nearestAbstract
   case nearestDiscussion
   case nearestPlaceHelp
@@ -650,6 +652,17 @@ public enum Message: String, CaseIterable, Sendable {
       (
         "{1} of {2} rows failed (the first on line {3}); their \"error\" member says why.",
         "{1} lignes sur {2} ont échoué (la première à la ligne {3}) ; leur membre \"error\" dit pourquoi."
+      )
+    // One failed row: French agrees in number, English says it as for several.
+    case .batchOneFailedRow:
+      (
+        "{1} of {2} rows failed (the first on line {3}); their error column says why.",
+        "{1} ligne sur {2} a échoué (à la ligne {3}) ; sa colonne error dit pourquoi."
+      )
+    case .batchOneFailedRowJSONL:
+      (
+        "{1} of {2} rows failed (the first on line {3}); their \"error\" member says why.",
+        "{1} ligne sur {2} a échoué (à la ligne {3}) ; son membre \"error\" dit pourquoi."
       )
 
     // MARK: nearest

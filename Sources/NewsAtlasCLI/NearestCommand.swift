@@ -163,8 +163,10 @@ func runBatch(path: String, query: BatchQuery, format: BatchFormat, threads: Int
   }
   if summary.failedRows > 0 {
     throw .data(
-      (format == .csv ? Message.batchFailedRows : Message.batchFailedRowsJSONL)(
-        summary.failedRows, summary.rows, summary.firstFailedLine))
+      (summary.failedRows == 1
+        ? (format == .csv ? Message.batchOneFailedRow : Message.batchOneFailedRowJSONL)
+        : (format == .csv ? Message.batchFailedRows : Message.batchFailedRowsJSONL))(
+          summary.failedRows, summary.rows, summary.firstFailedLine))
   }
 }
 

@@ -70,6 +70,12 @@ import Testing
       "In line 1 of the feeds file"
     ),
     (
+      // A batch with one failed row: French agrees in number ("1 lignes sur 2 ont échoué" before).
+      #"printf 'lat,lon\n1,2\nx,3\n' | "$0" nearest --input - --format csv"#,
+      "newsatlas: 1 ligne sur 2 a échoué (à la ligne 3) ; sa colonne error dit pourquoi.",
+      "1 of 2 rows failed (the first on line 3); their error column says why."
+    ),
+    (
       // Offline with nothing cached: what is missing is named in the reader's language.
       #"env -u NEWSAPI_KEY "$0" headlines --country fr --offline"#,
       "Hors ligne, et le cache n'a pas de réponse pour les titres de GDELT pour France",
