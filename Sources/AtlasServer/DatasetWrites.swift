@@ -276,10 +276,19 @@ final class DatasetWrites: Sendable {
     var outcomes: [Outcome?] = []
     var created: [Bool] = []
     var changed = false
+    // A dataset given at start (not kept here) beside a journal: the kept dataset of its name could not be served
+    // (a journal beside a base served is replayed, or removed at start), so an add or a removal would write over
+    // that base and drop its journal: they are refused until a PUT or a DELETE replaces it.
+    var heldBack = before != nil && before?.kept == nil && access(journalPath(of: name), F_OK) == 0
     for change in changes {
       created.append(false)
+      if heldBack, change.isJournaled {
+        outcomes.append(.refused(Self.keptNotServed(name)))
+        continue
+      }
       switch change {
       case .replace(let file):
+        heldBack = false
         created[created.count - 1] = pieces == nil
         outcomes.append(nil)
         pieces = file.pieces
@@ -308,6 +317,7 @@ final class DatasetWrites: Sendable {
         outcomes.append(nil)
         changed = true
       case .removeDataset:
+        heldBack = false
         guard pieces != nil else {
           outcomes.append(.refused(Self.noDataset(name)))
           continue
@@ -502,6 +512,13 @@ final class DatasetWrites: Sendable {
   static func noFeature(_ name: String, _ id: String) -> Problem {
     .notFound(
       "No feature of '\(name)' has the id '\(id.prefix(64))'; a feature's id is its GeoJSON id member.")
+  }
+
+  static func keptNotServed(_ name: String) -> Problem {
+    .conflict(
+      "The dataset '\(name.prefix(64))' kept on the server's disk could not be served at start (the server's log "
+        + "says why), and a change to the one given at start would write over it; PUT the dataset to replace it, "
+        + "or mend the kept files and start again.")
   }
 
   static func noDataset(_ name: String) -> Problem {
