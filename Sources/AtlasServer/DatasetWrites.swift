@@ -116,6 +116,10 @@ final class DatasetWrites: Sendable {
         compact(dataset)
         seams.compactionEnded()
       }
+      // The zooms' trees the build left to their first query are built here, not by a request (one takes
+      // 77 ms at 1M items, on the request tasks' pool), unless changes wait: their build replaces this index.
+      store[name]?.index.buildDeferredTrees { waitingCount(name) == 0 }
+      seams.treesEnded()
     }
   }
 
@@ -593,13 +597,14 @@ final class DatasetWrites: Sendable {
         let baseBytes = stat(path, &info) == 0 ? Int(info.st_size) : 0
         var options = options
         options.retainedZooms = nil
-        datasets.append(
-          try Dataset(
-            name: name, file: features, options: options, aggregations: aggregations, version: version,
-            kept: facts.map {
-              Dataset.Kept(
-                nonce: $0.nonce, baseVersion: $0.version, baseBytes: baseBytes, journalBytes: journalBytes)
-            }))
+        let dataset = try Dataset(
+          name: name, file: features, options: options, aggregations: aggregations, version: version,
+          kept: facts.map {
+            Dataset.Kept(
+              nonce: $0.nonce, baseVersion: $0.version, baseBytes: baseBytes, journalBytes: journalBytes)
+          })
+        dataset.index.buildDeferredTrees()  // before serving: no request waits for a tree
+        datasets.append(dataset)
       } catch {
         warn("The kept dataset '\(path)' cannot be served (\(error)); remove it or PUT the dataset again.")
       }
@@ -638,6 +643,7 @@ final class DatasetWriteSeams: @unchecked Sendable {  // every member is guarded
   private var batchesHeld = false
   private var compactionsHeld = false
   private var compactionsEnded = 0
+  private var treesEndedCount = 0
 
   /// The next `count` folder syncs fail (EIO), each after the step before it (a rename) was done.
   func failFolderSyncs(_ count: Int) { condition.withLock { failingFolderSyncs = count } }
@@ -687,6 +693,11 @@ final class DatasetWriteSeams: @unchecked Sendable {  // every member is guarded
   var compactions: Int { condition.withLock { compactionsEnded } }
 
   func compactionEnded() { condition.withLock { compactionsEnded += 1 } }
+
+  /// Batches after which the builder built the served index's deferred trees (or stopped for more changes).
+  var treesBuilt: Int { condition.withLock { treesEndedCount } }
+
+  func treesEnded() { condition.withLock { treesEndedCount += 1 } }
 
   func waitBeforeBatch() {
     condition.lock()

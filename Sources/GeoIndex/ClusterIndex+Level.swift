@@ -116,6 +116,21 @@ extension ClusterIndex {
     }
   }
 
+  /// Builds every zoom's k-d tree that the build left to its first query (`DeferredTree`), a zoom at a time
+  /// while `proceed()` holds (asked before each): a server calls it on its own thread after it swaps an index
+  /// in, so that no request waits for a tree. Answers are the same whether it is called or not.
+  ///
+  /// - Complexity: O(n log n) for each such zoom of n items.
+  public func buildDeferredTrees(while proceed: () -> Bool = { true }) {
+    for level in levels where !level.dropped && !level.tree.isBuilt {
+      guard proceed() else { return }
+      _ = tree(of: level)
+    }
+  }
+
+  /// How many zooms' k-d trees are left to their first query (`buildDeferredTrees(while:)` builds them).
+  public var deferredTreeCount: Int { levels.count { !$0.dropped && !$0.tree.isBuilt } }
+
   /// The level's k-d tree, built now from the level's items if neither the build nor a query has built it.
   func tree(of level: Level) -> PlanarKDTree {
     level.tree.get(nodeSize: options.nodeSize) {

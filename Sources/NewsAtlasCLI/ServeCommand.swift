@@ -312,7 +312,9 @@ struct ServeCommand: AsyncParsableCommand {
     name: String, file: FeatureFile?, _ options: ClusterOptions, _ aggregations: [Aggregation]
   ) throws(CLIError) -> Dataset {
     do {
-      return try Dataset(name: name, file: file, options: options, aggregations: aggregations)
+      let dataset = try Dataset(name: name, file: file, options: options, aggregations: aggregations)
+      dataset.index.buildDeferredTrees()  // before serving: no request waits for a tree
+      return dataset
     } catch {
       throw .usage(error.description)
     }
