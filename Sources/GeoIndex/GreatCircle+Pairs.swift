@@ -88,21 +88,4 @@ extension GreatCircle {
     let long = Double.pi / 2 - 2 * (r + r * z * arcsinePolynomial(z))
     return short.replacing(with: long, where: .!(h .<= 0.25))
   }
-
-  /// `arcsinePolynomial(_:)` lane by lane: the same operations in the same order.
-  @inlinable @inline(__always)
-  static func arcsinePolynomial(_ z: SIMD4<Double>) -> SIMD4<Double> {
-    let z2 = z * z
-    let z4 = z2 * z2
-    let z8 = z4 * z4
-    let a =
-      (0.1666666666666665 + 0.07500000000020764 * z) + (0.044642857103423646 + 0.03038194736709848 * z) * z2
-    let b =
-      (0.02237204763174451 + 0.017355259955786323 * z) + (0.013929652902326633 + 0.011875494382636922 * z)
-      * z2
-    let c =
-      (0.0078029494773533175 + 0.01603551434914882 * z) + (-0.010749050339697808 + 0.028169218060881414 * z)
-      * z2
-    return a + b * z4 + c * z8
-  }
 }

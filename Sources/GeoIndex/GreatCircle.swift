@@ -112,9 +112,11 @@ public enum GreatCircle {
     return Double.pi / 2 - 2 * (r + r * z * arcsinePolynomial(z))
   }
 
-  /// P(z) on [0, ¼], evaluated by Estrin's scheme (a shorter dependency chain than Horner's).
+  /// P(z) on [0, ¼], evaluated by Estrin's scheme (a shorter dependency chain than Horner's); on one value or
+  /// lane by lane (`GreatCircle.kilometers(latitudesA:…)`), the same operations in the same order, so the same
+  /// bits.
   @inlinable @inline(__always)
-  static func arcsinePolynomial(_ z: Double) -> Double {
+  static func arcsinePolynomial<Lanes: PolynomialLanes>(_ z: Lanes) -> Lanes {
     let z2 = z * z
     let z4 = z2 * z2
     let z8 = z4 * z4
@@ -245,3 +247,15 @@ public struct BearingTarget: Sendable {
     cosLatitude = latitude.cos[0]
   }
 }
+
+/// What `GreatCircle.arcsinePolynomial(_:)` needs of its argument: sums and products of values, and of a
+/// coefficient with a value. A `Double`, or a SIMD vector of them lane by lane.
+@usableFromInline protocol PolynomialLanes {
+  static func + (lhs: Self, rhs: Self) -> Self
+  static func * (lhs: Self, rhs: Self) -> Self
+  static func + (lhs: Double, rhs: Self) -> Self
+  static func * (lhs: Double, rhs: Self) -> Self
+}
+
+extension Double: PolynomialLanes {}
+extension SIMD4: PolynomialLanes where Scalar == Double {}
