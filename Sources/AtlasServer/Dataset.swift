@@ -66,6 +66,9 @@ public final class Dataset: @unchecked Sendable {
     let baseBytes: Int
     /// 0 when there is no journal.
     let journalBytes: Int
+    /// The format of the journal replayed at start (`DatasetJournal.format` for one this server writes); one of
+    /// an older format is not appended to: the next change writes a whole base.
+    var journalFormat = DatasetJournal.format
     /// Whether the base's folder was synced after it was renamed into place; when not, its next change writes
     /// a whole base again rather than a journal that goes on from one a crash may undo.
     var baseSynced = true

@@ -7,26 +7,38 @@ import GeoFormats
 /// The journal of a kept dataset (`NAME.journal` beside `NAME.geojson`): the changes written since the base
 /// file, each appended as one record and synced before its write is answered, replayed over the base at start.
 ///
-/// The first line names the base it goes on from, `newsatlas-journal 1 NONCE BASEVERSION`; a journal that names
-/// a base before this one (a PUT or a compaction put a new base in place and the server stopped before the old
-/// journal was removed) is stale and dropped; any other first line is left, and the dataset not served. Then
-/// records, each a header line `add|remove VERSION BYTES HASH`, BYTES of payload and a line feed; HASH is
-/// FNV-1a (64-bit) of the payload in hexadecimal. An add's payload is a FeatureCollection of the added
-/// features, their text as received, `,\n` between two; a removal's payload is
-/// the id. A record cut short or damaged where a crash's tail can be (part of the batch written when it came,
-/// none of it answered) ends the journal: it and anything after it are dropped, and the file is cut back to the
-/// last whole record; other damage, or a failed read, keeps the dataset from being served (`replay`). Records
-/// are read one at a time, so a start needs the memory of the largest, not of the journal.
+/// The first line names the base it goes on from, `newsatlas-journal FORMAT NONCE BASEVERSION`; a journal that
+/// names a base before this one (a PUT or a compaction put a new base in place and the server stopped before the
+/// old journal was removed) is stale and dropped; any other first line is left, and the dataset not served. Then
+/// records, each a header line `RS add|remove VERSION BYTES HASH` (RS the byte 0x1E, which no payload holds: a
+/// JSON text has no raw control character, and a removal's id is written in hexadecimal), BYTES of payload and a
+/// line feed; HASH is FNV-1a (64-bit), in hexadecimal, of the header's `add|remove VERSION BYTES ` and the
+/// payload, so a flipped digit of a version is damage like one of a feature. An add's payload is a
+/// FeatureCollection of the added features, their text as received, `,\n` between two; a removal's payload is
+/// the id's UTF-8 bytes in hexadecimal. Format 1 (before) had no RS, hashed the payload alone and kept a removal's
+/// id as it is: such a journal is replayed, and its dataset's next change writes a whole base. A record cut
+/// short or damaged where a crash's tail can be (part of the batch written when it came, none of it answered)
+/// ends the journal: it and anything after it are dropped, and the file is cut back to the last whole record;
+/// other damage, or a failed read, keeps the dataset from being served (`replay`). Records are read one at a
+/// time, so a start needs the memory of the largest, not of the journal.
 enum DatasetJournal {
   static let collectionStart = Array(#"{"type":"FeatureCollection","features":["#.utf8)
 
+  /// The format this server writes; format 1 (payload-only hashes) is still replayed.
+  static let format = 2
+  /// The first byte of a record of format 2 (ASCII's record separator), which no payload holds.
+  static let recordStart: UInt8 = 0x1E
+
   /// The journal's first line, for the base `nonce` and `baseVersion`.
-  static func header(nonce: UInt64, baseVersion: Int) -> [UInt8] {
-    Array("newsatlas-journal 1 \(hex(nonce)) \(baseVersion)\n".utf8)
+  static func header(nonce: UInt64, baseVersion: Int, format: Int = format) -> [UInt8] {
+    Array("newsatlas-journal \(format) \(hex(nonce)) \(baseVersion)\n".utf8)
   }
 
-  /// An add record for `features`, and each feature's text offset from the record's first byte.
-  static func addRecord(_ features: FeatureFile, version: Int) -> (bytes: [UInt8], textStarts: [Int]) {
+  /// An add record for `features`, each feature's text offset from the record's first byte, and the record's
+  /// hash.
+  static func addRecord(_ features: FeatureFile, version: Int, format: Int = format) -> (
+    bytes: [UInt8], textStarts: [Int], hash: UInt64
+  ) {
     var payload = collectionStart
     var starts: [Int] = []
     starts.reserveCapacity(features.count)
@@ -36,14 +48,28 @@ enum DatasetJournal {
       features.withText(of: i) { payload += $0 }
     }
     payload += Array("]}".utf8)
-    let head = Array("add \(version) \(payload.count) \(hex(hash(payload)))\n".utf8)
-    return (head + payload + [0x0A], starts.map { $0 + head.count })
+    let (head, hash) = recordHead("add", version: version, payload: payload, format: format)
+    return (head + payload + [0x0A], starts.map { $0 + head.count }, hash)
   }
 
-  /// A record of the removal of the features whose id is `id`.
-  static func removeRecord(id: String, version: Int) -> [UInt8] {
-    let payload = Array(id.utf8)
-    return Array("remove \(version) \(payload.count) \(hex(hash(payload)))\n".utf8) + payload + [0x0A]
+  /// A record of the removal of the features whose id is `id`, and its hash.
+  static func removeRecord(id: String, version: Int, format: Int = format) -> (bytes: [UInt8], hash: UInt64) {
+    let payload = format == 1 ? Array(id.utf8) : Array(id.utf8.map(hexByte).joined().utf8)
+    let (head, hash) = recordHead("remove", version: version, payload: payload, format: format)
+    return (head + payload + [0x0A], hash)
+  }
+
+  /// A record's header line for `payload`, and the record's hash.
+  private static func recordHead(_ kind: String, version: Int, payload: [UInt8], format: Int) -> (
+    [UInt8], UInt64
+  ) {
+    let fields = "\(kind) \(version) \(payload.count) "
+    guard format != 1 else {
+      let hash = hash(payload)
+      return (Array((fields + hex(hash) + "\n").utf8), hash)
+    }
+    let hash = hash(payload, after: hash(fields.utf8))
+    return ([recordStart] + Array((fields + hex(hash) + "\n").utf8), hash)
   }
 
   /// What a replay made: the features with the journal's changes, the version of the last change, and the
@@ -52,6 +78,8 @@ enum DatasetJournal {
     let file: FeatureFile
     let version: Int
     let journalBytes: Int
+    /// The journal's format (an older one is not appended to).
+    let format: Int
   }
 
   /// What a start does with a journal.
@@ -88,21 +116,31 @@ enum DatasetJournal {
     _ fd: Int32, over base: FeatureFile, nonce: UInt64, baseVersion: Int, name: String,
     readFault: (@Sendable (Range<Int>) -> Int32?)? = nil
   ) -> Replay {
-    let reader: Reader
-    let head = header(nonce: nonce, baseVersion: baseVersion)
+    var reader: Reader
+    var headBytes = 0
     do throws(ReadFailure) {
       reader = try Reader(fd: fd, fault: readFault)
-      let first = try reader.read(0..<min(reader.size, head.count))
-      if reader.size == 0 || first != head {
+      for format in [Self.format, 1] {
+        let head = header(nonce: nonce, baseVersion: baseVersion, format: format)
+        if reader.size > 0, try reader.read(0..<min(reader.size, head.count)) == head {
+          (reader.format, headBytes) = (format, head.count)
+          break
+        }
+      }
+      if headBytes == 0 {
         let named = try reader.baseNamed()
         // Another base of this dataset, before this one (a PUT or a compaction put this one in place and the
         // server stopped before the journal went), or the first write of a journal that a crash tore (nothing
-        // of it whole, so nothing answered): dropped. Anything else (a first line damaged with records whole
-        // after it, another format, a base after this one) is left, and the dataset not served.
-        let stale =
-          if let named { named.format == 1 && named.baseVersion < baseVersion } else {
-            try reader.onlyVersion(-1, after: 0)
-          }
+        // of it whole in either format, so nothing answered): dropped. Anything else (a first line damaged with
+        // records whole after it, an unknown format, a base after this one) is left, and the dataset not served.
+        var older = reader
+        older.format = 1
+        var stale = false
+        if let named {
+          stale = [1, Self.format].contains(named.format) && named.baseVersion < baseVersion
+        } else if try reader.onlyVersion(-1, after: 0) {
+          stale = try older.onlyVersion(-1, after: 0)
+        }
         guard stale else {
           close(fd)
           return .foreign
@@ -116,7 +154,7 @@ enum DatasetJournal {
     }
     let file = base.journaledCopy(journal: fd)
     var version = baseVersion
-    var position = head.count
+    var position = headBytes
     do throws(ReadFailure) {
       while position < reader.size, let record = try reader.record(at: position),
         try apply(record, reader, to: file, after: version, baseVersion: baseVersion, name: name)
@@ -138,7 +176,7 @@ enum DatasetJournal {
     } catch {
       return .unreadable(offset: error.offset, code: error.code)
     }
-    return .replayed(Replayed(file: file, version: version, journalBytes: position))
+    return .replayed(Replayed(file: file, version: version, journalBytes: position, format: reader.format))
   }
 
   /// Applies `record` to `file`; false when it is damaged (nothing applied).
@@ -152,7 +190,8 @@ enum DatasetJournal {
       let bytes = try reader.read(record.payload)
     else { return false }
     guard record.kind == "add" else {
-      file.remove(file.indices(withID: String(decoding: bytes, as: UTF8.self)))
+      guard let id = reader.format == 1 ? bytes : unhex(bytes) else { return false }
+      file.remove(file.indices(withID: String(decoding: id, as: UTF8.self)))
       return true
     }
     guard let added = try? FeatureFile.parse(bytes, name: name, propertyNames: file.propertyNames) else {
@@ -181,6 +220,8 @@ enum DatasetJournal {
     let kind: String
     let version: Int
     let payload: Range<Int>
+    /// Its hash (the whole record's in format 2).
+    let hash: UInt64
     var end: Int { payload.upperBound + 1 }
   }
 
@@ -194,6 +235,8 @@ enum DatasetJournal {
   struct Reader {
     let fd: Int32
     let size: Int
+    /// The format its records are read in.
+    var format = DatasetJournal.format
     let fault: (@Sendable (Range<Int>) -> Int32?)?
     /// The most bytes hashes and scans read at a time.
     static let window = 1 << 20
@@ -230,15 +273,23 @@ enum DatasetJournal {
 
     /// The header line at `position`: its kind, version, payload length and hash, or nil when it is not one.
     private func header(at position: Int) throws(ReadFailure) -> (
-      kind: String, version: Int, start: Int, length: Int, hash: UInt64
+      kind: String, version: Int, start: Int, length: Int, hash: UInt64, seed: UInt64
     )? {
       guard let line = try read(position..<min(size, position + 128)), let lineEnd = line.firstIndex(of: 0x0A)
       else { return nil }
-      let fields = String(decoding: line[..<lineEnd], as: UTF8.self).split(separator: " ")
+      let first = format == 1 ? 0 : 1
+      guard format == 1 || line.first == DatasetJournal.recordStart else { return nil }
+      let fields = line[first..<lineEnd].split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+        .map { String(decoding: $0, as: UTF8.self) }
       guard fields.count == 4, fields[0] == "add" || fields[0] == "remove", let version = Int(fields[1]),
-        let length = Int(fields[2]), length >= 0, let expected = UInt64(fields[3], radix: 16)
+        let length = Int(fields[2]), length >= 0, fields[3].count == 16,
+        let expected = UInt64(fields[3], radix: 16)
       else { return nil }
-      return (String(fields[0]), version, position + lineEnd + 1, length, expected)
+      // Format 2 hashes the header's fields before the hash too (so a version is covered).
+      let hashed = line[first..<(lineEnd - 16)]
+      let seed = format == 1 ? DatasetJournal.hash([]) : DatasetJournal.hash(hashed)
+      guard format == 1 || !hashed.contains(DatasetJournal.recordStart) else { return nil }
+      return (fields[0], version, position + lineEnd + 1, length, expected, seed)
     }
 
     /// What the journal's first line says (`newsatlas-journal FORMAT NONCE BASEVERSION`), nil when it is not
@@ -268,15 +319,17 @@ enum DatasetJournal {
       guard length <= size - start - 1, try read(start + length..<start + length + 1) == [0x0A] else {
         return nil
       }
-      var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+      var hash = head.seed
       var at = start
       while at < start + length {
         guard let bytes = try read(at..<min(start + length, at + Self.window)) else { return nil }
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        // No payload of format 2 holds a record's first byte: one there is where another record starts.
+        if format != 1 && bytes.contains(DatasetJournal.recordStart) { return nil }
+        hash = DatasetJournal.hash(bytes, after: hash)
         at += bytes.count
       }
       guard hash == head.hash else { return nil }
-      return Record(kind: head.kind, version: head.version, payload: start..<start + length)
+      return Record(kind: head.kind, version: head.version, payload: start..<start + length, hash: hash)
     }
 
     /// Whether every whole record after `position` (looked for at every line start after it, not in a whole
@@ -298,10 +351,36 @@ enum DatasetJournal {
     }
   }
 
-  static func hash(_ bytes: some Sequence<UInt8>) -> UInt64 {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+  /// FNV-1a (64-bit) of `bytes`, going on from `hash` (the offset basis: the hash of no bytes).
+  static func hash(_ bytes: some Sequence<UInt8>, after hash: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
+    var hash = hash
     for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
     return hash
+  }
+
+  /// A byte in two lowercase hexadecimal digits.
+  static func hexByte(_ byte: UInt8) -> String {
+    let digits = Array("0123456789abcdef")
+    return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
+  }
+
+  /// The bytes written in hexadecimal by `hexByte`, nil when `text` is not such.
+  static func unhex(_ text: [UInt8]) -> [UInt8]? {
+    guard text.count % 2 == 0 else { return nil }
+    func digit(_ c: UInt8) -> UInt8? {
+      switch c {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+      default: nil
+      }
+    }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(text.count / 2)
+    for i in stride(from: 0, to: text.count, by: 2) {
+      guard let high = digit(text[i]), let low = digit(text[i + 1]) else { return nil }
+      bytes.append(high << 4 | low)
+    }
+    return bytes
   }
 
   static func hex(_ value: UInt64) -> String {

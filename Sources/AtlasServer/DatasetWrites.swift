@@ -138,8 +138,10 @@ final class DatasetWrites: Sendable {
     let outcomes: [Outcome]
     let changed: Int
     // A base whose folder sync failed is written whole again at its next change (its rename may not be on disk,
-    // so no journal goes on from it).
-    if let before, before.kept?.baseSynced == true, changes.allSatisfy(\.isJournaled) {
+    // so no journal goes on from it), and so is one whose journal is of an older format (not appended to).
+    if let before, let kept = before.kept, kept.baseSynced, kept.journalFormat == DatasetJournal.format,
+      changes.allSatisfy(\.isJournaled)
+    {
       (outcomes, changed) = journal(changes, to: before)
     } else {
       (outcomes, changed) = rewrite(changes, to: name, from: before)
@@ -178,7 +180,7 @@ final class DatasetWrites: Sendable {
     for change in changes {
       switch change {
       case .add(let added):
-        let (record, textStarts) = DatasetJournal.addRecord(added, version: version)
+        let (record, textStarts, _) = DatasetJournal.addRecord(added, version: version)
         let at = first + records.count
         records += record
         features.append(journaled: added, textStarts: textStarts.map { $0 + at })
@@ -199,7 +201,7 @@ final class DatasetWrites: Sendable {
           continue
         }
         features.remove(found)
-        records += DatasetJournal.removeRecord(id: id, version: version)
+        records += DatasetJournal.removeRecord(id: id, version: version).bytes
         outcomes.append(nil)
       case .replace, .removeDataset:
         preconditionFailure("a PUT or a removal is written whole")
@@ -559,6 +561,7 @@ final class DatasetWrites: Sendable {
         var features = base
         var version = facts?.version ?? 1
         var journalBytes = 0
+        var journalFormat = DatasetJournal.format
         let journalPath = directory + "/" + name + ".journal"
         let journal = open(journalPath, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
         if journal >= 0 {
@@ -569,6 +572,7 @@ final class DatasetWrites: Sendable {
           switch replay {
           case .replayed(let replayed):
             (features, version, journalBytes) = (replayed.file, replayed.version, replayed.journalBytes)
+            journalFormat = replayed.format
           case .stale:
             if facts == nil { close(journal) }
             unlink(journalPath)
@@ -601,7 +605,8 @@ final class DatasetWrites: Sendable {
           name: name, file: features, options: options, aggregations: aggregations, version: version,
           kept: facts.map {
             Dataset.Kept(
-              nonce: $0.nonce, baseVersion: $0.version, baseBytes: baseBytes, journalBytes: journalBytes)
+              nonce: $0.nonce, baseVersion: $0.version, baseBytes: baseBytes, journalBytes: journalBytes,
+              journalFormat: journalFormat)
           })
         dataset.index.buildDeferredTrees()  // before serving: no request waits for a tree
         datasets.append(dataset)

@@ -395,19 +395,21 @@ import Testing
           == 200)
     }
     let written = try Data(contentsOf: URL(fileURLWithPath: journal))
-    let recordStart = try #require(written.range(of: Data("\nadd 2 ".utf8))).lowerBound + 1
+    let recordStart = try #require(written.range(of: Data("\n\u{1E}add 2 ".utf8))).lowerBound + 1
     let header = written.prefix(upTo: recordStart)
     let record = written.suffix(from: recordStart)
-    func fnv(_ bytes: Data) -> UInt64 {
-      bytes.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 }
+    let written2 = try #require(record.firstIndex(of: 0x0A)) + 1
+    /// A record as the writer makes one (its whole checksum right), with any version and payload.
+    func crafted(_ version: Int, _ payload: Data) -> Data {
+      let fields = "add \(version) \(payload.count) "
+      let hash = DatasetJournal.hash(payload, after: DatasetJournal.hash(Array(fields.utf8)))
+      return Data([DatasetJournal.recordStart]) + Data((fields + DatasetJournal.hex(hash) + "\n").utf8)
+        + payload + Data("\n".utf8)
     }
-    let huge = Data(
-      String(decoding: record, as: UTF8.self).replacing("add 2 ", with: "add \(Int.max) ", maxReplacements: 1)
-        .utf8)
+    let huge = crafted(Int.max, record[written2..<(record.endIndex - 1)])
     let payload =
       Data(#"{"type":"FeatureCollection","features":[ "#.utf8) + Data(added.utf8) + Data("]}".utf8)
-    let spaced =
-      Data("add 2 \(payload.count) \(String(fnv(payload), radix: 16))\n".utf8) + payload + Data("\n".utf8)
+    let spaced = crafted(2, payload)
     let fresh = try await Self.freshAnswers(base)
     // A version no crash's tail has (neither the last one's nor the next): not served, the file left.
     let (unserved, warnings) = try Self.start(scratch.path, journal: header + huge)
@@ -586,7 +588,10 @@ import Testing
       ("rot", rotted),
       (
         "format",
-        Array(String(decoding: header, as: UTF8.self).replacing("journal 1 ", with: "journal 2 ").utf8)
+        Array(
+          String(decoding: header, as: UTF8.self).replacing(
+            "journal \(DatasetJournal.format) ", with: "journal \(DatasetJournal.format + 1) "
+          ).utf8)
       ),
       ("later", DatasetJournal.header(nonce: facts.nonce, baseVersion: facts.version + 1)),
       ("identity", DatasetJournal.header(nonce: facts.nonce ^ 1, baseVersion: facts.version)),
@@ -625,7 +630,7 @@ import Testing
     let journal = scratch.path + "/live.journal"
     let basePath = scratch.path + "/live.geojson"
     var damaged = try Data(contentsOf: URL(fileURLWithPath: journal))
-    let second = try #require(damaged.range(of: Data("\nadd 2 ".utf8))).upperBound + 30
+    let second = try #require(damaged.range(of: Data("\n\u{1E}add 2 ".utf8))).upperBound + 30
     damaged[second] ^= 0x01
     let (kept, warnings) = try Self.start(scratch.path, journal: damaged)
     let journalBytes = damaged
