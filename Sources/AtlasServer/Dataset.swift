@@ -59,8 +59,14 @@ public final class Dataset: @unchecked Sendable {
   /// What a dataset written over HTTP keeps on disk (`DatasetWrites`): its base file's identity and version,
   /// and the bytes of the base and of the journal of changes since.
   struct Kept {
-    /// Chosen when the dataset is PUT, kept through compactions: with the version, it names the content.
+    /// The base file's identity: chosen at random when a base is written whole (a PUT, or any change written as
+    /// a whole base), so that a history a crash undid goes on under another one; a compaction's base takes the
+    /// served `identity`.
     let nonce: UInt64
+    /// What the content hash names with the version: the base's nonce, then each journal record's hash (format
+    /// 2) chained in (`DatasetJournal.chained`), so a version reached again by other records after a journal was
+    /// cut back (`truncate -s`, as a damage warning suggests) has another content hash and ETag.
+    let identity: UInt64
     /// The version the base file holds; the journal's changes go on from it.
     let baseVersion: Int
     let baseBytes: Int
@@ -164,7 +170,7 @@ public final class Dataset: @unchecked Sendable {
       }
     }
     if let kept {
-      mix(kept.nonce)
+      mix(kept.identity)
       mix(UInt64(version))
     }
     for value in [

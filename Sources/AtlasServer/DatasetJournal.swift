@@ -80,6 +80,9 @@ enum DatasetJournal {
     let journalBytes: Int
     /// The journal's format (an older one is not appended to).
     let format: Int
+    /// The base's nonce with the hash of each record applied chained in (format 2; format 1's, as it was served,
+    /// is the nonce).
+    let identity: UInt64
   }
 
   /// What a start does with a journal.
@@ -154,6 +157,7 @@ enum DatasetJournal {
     }
     let file = base.journaledCopy(journal: fd)
     var version = baseVersion
+    var identity = nonce
     var position = headBytes
     do throws(ReadFailure) {
       while position < reader.size, let record = try reader.record(at: position),
@@ -161,6 +165,7 @@ enum DatasetJournal {
       {
         version = record.version
         position = record.end
+        if reader.format != 1 { identity = chained(identity, record.hash) }
       }
       if position < reader.size {
         let damaged = try reader.headerVersion(at: position)
@@ -176,7 +181,9 @@ enum DatasetJournal {
     } catch {
       return .unreadable(offset: error.offset, code: error.code)
     }
-    return .replayed(Replayed(file: file, version: version, journalBytes: position, format: reader.format))
+    return .replayed(
+      Replayed(
+        file: file, version: version, journalBytes: position, format: reader.format, identity: identity))
   }
 
   /// Applies `record` to `file`; false when it is damaged (nothing applied).
@@ -355,6 +362,17 @@ enum DatasetJournal {
   static func hash(_ bytes: some Sequence<UInt8>, after hash: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
     var hash = hash
     for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+    return hash
+  }
+
+  /// A dataset's identity after a record of hash `recordHash` (`Dataset.Kept.identity`): FNV-1a of the two.
+  static func chained(_ identity: UInt64, _ recordHash: UInt64) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for value in [identity, recordHash] {
+      for shift in stride(from: 0, to: 64, by: 8) {
+        hash = (hash ^ ((value >> UInt64(shift)) & 0xFF)) &* 0x0000_0100_0000_01B3
+      }
+    }
     return hash
   }
 

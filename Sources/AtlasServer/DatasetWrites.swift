@@ -177,10 +177,12 @@ final class DatasetWrites: Sendable {
     let features = before.file.journaledCopy(journal: dup(fd))
     var outcomes: [Outcome?] = []
     var ahead = 0  // the bytes of `records` already written ahead (each once)
+    var identity = kept.identity
     for change in changes {
       switch change {
       case .add(let added):
-        let (record, textStarts, _) = DatasetJournal.addRecord(added, version: version)
+        let (record, textStarts, hash) = DatasetJournal.addRecord(added, version: version)
+        identity = DatasetJournal.chained(identity, hash)
         let at = first + records.count
         records += record
         features.append(journaled: added, textStarts: textStarts.map { $0 + at })
@@ -201,7 +203,9 @@ final class DatasetWrites: Sendable {
           continue
         }
         features.remove(found)
-        records += DatasetJournal.removeRecord(id: id, version: version).bytes
+        let (record, hash) = DatasetJournal.removeRecord(id: id, version: version)
+        records += record
+        identity = DatasetJournal.chained(identity, hash)
         outcomes.append(nil)
       case .replace, .removeDataset:
         preconditionFailure("a PUT or a removal is written whole")
@@ -217,7 +221,7 @@ final class DatasetWrites: Sendable {
         let dataset = try Dataset(
           name: name, file: features, options: options, aggregations: aggregations, version: version,
           kept: Dataset.Kept(
-            nonce: kept.nonce, baseVersion: kept.baseVersion, baseBytes: kept.baseBytes,
+            nonce: kept.nonce, identity: identity, baseVersion: kept.baseVersion, baseBytes: kept.baseBytes,
             journalBytes: first + records.count))
         store.swap(name, to: dataset)
         afterSwap(name, dataset)
@@ -271,13 +275,13 @@ final class DatasetWrites: Sendable {
   }
 
   /// The changes applied to the features as pieces, the result written as a new base file (and any journal
-  /// removed), built and served.
+  /// removed), built and served. The base gets a new random nonce whatever the change: one a crash undoes (its
+  /// folder not synced) may have been served, and the history that goes on after the restart must not repeat
+  /// its version under its identity (a journal of format 1 is rewritten at its next change, at each start).
   private func rewrite(_ changes: [Change], to name: String, from before: Dataset?) -> (
     outcomes: [Outcome], changed: Int
   ) {
     var pieces: [FeatureFile.Piece]? = before?.file.pieces
-    // A PUT chooses a new nonce; other changes keep the dataset's.
-    var nonce = before?.kept?.nonce
     // Each change's outcome: nil when it is served in the dataset this batch builds, true when it created it.
     var outcomes: [Outcome?] = []
     var created: [Bool] = []
@@ -298,7 +302,6 @@ final class DatasetWrites: Sendable {
         created[created.count - 1] = pieces == nil
         outcomes.append(nil)
         pieces = file.pieces
-        nonce = nil
         changed = true
       case .add(let file):
         guard pieces != nil else {
@@ -338,7 +341,7 @@ final class DatasetWrites: Sendable {
     let unsynced: Problem?
     do {
       (served, unsynced) = try write(
-        pieces, as: name, nonce: nonce ?? UInt64.random(in: 3 ... .max), version: store.nextVersion(name))
+        pieces, as: name, nonce: UInt64.random(in: 3 ... .max), version: store.nextVersion(name))
     } catch {
       metrics.datasetWritesFailed(changes.count)
       return (outcomes.map { _ in .refused(error) }, 0)
@@ -397,7 +400,8 @@ final class DatasetWrites: Sendable {
       // serves what was served before it.
       dataset = try Dataset(
         name: name, file: features, options: options, aggregations: aggregations, version: version,
-        kept: Dataset.Kept(nonce: nonce, baseVersion: version, baseBytes: baseBytes, journalBytes: 0))
+        kept: Dataset.Kept(
+          nonce: nonce, identity: nonce, baseVersion: version, baseBytes: baseBytes, journalBytes: 0))
     } catch {
       throw failure(name, "building it (\(error))", 0)
     }
@@ -441,7 +445,8 @@ final class DatasetWrites: Sendable {
     return nil
   }
 
-  /// Writes the served dataset's features as a new base at its version (same nonce, same answers) and serves
+  /// Writes the served dataset's features as a new base at its version, named by the served identity (same
+  /// content hash, same answers), and serves
   /// them from it; the journal goes. A failure leaves the journal as it was and is logged.
   private func compact(_ dataset: Dataset) {
     guard let kept = dataset.kept else { return }
@@ -455,14 +460,15 @@ final class DatasetWrites: Sendable {
       }
       defer { file.close() }
       let (features, baseBytes) = try written(
-        dataset.file.pieces, to: file, name: name, nonce: kept.nonce, version: dataset.version)
+        dataset.file.pieces, to: file, name: name, nonce: kept.identity, version: dataset.version)
       let unsynced = try commit(file, as: name)
       // In place, synced or not: served from the new base, so that no change is appended to a journal that
       // names the base before (a restart would drop it as stale); unsynced, the next change writes a base.
       let compacted = Dataset(
         dataset, readingFrom: features,
         kept: Dataset.Kept(
-          nonce: kept.nonce, baseVersion: dataset.version, baseBytes: baseBytes, journalBytes: 0,
+          nonce: kept.identity, identity: kept.identity, baseVersion: dataset.version, baseBytes: baseBytes,
+          journalBytes: 0,
           baseSynced: unsynced == nil))
       store.swap(name, to: compacted)
       afterSwap(name, compacted)
@@ -562,6 +568,7 @@ final class DatasetWrites: Sendable {
         var version = facts?.version ?? 1
         var journalBytes = 0
         var journalFormat = DatasetJournal.format
+        var identity = facts?.nonce ?? 0
         let journalPath = directory + "/" + name + ".journal"
         let journal = open(journalPath, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
         if journal >= 0 {
@@ -572,7 +579,7 @@ final class DatasetWrites: Sendable {
           switch replay {
           case .replayed(let replayed):
             (features, version, journalBytes) = (replayed.file, replayed.version, replayed.journalBytes)
-            journalFormat = replayed.format
+            (journalFormat, identity) = (replayed.format, replayed.identity)
           case .stale:
             if facts == nil { close(journal) }
             unlink(journalPath)
@@ -605,7 +612,8 @@ final class DatasetWrites: Sendable {
           name: name, file: features, options: options, aggregations: aggregations, version: version,
           kept: facts.map {
             Dataset.Kept(
-              nonce: $0.nonce, baseVersion: $0.version, baseBytes: baseBytes, journalBytes: journalBytes,
+              nonce: $0.nonce, identity: identity, baseVersion: $0.version, baseBytes: baseBytes,
+              journalBytes: journalBytes,
               journalFormat: journalFormat)
           })
         dataset.index.buildDeferredTrees()  // before serving: no request waits for a tree

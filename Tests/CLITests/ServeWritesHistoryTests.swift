@@ -15,9 +15,9 @@ import Testing
   typealias Journal = ServeWritesJournalTests
 
   /// A kept dataset `live` of `count` features (seeded) PUT into `directory`, then `added` POSTed one at a time:
-  /// the base's features, the added ones, and the journal's size after each POST.
+  /// the base's features, the added ones, the journal's size after each POST and each POST's ETag.
   static func written(_ directory: String, seed: UInt64, count: Int, adding: Int) async throws -> (
-    base: [String], added: [String], sizes: [Int]
+    base: [String], added: [String], sizes: [Int], etags: [String]
   ) {
     var random = SplitMix64(state: seed)
     let base = (1...count).map { Journal.feature($0, &random) }
@@ -26,16 +26,18 @@ import Testing
       client async throws in
       #expect(try await Base.send(client, .put, "/v1/datasets/live", Journal.collection(base)).status == 201)
       var sizes: [Int] = []
+      var etags: [String] = []
       for feature in added {
         let answer = try await Base.send(
           client, .post, "/v1/datasets/live/features", Journal.collection([feature]))
         #expect(answer.status == 200)
+        etags.append(answer.headers[.eTag] ?? "")
         sizes.append(
           try FileManager.default.attributesOfItem(atPath: directory + "/live.journal")[.size] as! Int)
       }
-      return sizes
+      return (sizes, etags)
     }
-    return (base, added, sizes)
+    return (base, added, sizes.0, sizes.1)
   }
 
   /// A digit of a record's version flipped (3 to 2, one bit): the checksum covers the header too, so the record
@@ -43,7 +45,7 @@ import Testing
   /// served without it (its features under version 2's ETag would be another content under the same ETag).
   @Test func aRecordsVersionIsCoveredByItsChecksum() async throws {
     let scratch = try ScratchDirectory()
-    let (base, added, sizes) = try await Self.written(scratch.path, seed: 53, count: 20, adding: 2)
+    let (base, added, sizes, _) = try await Self.written(scratch.path, seed: 53, count: 20, adding: 2)
     let journal = scratch.path + "/live.journal"
     var bytes = try Data(contentsOf: URL(fileURLWithPath: journal))
     let header = sizes[0]
@@ -61,7 +63,7 @@ import Testing
   /// appended to it), and a restart serves the same.
   @Test func aJournalOfTheFormatBeforeIsReplayed() async throws {
     let scratch = try ScratchDirectory()
-    let (base, added, _) = try await Self.written(scratch.path, seed: 59, count: 20, adding: 2)
+    let (base, added, _, _) = try await Self.written(scratch.path, seed: 59, count: 20, adding: 2)
     let facts = try #require(DatasetJournal.baseFacts(scratch.path + "/live.geojson"))
     func parsed(_ feature: String) throws -> FeatureFile {
       try FeatureFile.parse(Array(Journal.collection([feature]).utf8), name: "live")
@@ -87,5 +89,59 @@ import Testing
     #expect(DatasetJournal.baseFacts(scratch.path + "/live.geojson")?.version == facts.version + 3)
     let restarted = try Base.service(scratch.path)
     #expect(try await Journal.answers(restarted) == (try await Journal.freshAnswers(features + [added[1]])))
+  }
+
+  /// A journal cut back by hand (`truncate -s`, as a damage warning suggests) after version 3 was answered: the
+  /// restart serves version 2 under the ETag it had, and the next change (version 3 again, another content) has
+  /// another ETag than the version 3 answered before, as each record is chained into the content hash.
+  @Test func aJournalCutBackRepeatsNoETag() async throws {
+    let scratch = try ScratchDirectory()
+    let (_, added, sizes, etags) = try await Self.written(scratch.path, seed: 61, count: 20, adding: 3)
+    let journal = scratch.path + "/live.journal"
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: journal))
+    try bytes.prefix(sizes[0]).write(to: URL(fileURLWithPath: journal))
+    let restarted = try Base.service(scratch.path)
+    #expect("W/" + (restarted.datasets["live"]?.entityTag ?? "") == etags[0])
+    try await Application(router: restarted.router()).test(.router) { client async throws in
+      let answer = try await Base.send(
+        client, .post, "/v1/datasets/live/features", Journal.collection([added[2]]))
+      #expect(answer.status == 200 && answer.json["version"] as? Int == 3)
+      #expect(answer.headers[.eTag] != nil && answer.headers[.eTag] != etags[1])
+    }
+  }
+
+  /// A change written as a whole base whose folder sync failed (a journal of format 1 is rewritten at its next
+  /// change), served and answered 500, then undone by a crash (the base and journal before it back on disk): the
+  /// restart's next change, at the same version with another content, has another ETag, as a whole base gets a
+  /// new nonce (it kept the dataset's).
+  @Test func aRewriteACrashUndidRepeatsNoETag() async throws {
+    let scratch = try ScratchDirectory()
+    let (_, added, _, _) = try await Self.written(scratch.path, seed: 67, count: 20, adding: 3)
+    let basePath = scratch.path + "/live.geojson"
+    let facts = try #require(DatasetJournal.baseFacts(basePath))
+    let parsed = try FeatureFile.parse(Array(Journal.collection([added[0]]).utf8), name: "live")
+    let old = Data(
+      DatasetJournal.header(nonce: facts.nonce, baseVersion: facts.version, format: 1)
+        + DatasetJournal.addRecord(parsed, version: facts.version + 1, format: 1).bytes)
+    let baseBytes = try Data(contentsOf: URL(fileURLWithPath: basePath))
+    let (service, warnings) = try Journal.start(scratch.path, journal: old)
+    #expect(warnings.isEmpty && service.datasets["live"]?.version == facts.version + 1)
+    let undone = try await Application(router: service.router()).test(.router) { client async throws in
+      service.writes?.seams.failFolderSyncs(1)
+      let answer = try await Base.send(
+        client, .post, "/v1/datasets/live/features", Journal.collection([added[1]]))
+      #expect(answer.status == 500)
+      return service.datasets["live"]
+    }
+    #expect(undone?.version == facts.version + 2)
+    try baseBytes.write(to: URL(fileURLWithPath: basePath))
+    let (restarted, none) = try Journal.start(scratch.path, journal: old)
+    #expect(none.isEmpty)
+    try await Application(router: restarted.router()).test(.router) { client async throws in
+      let answer = try await Base.send(
+        client, .post, "/v1/datasets/live/features", Journal.collection([added[2]]))
+      #expect(answer.status == 200 && answer.json["version"] as? Int == facts.version + 2)
+      #expect(answer.headers[.eTag] != nil && answer.headers[.eTag] != "W/" + (undone?.entityTag ?? ""))
+    }
   }
 }
