@@ -161,15 +161,31 @@ final class DatasetWrites: Sendable {
     let kept = before.kept!
     let version = store.nextVersion(name)
     let journalPath = journalPath(of: name)
-    let fd = open(journalPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-    guard fd >= 0 else {
-      return (changes.map { _ in .refused(failure(name, "opening \(journalPath)", errno)) }, 0)
-    }
-    defer { close(fd) }
-    var records: [UInt8] = []
     let first = kept.journalBytes
-    // The file cut to its whole records (a write refused before may have left bytes after them); a new journal
-    // is written over one a crash left, naming another base.
+    // A new journal is written beside and renamed into place, never over the file of that name: one a
+    // compaction could not remove may still be read by requests in flight on the dataset before it.
+    let fresh: PrivateFile?
+    let fd: Int32
+    if first == 0 {
+      do {
+        fresh = try PrivateFile(beside: journalPath, naming: "the dataset '\(name)'")
+      } catch {
+        return (changes.map { _ in .refused(failure(name, error.description, 0)) }, 0)
+      }
+      fd = fresh!.fileDescriptor
+    } else {
+      fresh = nil
+      fd = open(journalPath, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+      guard fd >= 0 else {
+        return (changes.map { _ in .refused(failure(name, "opening \(journalPath)", errno)) }, 0)
+      }
+    }
+    defer {
+      if let fresh { fresh.close() } else { close(fd) }
+    }
+    var records: [UInt8] = []
+    // The file cut to its whole records (a write refused before may have left bytes after them, which no
+    // dataset reads).
     guard ftruncate(fd, off_t(first)) == 0 else {
       return (changes.map { _ in .refused(failure(name, "cutting \(journalPath) back", errno)) }, 0)
     }
@@ -214,7 +230,7 @@ final class DatasetWrites: Sendable {
     let changed = outcomes.filter { $0 == nil }.count
     guard changed > 0 else { return (outcomes.map { $0! }, 0) }
     let refusal: Problem?
-    if let problem = append(records, to: fd, at: first, path: journalPath, name: name, created: first == 0) {
+    if let problem = append(records, to: fd, at: first, path: journalPath, name: name, fresh: fresh) {
       refusal = problem
     } else {
       do {
@@ -250,10 +266,11 @@ final class DatasetWrites: Sendable {
     return true
   }
 
-  /// Writes `records` at `offset` of the journal and syncs it (and the folder, for a new journal); on a
-  /// failure the journal is cut back to `offset` and the problem returned.
+  /// Writes `records` at `offset` of the journal and syncs it (a new journal, `fresh`, is then renamed into
+  /// place and the folder synced); on a failure the journal is cut back to `offset` (a new one not put in
+  /// place) and the problem returned.
   private func append(
-    _ records: [UInt8], to fd: Int32, at offset: Int, path: String, name: String, created: Bool
+    _ records: [UInt8], to fd: Int32, at offset: Int, path: String, name: String, fresh: PrivateFile?
   ) -> Problem? {
     guard writeAhead(records, to: fd, at: offset) else {
       let code = errno == 0 ? EIO : errno
@@ -266,10 +283,14 @@ final class DatasetWrites: Sendable {
       if ftruncate(fd, off_t(offset)) == 0 { _ = syncJournal(fd) }
       return failure(name, "syncing \(path)", code)
     }
-    if created, let failed = syncFolder() {
-      // Refused, so not kept: the records are cut away (were the file's name on disk, a restart would serve them).
-      if ftruncate(fd, off_t(offset)) == 0 { _ = syncJournal(fd) }
-      return failure(name, "syncing the folder \(directory)", failed.code)
+    guard let fresh else { return nil }
+    do {
+      try fresh.commit(as: path, naming: "the dataset '\(name)'") { [self] _ in syncFolder() }
+    } catch {
+      // Refused, so not kept: in place, the records are cut away (were the file's name on disk, a restart would
+      // serve them); else the temporary file is gone.
+      if fresh.isInPlace, ftruncate(fd, off_t(offset)) == 0 { _ = syncJournal(fd) }
+      return failure(name, error.description, 0)
     }
     return nil
   }
@@ -441,8 +462,14 @@ final class DatasetWrites: Sendable {
       guard file.isInPlace else { throw failure(name, error.description, 0) }
       return unsyncedFailure(name, error.description, 0)
     }
-    if unlink(journalPath(of: name)) == 0 { _ = syncFolder() }
+    if removeJournal(of: name) { _ = syncFolder() }
     return nil
+  }
+
+  /// Removes the journal of `name` (`unlink`): whether it is gone (an injected failure leaves it).
+  private func removeJournal(of name: String) -> Bool {
+    if seams.journalRemovalFault() != nil { return false }
+    return unlink(journalPath(of: name)) == 0
   }
 
   /// Writes the served dataset's features as a new base at its version, named by the served identity (same
@@ -645,13 +672,14 @@ extension DatasetWrites.Change {
 }
 
 /// What tests inject into `DatasetWrites` (a server injects nothing): folder syncs that fail, as a disk may
-/// after a rename, journal syncs that fail (all counted), and gates that hold each builder before its next batch
+/// after a rename, journal syncs that fail (all counted), removals of a journal that fail, and gates that hold each builder before its next batch
 /// or its next compaction, so that a test can line changes up behind it (`DatasetWrites.waitingCount`) or look
 /// at the disk before a compaction.
 final class DatasetWriteSeams: @unchecked Sendable {  // every member is guarded by `condition`
   private let condition = NSCondition()
   private var failingFolderSyncs = 0
   private var failingJournalSyncs = 0
+  private var failingJournalRemovals = 0
   private var journalSyncsAsked = 0
   private var batchesHeld = false
   private var compactionsHeld = false
@@ -666,6 +694,18 @@ final class DatasetWriteSeams: @unchecked Sendable {  // every member is guarded
 
   /// The next `count` journal syncs fail (EIO) without syncing.
   func failJournalSyncs(_ count: Int) { condition.withLock { failingJournalSyncs = count } }
+
+  /// The next `count` removals of a journal after a new base is in place fail (EIO) and leave it.
+  func failJournalRemovals(_ count: Int) { condition.withLock { failingJournalRemovals = count } }
+
+  /// The error number of an injected journal-removal failure, or nil (remove it for real).
+  func journalRemovalFault() -> Int32? {
+    condition.withLock {
+      guard failingJournalRemovals > 0 else { return nil }
+      failingJournalRemovals -= 1
+      return EIO
+    }
+  }
 
   /// Journal syncs asked for so far (failed or not).
   var journalSyncs: Int { condition.withLock { journalSyncsAsked } }

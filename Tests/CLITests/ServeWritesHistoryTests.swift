@@ -144,4 +144,44 @@ import Testing
       #expect(answer.headers[.eTag] != nil && answer.headers[.eTag] != "W/" + (undone?.entityTag ?? ""))
     }
   }
+
+  /// A compaction whose removal of the journal fails: the next POST makes a new journal beside it and renames it
+  /// into place, so a request still reading the dataset from before the compaction (its features' text in the
+  /// old journal) reads the same bytes (the POST cut that file to nothing and wrote over it), and the answers,
+  /// then a restart's, are a fresh build's.
+  @Test func aJournalLeftByACompactionIsNotCutUnderItsReaders() async throws {
+    typealias Fault = ServeWritesFaultTests
+    let scratch = try ScratchDirectory()
+    let base = Fault.features(1...40, seed: 71)
+    let one = Fault.features(41...41, seed: 72)
+    let many = Fault.features(42...71, seed: 73)
+    let later = Fault.features(72...73, seed: 74)
+    let service = try Fault.service(scratch.path, compaction: 1024)
+    let writes = try #require(service.writes)
+    defer { writes.seams.release() }
+    try await Application(router: service.router()).test(.router) { client in
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", Journal.collection(base)).status == 201)
+      #expect(
+        try await Base.send(client, .post, "/v1/datasets/live/features", Journal.collection(one)).status
+          == 200)
+      writes.seams.hold(compactions: true)
+      #expect(
+        try await Base.send(client, .post, "/v1/datasets/live/features", Journal.collection(many)).status
+          == 200)
+      // Held before its compaction: the dataset a request would hold now reads the journal.
+      let inFlight = try #require(service.datasets["live"])
+      let texts = (0..<inFlight.file.count).map { inFlight.file.text(of: $0) }
+      writes.seams.failJournalRemovals(1)
+      writes.seams.release()
+      while writes.seams.compactions < 1 { try await Task.sleep(for: .milliseconds(1)) }  // after the answer
+      #expect(FileManager.default.fileExists(atPath: scratch.path + "/live.journal"))
+      let post = try await Base.send(client, .post, "/v1/datasets/live/features", Journal.collection(later))
+      #expect(post.status == 200 && post.json["version"] as? Int == 4, "\(post.body)")
+      let changed = (0..<inFlight.file.count).filter { inFlight.file.text(of: $0) != texts[$0] }
+      #expect(changed.isEmpty, "\(changed.count) texts read otherwise, the first at \(changed.first ?? -1)")
+    }
+    let served = try await Journal.answers(service)
+    #expect(served == (try await Journal.freshAnswers(base + one + many + later)))
+    #expect(try await Journal.answers(try Fault.service(scratch.path)) == served)
+  }
 }
