@@ -66,7 +66,9 @@ extension AtlasService {
   }
 
   /// The body's features, streamed to a temporary file in the datasets folder (0600) and read from there; 413
-  /// over `maxBodyBytes`, 400 with the reader's sentence when it is neither a FeatureCollection nor CSV.
+  /// over `maxBodyBytes`, 400 with the reader's sentence when it is neither a FeatureCollection nor CSV. A CSV
+  /// field that is a JSON number is kept as a number (`.jsonNumbers`): the features are kept as GeoJSON, and a
+  /// restart must read the same properties and values back.
   private func received(
     _ body: RequestBody, _ request: ParsedRequest, _ writes: DatasetWrites, name: String
   ) async throws -> FeatureFile {
@@ -109,7 +111,8 @@ extension AtlasService {
     }
     do {
       return try FeatureFile.load(
-        path: file.temporaryPath, propertyNames: writes.aggregations.map(\.property), name: "the body")
+        path: file.temporaryPath, propertyNames: writes.aggregations.map(\.property), name: "the body",
+        csvFields: .jsonNumbers)
     } catch {
       throw Problem.worded(
         .badParameter(Self.capitalized(error.description)), Wording { Self.capitalized(error.text(in: $0)) })

@@ -90,23 +90,35 @@ public final class FeatureFile {
     return file
   }
 
+  /// How a CSV row's fields become its feature's properties.
+  public enum CSVFields: Sendable {
+    /// Each a string, as written; a numeric property asked for is read from the string (`Coordinates.number`).
+    case strings
+    /// A field that is a JSON number as written (`12`, `-0.5`, `1e3`) a number, any other a string; a numeric
+    /// property asked for is that number, NaN for a string: what the features' GeoJSON text reads back as (the
+    /// datasets `serve` keeps, whose values must not change when their base file is read again).
+    case jsonNumbers
+  }
+
   /// Reads a GeoJSON FeatureCollection or a CSV file (or standard input for "-").
   ///
   /// - Parameters:
   ///   - propertyNames: numeric properties to keep per feature, in `values` (NaN where absent).
   ///   - showProgress: a progress line on standard error while a large regular file is read.
   ///   - name: how errors name the input (default: its path), when the path is not the user's to see.
+  ///   - csvFields: how a CSV file's fields become properties.
   /// - Throws: `FormatError` with `.input` when the file cannot be read, `.data` when it is malformed (naming
   ///   line, column and byte for GeoJSON, the line for CSV).
   public static func load(
-    path: String, propertyNames: [String] = [], showProgress: Bool = false, name: String? = nil
+    path: String, propertyNames: [String] = [], showProgress: Bool = false, name: String? = nil,
+    csvFields: CSVFields = .strings
   ) throws(FormatError) -> FeatureFile {
     let input = try InputFile(path: path)
     var reader = ByteReader(input: input, showProgress: showProgress, name: name)
     let file = FeatureFile(path: name ?? path, propertyNames: propertyNames, source: .memory([]))
     do {
       // A file that can be read again by offset keeps only positions; anything else keeps the text.
-      let isJSON = try file.read(&reader, keepText: !input.isRegular)
+      let isJSON = try file.read(&reader, keepText: !input.isRegular, csvFields: csvFields)
       if isJSON && input.isRegular {
         file.source = .file(fd: input.fileDescriptor)  // from here the file owns the descriptor
       } else {
@@ -120,17 +132,20 @@ public final class FeatureFile {
   }
 
   /// Reads a GeoJSON FeatureCollection or CSV text held in memory; `name` names it in errors.
-  public static func parse(_ bytes: [UInt8], name: String = "the input", propertyNames: [String] = [])
-    throws(FormatError) -> FeatureFile
-  {
+  public static func parse(
+    _ bytes: [UInt8], name: String = "the input", propertyNames: [String] = [],
+    csvFields: CSVFields = .strings
+  ) throws(FormatError) -> FeatureFile {
     var reader = ByteReader(bytes: bytes, name: name)
     let file = FeatureFile(path: name, propertyNames: propertyNames, source: .memory([]))
-    _ = try file.read(&reader, keepText: true)
+    _ = try file.read(&reader, keepText: true, csvFields: csvFields)
     return file
   }
 
   /// Reads either format; true for GeoJSON.
-  private func read(_ reader: inout ByteReader, keepText: Bool) throws(FormatError) -> Bool {
+  private func read(_ reader: inout ByteReader, keepText: Bool, csvFields: CSVFields) throws(FormatError)
+    -> Bool
+  {
     try reader.fill(atLeast: 3)
     reader.skipByteOrderMark()
     reader.skipWhitespace()
@@ -141,7 +156,7 @@ public final class FeatureFile {
     if isJSON {
       try readGeoJSON(&reader, keepText: keepText)
     } else {
-      try readCSV(&reader)
+      try readCSV(&reader, fields: csvFields)
     }
     reader.finishProgress()
     if !isJSON && points.allSatisfy({ $0 == nil }) {
@@ -304,7 +319,7 @@ public final class FeatureFile {
 
   // MARK: - CSV
 
-  private func readCSV(_ reader: inout ByteReader) throws(FormatError) {
+  private func readCSV(_ reader: inout ByteReader, fields kind: CSVFields) throws(FormatError) {
     var memory: [UInt8] = []
     var header: [String] = []
     var columns = (latitude: 0, longitude: 1)
@@ -343,7 +358,9 @@ public final class FeatureFile {
         latitude: fields[columns.latitude], longitude: fields[columns.longitude], line: lineNumber)
       var properties: [(key: String, value: JSONValue)] = []
       for (i, field) in fields.enumerated() where i != columns.latitude && i != columns.longitude {
-        properties.append((i < header.count ? header[i] : "column\(i + 1)", .string(field)))
+        let value: JSONValue =
+          kind == .jsonNumbers && Self.isJSONNumber(field) ? .number(field) : .string(field)
+        properties.append((i < header.count ? header[i] : "column\(i + 1)", value))
       }
       var json = JSONWriter()
       json.object { feature in
@@ -358,13 +375,27 @@ public final class FeatureFile {
       idHashes.append(IDQuery.none)
       for name in propertyNames {
         let value = properties.first { $0.key == name }.flatMap { member -> Double? in
-          if case .string(let text) = member.value { return Coordinates.number(text) }
-          return nil
+          switch member.value {
+          case .string(let text): kind == .strings ? Coordinates.number(text) : nil
+          case .number: member.value.doubleValue  // as the GeoJSON reader reads it
+          default: nil
+          }
         }
         values.append(value ?? .nan)
       }
     }
     source = .memory(memory)
+  }
+
+  /// Whether a CSV field is a JSON number as it is written (no space around it).
+  private static func isJSONNumber(_ field: String) -> Bool {
+    var field = field
+    return field.withUTF8 { bytes in
+      guard let first = bytes.first, let last = bytes.last,
+        first == UInt8(ascii: "-") || (0x30...0x39).contains(first), (0x30...0x39).contains(last)
+      else { return false }
+      return JSONScan.isValid(bytes)
+    }
   }
 
   /// A point from a CSV row, or a data error naming the line.

@@ -1,3 +1,4 @@
+import AtlasAnswers
 import Foundation
 import GeoFormats
 import GeoIndex
@@ -183,5 +184,51 @@ import Testing
     let served = try await Journal.answers(service)
     #expect(served == (try await Journal.freshAnswers(base + one + many + later)))
     #expect(try await Journal.answers(try Fault.service(scratch.path)) == served)
+  }
+
+  /// A dataset written as CSV (PUT, then a POST of CSV rows through the journal), served with an aggregate of a
+  /// numeric column: a restart serves it exactly as before (the features' properties with their types, the
+  /// clusters' sums, the entry with its content hash). A field that is a JSON number is kept as one; any other
+  /// (a leading zero, a space, a word) as a string, not summed.
+  @Test func aCSVDatasetIsServedAsBeforeAfterARestart() async throws {
+    let scratch = try ScratchDirectory()
+    let aggregations = [Aggregation(property: "seats", operation: .sum)]
+    func service() throws -> AtlasService {
+      let markers = try Dataset(
+        name: "markers", file: nil, options: ClusterOptions(), aggregations: aggregations)
+      let kept = AtlasService.keptDatasets(
+        directory: scratch.path, options: ClusterOptions(), aggregations: aggregations,
+        warn: { Issue.record("\($0)") })
+      return AtlasService(
+        datasets: [markers] + kept, writeToken: Base.token, datasetsDirectory: scratch.path,
+        aggregations: aggregations)
+    }
+    let paths = [
+      "/v1/datasets/live", "/v1/datasets/live/clusters?zoom=0", "/v1/datasets/live/clusters?zoom=17",
+      "/tiles/live/0/0/0.geojson", "/tiles/live/0/0/0.mvt",
+    ]
+    func answers(_ service: AtlasService) async throws -> [String] {
+      try await Application(router: service.router()).test(.router) { client in
+        var bodies: [String] = []
+        for path in paths {
+          let body = try await Base.send(client, .get, path).body
+          bodies.append(path + " " + body.replacing(/"buildMilliseconds":[0-9.]+/, with: ""))
+        }
+        return bodies
+      }
+    }
+    let written = try service()
+    try await Application(router: written.router()).test(.router) { client async throws in
+      let put = "name,lat,lon,seats,code\na,48.85,2.35,10,007\nb,48.86,2.36,4.5,12\nc,48.87,2.37, 3,x\n"
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", put).status == 201)
+      let post = "name,lat,lon,seats,code\nd,48.88,2.38,-2e1,1e3\n"
+      #expect(try await Base.send(client, .post, "/v1/datasets/live/features", post).status == 200)
+    }
+    let before = try await answers(written)
+    #expect(before[1].contains(#""seats":-5.5"#), "\(before[1])")  // 10 + 4.5 - 20; " 3" is a string
+    #expect(
+      before[2].contains(#""seats":4.5,"code":12"#) && before[2].contains(#""code":"007""#), "\(before[2])")
+    let after = try await answers(try service())
+    for (a, b) in zip(before, after) { #expect(a == b) }
   }
 }

@@ -4,6 +4,8 @@ import GeoIndex
 
 /// Reads the input as a GeoJSON or CSV feature file. Every feature read back must parse again, and for GeoJSON
 /// its position must be the one the full parser reads from that text: the fast scan and the parser must agree.
+/// CSV read with `.jsonNumbers` (as `serve` keeps a written dataset) must give the values its features' GeoJSON
+/// gives when read again.
 func fuzzFeatures(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let bytes = Array(UnsafeBufferPointer(start: data, count: size))
   guard let file = try? FeatureFile.parse(bytes, name: "fuzz", propertyNames: ["a", "index"]) else {
@@ -30,6 +32,25 @@ func fuzzFeatures(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let a = feature["properties"]?["a"]?.doubleValue ?? .nan
     precondition(
       a == file.values[index * 2] || (a.isNaN && file.values[index * 2].isNaN), "property a of \(index)")
+  }
+  if !isGeoJSON,
+    let typed = try? FeatureFile.parse(
+      bytes, name: "fuzz", propertyNames: ["a", "index"], csvFields: .jsonNumbers)
+  {
+    let count = min(typed.count, 16)
+    var collection = Array(#"{"type":"FeatureCollection","features":["#.utf8)
+    for index in 0..<count {
+      if index > 0 { collection.append(UInt8(ascii: ",")) }
+      collection += typed.text(of: index)
+    }
+    collection += Array("]}".utf8)
+    guard let again = try? FeatureFile.parse(collection, name: "fuzz", propertyNames: ["a", "index"]) else {
+      preconditionFailure("the typed CSV's features do not read back as a FeatureCollection")
+    }
+    for i in 0..<(count * 2) {
+      let (x, y) = (typed.values[i], again.values[i])
+      precondition(x.bitPattern == y.bitPattern || (x.isNaN && y.isNaN), "value \(i) of the typed CSV")
+    }
   }
   return 0
 }
