@@ -142,7 +142,9 @@ enum DatasetJournal {
         if let named {
           stale = [1, Self.format].contains(named.format) && named.baseVersion < baseVersion
         } else if try reader.onlyVersion(-1, after: 0) {
-          stale = try older.onlyVersion(-1, after: 0)
+          // Nothing whole in format 2; a journal holding no RS may be of format 1.
+          stale = try reader.count(recordStart, from: 0, upTo: 1) > 0
+          if !stale { stale = try older.onlyVersion(-1, after: 0) }
         }
         guard stale else {
           close(fd)
@@ -279,10 +281,11 @@ enum DatasetJournal {
     }
 
     /// The header line at `position`: its kind, version, payload length and hash, or nil when it is not one.
-    private func header(at position: Int) throws(ReadFailure) -> (
+    private func header(at position: Int, before limit: Int) throws(ReadFailure) -> (
       kind: String, version: Int, start: Int, length: Int, hash: UInt64, seed: UInt64
     )? {
-      guard let line = try read(position..<min(size, position + 128)), let lineEnd = line.firstIndex(of: 0x0A)
+      guard let line = try read(position..<min(size, position + 128, max(position, limit))),
+        let lineEnd = line.firstIndex(of: 0x0A)
       else { return nil }
       let first = format == 1 ? 0 : 1
       guard format == 1 || line.first == DatasetJournal.recordStart else { return nil }
@@ -316,14 +319,17 @@ enum DatasetJournal {
 
     /// The version in the header line at `position` (whose hash covers the payload only), nil when it is not
     /// a header.
-    func headerVersion(at position: Int) throws(ReadFailure) -> Int? { try header(at: position)?.version }
+    func headerVersion(at position: Int) throws(ReadFailure) -> Int? {
+      try header(at: position, before: size)?.version
+    }
 
-    /// The whole record at `position` (its hash checked, a window at a time), or nil when it is cut short or
-    /// its header or hash is damaged.
-    func record(at position: Int) throws(ReadFailure) -> Record? {
-      guard let head = try header(at: position) else { return nil }
+    /// The whole record at `position` that ends by `limit` (its hash checked, a window at a time), or nil when
+    /// it is cut short or its header or hash is damaged; no byte from `limit` on is read.
+    func record(at position: Int, before limit: Int? = nil) throws(ReadFailure) -> Record? {
+      let limit = min(limit ?? size, size)
+      guard let head = try header(at: position, before: limit) else { return nil }
       let (start, length) = (head.start, head.length)
-      guard length <= size - start - 1, try read(start + length..<start + length + 1) == [0x0A] else {
+      guard length <= limit - start - 1, try read(start + length..<start + length + 1) == [0x0A] else {
         return nil
       }
       var hash = head.seed
@@ -339,22 +345,67 @@ enum DatasetJournal {
       return Record(kind: head.kind, version: head.version, payload: start..<start + length, hash: hash)
     }
 
-    /// Whether every whole record after `position` (looked for at every line start after it, not in a whole
-    /// record's payload) has version `version`.
+    /// Whether every whole record after `position` has version `version`, in time linear in the journal's
+    /// bytes however it was made. Format 2: a record can start only at an RS after `position`, and a whole one
+    /// holds no other, so each RS is checked as a record ending before the next one (every byte is read by the
+    /// scan once and by one check). Format 1, whose records may start at any line (a payload may hold lines
+    /// that are records, so every candidate up to its claimed end would be hashed): only when no whole record
+    /// can follow (fewer than three line feeds from `position` on: a record after it starts after one and holds
+    /// two), so other damage in such a journal is not cut but left.
     func onlyVersion(_ version: Int, after position: Int) throws(ReadFailure) -> Bool {
-      var at = position
-      while at < size {
-        guard let window = try read(at..<min(size, at + Self.window)) else { return true }
-        var next = at + window.count
-        for (i, byte) in window.enumerated() where byte == 0x0A {
-          guard let record = try record(at: at + i + 1) else { continue }
-          if record.version != version { return false }
-          next = record.end - 1  // its payload is not searched; its last line feed starts the next line
-          break
+      guard format != 1 else { return try count(0x0A, from: position, upTo: 3) < 3 }
+      var starts = Scan(of: self, for: DatasetJournal.recordStart, from: position + 1)
+      var next = try starts.next()
+      while let start = next {
+        next = try starts.next()
+        if let record = try record(at: start, before: next ?? size), record.version != version {
+          return false
         }
-        at = next
       }
       return true
+    }
+
+    /// How many `byte`s are from `position` on, counted up to `most`.
+    func count(_ byte: UInt8, from position: Int, upTo most: Int) throws(ReadFailure) -> Int {
+      var scan = Scan(of: self, for: byte, from: position)
+      var found = 0
+      while found < most, try scan.next() != nil { found += 1 }
+      return found
+    }
+
+    /// The offsets of one byte in the journal from an offset on, in order, read a window at a time (each byte
+    /// once).
+    struct Scan {
+      let reader: Reader
+      let byte: UInt8
+      private var window: [UInt8] = []
+      private var windowStart: Int
+      private var at: Int
+
+      init(of reader: Reader, for byte: UInt8, from position: Int) {
+        self.reader = reader
+        self.byte = byte
+        windowStart = position
+        at = position
+      }
+
+      mutating func next() throws(ReadFailure) -> Int? {
+        while at < reader.size {
+          if at >= windowStart + window.count {
+            windowStart = at
+            window = try reader.read(at..<min(reader.size, at + Reader.window)) ?? []
+            if window.isEmpty { return nil }
+          }
+          let found = window[(at - windowStart)...].firstIndex(of: byte)
+          guard let found else {
+            at = windowStart + window.count
+            continue
+          }
+          at = windowStart + found + 1
+          return windowStart + found
+        }
+        return nil
+      }
     }
   }
 

@@ -231,4 +231,87 @@ import Testing
     let after = try await answers(try service())
     for (a, b) in zip(before, after) { #expect(a == b) }
   }
+
+  /// The bytes a replay read (counted by its read seam).
+  final class ReadCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var total = 0
+    func add(_ count: Int) { lock.withLock { total += count } }
+    var bytes: Int { lock.withLock { total } }
+  }
+
+  /// Replays `journal` (written as `live`'s) over the kept base in `directory`, counting the bytes it reads.
+  static func replay(_ directory: String, _ journal: Data) throws -> (DatasetJournal.Replay, read: Int) {
+    let basePath = directory + "/live.geojson"
+    let facts = try #require(DatasetJournal.baseFacts(basePath))
+    let base = try FeatureFile.load(path: basePath, propertyNames: [], name: "live")
+    let path = directory + "/live.journal"
+    try journal.write(to: URL(fileURLWithPath: path))
+    let fd = open(path, O_RDWR | O_CLOEXEC)
+    try #require(fd >= 0)
+    let read = ReadCount()
+    let replay = DatasetJournal.replay(
+      fd, over: base, nonce: facts.nonce, baseVersion: facts.version, name: "live",
+      readFault: { range in
+        read.add(range.count)
+        return nil
+      })
+    return (replay, read.bytes)
+  }
+
+  /// The scan for whole records after damage reads each byte a bounded number of times, however the journal was
+  /// crafted: 4,000 record headers after a torn record, each claiming a payload up to the end of the file (a
+  /// whole record cannot hold the next one's first byte, so none is hashed past it). The torn record is a tail,
+  /// cut. A journal of format 1 keeps its tail rule only where no whole record can follow: a record cut short
+  /// at its end is cut, damage with a whole record after it is left (its scan would be quadratic).
+  @Test func theScanAfterDamageIsLinear() async throws {
+    let scratch = try ScratchDirectory()
+    let (_, _, sizes, _) = try await Self.written(scratch.path, seed: 79, count: 10, adding: 1)
+    let whole = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/live.journal")).prefix(sizes[0])
+    let torn = Data("\u{1E}add 3 99999999 0000000000000000\n{".utf8)
+    let lineBytes = 33
+    let lines = 4_000
+    let size = whole.count + torn.count + lines * lineBytes
+    var crafted = whole + torn
+    for k in 0..<lines {
+      let start = whole.count + torn.count + k * lineBytes + lineBytes
+      let claim = String(size - start - 1)
+      crafted += Data(
+        ("\u{1E}add 3 " + String(repeating: "0", count: 8 - claim.count) + claim + " "
+          + String(repeating: "0", count: 16)
+          + "\n").utf8)
+    }
+    #expect(crafted.count == size)
+    let (replay, read) = try Self.replay(scratch.path, crafted)
+    guard case .replayed(let replayed) = replay else {
+      Issue.record("\(replay)")
+      return
+    }
+    #expect(replayed.version == 2 && replayed.journalBytes == whole.count)
+    #expect(read < 4 * size, "\(read) bytes read for a journal of \(size)")
+    // Format 1.
+    let facts = try #require(DatasetJournal.baseFacts(scratch.path + "/live.geojson"))
+    var random = SplitMix64(state: 83)
+    func record(_ serial: Int, _ version: Int) throws -> Data {
+      let file = try FeatureFile.parse(
+        Array(ServeWritesJournalTests.collection([Journal.feature(serial, &random)]).utf8), name: "live")
+      return Data(DatasetJournal.addRecord(file, version: version, format: 1).bytes)
+    }
+    let head = Data(DatasetJournal.header(nonce: facts.nonce, baseVersion: facts.version, format: 1))
+    let (r2, r3a, r3b) = (try record(20, 2), try record(21, 3), try record(22, 3))
+    let (cut, _) = try Self.replay(scratch.path, head + r2 + r3a.prefix(r3a.count - 9))
+    guard case .replayed(let kept) = cut else {
+      Issue.record("\(cut)")
+      return
+    }
+    #expect(kept.version == 2 && kept.journalBytes == head.count + r2.count)
+    var damaged = r3a
+    damaged[40] ^= 0x01
+    let (left, _) = try Self.replay(scratch.path, head + r2 + damaged + r3b)
+    guard case .damaged(let offset) = left else {
+      Issue.record("\(left)")
+      return
+    }
+    #expect(offset == head.count + r2.count)
+  }
 }
