@@ -94,7 +94,9 @@ public struct HeadlinesRequest: Sendable {
       countries = try Self.countries(given, clusterOptions: clusterOptions)
     }
     if given.category != nil && given.categories != nil { throw .categoryAndCategories }
-    if let category = given.category, !newsCategories.contains(category) { throw .category(category) }
+    // A category in any case, as --categories, the category setting and sources --category read it (Sports).
+    let category = given.category.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+    if let category, !newsCategories.contains(category) { throw .category(given.category ?? category) }
     if let list = given.categories {
       // `all`, or categories separated by commas, each asked once, in the order given.
       var chosen: [String] = []
@@ -108,7 +110,7 @@ public struct HeadlinesRequest: Sendable {
       }
       categories = chosen
     } else {
-      categories = [given.category]
+      categories = [category]
     }
     if let text = given.pageSize {
       guard text.utf8.count <= 18, let value = Int(text), (1...100).contains(value) else {

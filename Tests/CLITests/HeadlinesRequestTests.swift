@@ -75,6 +75,20 @@ import Testing
     #expect(try news.log().isEmpty)  // nothing refused was sent
   }
 
+  /// A category is read in any case, by `--category` and `category=` as by `--categories`, the `category` setting
+  /// and `sources --category` (`--category Sports` was refused while `--categories Sports` was taken).
+  @Test func aCategoryIsReadInAnyCase() throws {
+    for text in ["Sports", "SPORTS", " sports "] {
+      let one = try HeadlinesRequest(HeadlinesRequest.Given(country: "fr", category: text))
+      #expect(one.categories == ["sports"], "\(text)")
+      let several = try HeadlinesRequest(
+        HeadlinesRequest.Given(country: "fr", categories: text + ",Business"))
+      #expect(several.categories == ["sports", "business"], "\(text)")
+    }
+    // A category that is none of the seven is still refused, named as typed.
+    #expect(Self.refusal(HeadlinesRequest.Given(country: "fr", category: "Sport")) == .category("Sport"))
+  }
+
   /// `serve --radius 80` draws other clusters than the defaults: its map's ids are read with its options, and
   /// the CLI reads them the same with the same flag (and refuses them, or names other countries, without it).
   @Test func aClusterIdIsReadWithItsMapsOptions() async throws {
