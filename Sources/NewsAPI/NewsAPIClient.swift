@@ -54,43 +54,59 @@ public struct HeadlinesQuery: Sendable {
   }
 }
 
-/// Whether `text` is a date or time `everything` takes for `from` and `to`: `2026-11-01`, or
-/// `2026-11-01T10:00`, with seconds, a fraction, `Z` or an offset (`+01:00`) optional.
-func isSearchDate(_ text: String) -> Bool {
+/// The instant (seconds since 1970, UTC) of a date or time `everything` takes for `from` and `to`:
+/// `2026-11-01` (its midnight UTC), or `2026-11-01T10:00`, with seconds, a fraction, `Z` or an offset (`+01:00`)
+/// optional, UTC without one; nil for anything else, a day the month does not have (`2026-02-30`) included.
+func searchInstant(_ text: String) -> Double? {
   let bytes = Array(text.utf8)
-  func digits(_ at: Int, _ count: Int, in range: ClosedRange<Int>) -> Bool {
+  func number(_ at: Int, _ count: Int, in range: ClosedRange<Int>) -> Int? {
     guard at + count <= bytes.count, bytes[at..<(at + count)].allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
-      return false
+      return nil
     }
-    return range.contains(bytes[at..<(at + count)].reduce(0) { $0 * 10 + Int($1 - 48) })
+    let value = bytes[at..<(at + count)].reduce(0) { $0 * 10 + Int($1 - 48) }
+    return range.contains(value) ? value : nil
   }
   func byte(_ at: Int, _ character: Character) -> Bool {
     at < bytes.count && bytes[at] == character.asciiValue
   }
-  guard digits(0, 4, in: 1970...9999), byte(4, "-"), digits(5, 2, in: 1...12), byte(7, "-"),
-    digits(8, 2, in: 1...31)
-  else { return false }
-  if bytes.count == 10 { return true }
-  guard byte(10, "T"), digits(11, 2, in: 0...23), byte(13, ":"), digits(14, 2, in: 0...59) else {
-    return false
-  }
+  guard let year = number(0, 4, in: 1970...9999), byte(4, "-"), let month = number(5, 2, in: 1...12),
+    byte(7, "-"), let day = number(8, 2, in: 1...31)
+  else { return nil }
+  let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+  let monthDays = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+  guard day <= monthDays[month - 1] else { return nil }
+  // Days since 1970-01-01 (Howard Hinnant's days_from_civil).
+  let y = month <= 2 ? year - 1 : year
+  let era = y / 400
+  let yearOfEra = y - era * 400
+  let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+  let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+  let midnight = Double((era * 146_097 + dayOfEra - 719_468) * 86_400)
+  if bytes.count == 10 { return midnight }
+  guard byte(10, "T"), let hour = number(11, 2, in: 0...23), byte(13, ":"),
+    let minute = number(14, 2, in: 0...59)
+  else { return nil }
+  var seconds = Double(hour * 3_600 + minute * 60)
   var index = 16
   if byte(index, ":") {
-    guard digits(index + 1, 2, in: 0...60) else { return false }
+    guard let second = number(index + 1, 2, in: 0...60) else { return nil }
+    seconds += Double(second)
     index += 3
     if byte(index, ".") {
       index += 1
       let start = index
       while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 { index += 1 }
-      guard index > start else { return false }
+      guard index > start else { return nil }
+      seconds += Double("0." + String(decoding: bytes[start..<index], as: UTF8.self)) ?? 0
     }
   }
-  if index == bytes.count { return true }
-  if byte(index, "Z") { return index + 1 == bytes.count }
-  guard byte(index, "+") || byte(index, "-"), digits(index + 1, 2, in: 0...14), byte(index + 3, ":"),
-    digits(index + 4, 2, in: 0...59)
-  else { return false }
-  return index + 6 == bytes.count
+  if index == bytes.count { return midnight + seconds }
+  if byte(index, "Z") { return index + 1 == bytes.count ? midnight + seconds : nil }
+  guard byte(index, "+") || byte(index, "-"), let offsetHours = number(index + 1, 2, in: 0...14),
+    byte(index + 3, ":"), let offsetMinutes = number(index + 4, 2, in: 0...59), index + 6 == bytes.count
+  else { return nil }
+  let offset = Double(offsetHours * 3_600 + offsetMinutes * 60)
+  return midnight + seconds + (byte(index, "+") ? -offset : offset)
 }
 
 /// `everything` parameters.
@@ -204,10 +220,13 @@ public final class NewsAPIClient: Sendable {
       throw .invalidRequest(Sentence(.notASortOrder, printable(sortBy)))
     }
     for (name, value) in [("from", query.from), ("to", query.to)] {
-      guard let value, !isSearchDate(value) else { continue }
+      guard let value, searchInstant(value) == nil else { continue }
       throw .invalidRequest(Sentence(.notADate, printable(String(value.prefix(40))), name))
     }
-    if let from = query.from, let to = query.to, from.prefix(19) > to.prefix(19) {
+    // Compared as instants: 10:00+05:00 is before 06:00Z.
+    if let from = query.from, let to = query.to, let start = searchInstant(from), let end = searchInstant(to),
+      start > end
+    {
       throw .invalidRequest(Sentence(.fromAfterTo, printable(from), printable(to)))
     }
     for field in query.searchIn where !["title", "description", "content"].contains(field) {

@@ -138,12 +138,23 @@ import Testing
       (["--from", "yesterday"], "'yesterday' is not a date NewsAPI takes for from"),
       (["--to", "2026-13-01"], "not a date NewsAPI takes for to"),
       (["--from", "2026-11-02", "--to", "2026-11-01"], "is after the to date"),
+      // A day the month does not have; a from after the to once their offsets are read (15:00Z > 12:00Z).
+      (["--from", "2026-02-30"], "'2026-02-30' is not a date NewsAPI takes for from"),
+      (["--to", "2025-02-29T10:00:00Z"], "not a date NewsAPI takes for to"),
+      (["--from", "2026-11-01T10:00:00-05:00", "--to", "2026-11-01T12:00:00Z"], "is after the to date"),
       (["--search-in", "body"], "searchIn takes title, description and content"),
     ] {
       let result = try CLI.run(["search", "refused"] + arguments, environment: environment)
       #expect(result.status == 64 && result.stderr.contains(mentions), "\(arguments): \(result.stderr)")
     }
     #expect(try server.log().filter { $0.contains("refused") }.isEmpty)
+    // 10:00+05:00 is 05:00Z, before 06:00Z (compared as text it was after, and refused); a leap day is a day.
+    for arguments in [
+      ["--from", "2026-11-01T10:00:00+05:00", "--to", "2026-11-01T06:00:00Z"], ["--from", "2028-02-29"],
+    ] {
+      let accepted = try CLI.run(["search", "accepted"] + arguments, environment: environment)
+      #expect(accepted.status == 0, "\(arguments): \(accepted.stderr)")
+    }
   }
 
   @Test func sourcesFindByNameAndSayWhenNothingMatches() throws {
