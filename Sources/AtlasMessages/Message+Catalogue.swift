@@ -1740,8 +1740,8 @@ public enum Message: String, CaseIterable, Sendable {
       )
     case .sourceIdShape:
       (
-        "'{1}' is not a source id: an id is lower-case letters, digits, '-', '_' and '.' (as bbc-news).",
-        "'{1}' n'est pas un identifiant de source : un identifiant est fait de minuscules, de chiffres, de '-', "
+        "'{1}' is not a source id: an id is letters, digits, '-', '_' and '.' (as bbc-news).",
+        "'{1}' n'est pas un identifiant de source : un identifiant est fait de lettres, de chiffres, de '-', "
           + "de '_' et de '.' (comme bbc-news)."
       )
     case .sourcesListNotCached:

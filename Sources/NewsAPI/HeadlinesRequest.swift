@@ -123,13 +123,14 @@ public struct HeadlinesRequest: Sendable {
   }
 
   /// NewsAPI source ids from texts that are each one id or a comma-separated list (`bbc-news,le-monde`): each
-  /// lower-case letters, digits, `-`, `_` and `.` (at most 64), at most 20 in all (a request's limit), each
+  /// letters (read in lower case), digits, `-`, `_` and `.` (at most 64), at most 20 in all (a request's limit), each
   /// kept once. The one reading of source ids: `--source`, `source=` and the `sources` setting.
   public static func sourceIDs(_ texts: [String]) throws(HeadlinesRequestError) -> [String] {
     var ids: [String] = []
     for text in texts {
       for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-        let id = part.trimmingCharacters(in: .whitespaces)
+        // Any case, as a country or a category is read: NewsAPI's ids are lower case (BBC-News is bbc-news).
+        let id = part.trimmingCharacters(in: .whitespaces).lowercased()
         guard !id.isEmpty, id.utf8.count <= 64,
           id.unicodeScalars.allSatisfy({
             ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" || $0 == "."

@@ -52,16 +52,44 @@ extension NewsAPIClient {
     return (usable, refused)
   }
 
+  /// Checks `everything`'s `sources` against the sources list: the cached one, else the service's (one request
+  /// of the budget), else a stale cached one. A search may name a source of any country (not only the 54's).
+  /// With no list to be had the ids go unchecked, and the search itself says what failed.
+  ///
+  /// - Throws: `.invalidRequest` naming the nearest known ids for an id the list does not hold.
+  public func checkSearchSources(_ ids: [String]) async throws(NewsAPIError) {
+    guard !ids.isEmpty else { return }
+    let cached = cachedSources()
+    let catalog: [NewsSource]
+    if let (list, fresh) = cached, fresh {
+      catalog = list
+    } else {
+      do throws(NewsAPIError) {
+        catalog = try await sources()
+      } catch {
+        guard let (list, _) = cached else { return }
+        catalog = list
+      }
+    }
+    let known = catalog.map(\.id)
+    for id in ids where !known.contains(id) { throw Self.unknownSource(id, known: known) }
+  }
+
+  /// The refusal of a source id the sources list does not hold, naming the nearest known ids.
+  static func unknownSource(_ id: String, known: [String]) -> NewsAPIError {
+    let near = nearestIDs(to: id, in: known)
+    return .invalidRequest(
+      near.isEmpty
+        ? Sentence(.unknownSourceNoneNear, printable(id))
+        : Sentence(.unknownSource, printable(id), near.joined(separator: ", ")))
+  }
+
   /// One job per id (once each, in order), in its source's country.
   static func sourceJobs(_ ids: [String], catalog: [NewsSource]) throws(NewsAPIError) -> [HeadlinesJob] {
     var jobs: [HeadlinesJob] = []
     for id in ids where !jobs.contains(where: { $0.source == id }) {
       guard let source = catalog.first(where: { $0.id == id }) else {
-        let near = nearestIDs(to: id, in: catalog.map(\.id))
-        throw .invalidRequest(
-          near.isEmpty
-            ? Sentence(.unknownSourceNoneNear, printable(id))
-            : Sentence(.unknownSource, printable(id), near.joined(separator: ", ")))
+        throw unknownSource(id, known: catalog.map(\.id))
       }
       guard let code = source.country, let country = Country.named(code: code) else {
         throw .invalidRequest(

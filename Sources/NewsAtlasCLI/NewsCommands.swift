@@ -559,13 +559,24 @@ struct SearchCommand: AsyncParsableCommand {
         !$0.isEmpty
       }
     }
-    (search.sources, search.domains) = (list(sources), list(domains))
+    // Source ids as headlines reads them (any case, 20 at most), then checked against the sources list.
+    do {
+      search.sources = try HeadlinesRequest.sourceIDs(sources.map { [$0] } ?? [])
+    } catch {
+      throw CLIError.usage(error.description(naming: { _ in "--sources" }, in: .current))
+    }
+    search.domains = list(domains)
     (search.excludeDomains, search.searchIn) = (list(excludeDomains), list(searchIn))
     search.pageSize = pageSize
     let (client, http) = try service.client(settings: settings)
     defer { http.shutdown() }
     let page: ArticlePage
-    do { page = try await client.everything(search) } catch { throw CLIError(newsAPI: error) }
+    do {
+      try await client.checkSearchSources(search.sources)
+      page = try await client.everything(search)
+    } catch {
+      throw CLIError(newsAPI: error)
+    }
     let out = OutputBuffer.standardOutput()
     if service.format == .json {
       struct Body: Encodable {

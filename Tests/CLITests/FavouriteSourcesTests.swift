@@ -67,6 +67,10 @@ import Testing
       ["headlines", "--source", "bbc-news", "--provider", "gdelt"], environment: environment)
     #expect(gdelt.status == 64 && gdelt.stderr.contains("--source asks NewsAPI"), "\(gdelt.stderr)")
     #expect(try server.log().filter { $0.contains("/v2/top-headlines?") }.isEmpty)
+    // An id in capitals is its id (NewsAPI's are lower case), as a country or a category in any case.
+    let capitals = try CLI.run(
+      ["headlines", "--source", "BBC-News", "--page-size", "1", "--format", "json"], environment: environment)
+    #expect(capitals.status == 0 && capitals.stdout.contains(#""source":"bbc-news""#), "\(capitals.stderr)")
   }
 
   /// The favourite sources: kept by `config set sources`, asked by a bare `headlines` with the favourite
@@ -182,7 +186,7 @@ import Testing
     #expect(
       french.hasPrefix(#"{"error":"'bbc-nwes' n'est pas un identifiant de source NewsAPI ; "#), "\(french)")
     for (query, mentions) in [
-      ("source=BBC", "'BBC' is not a source id"),
+      ("source=BBC%20News", "'BBC News' is not a source id"),
       ("source=bbc-news&provider=gdelt", "provider=newsapi or auto"),
       ("source=el-mundo", "'el-mundo' is a source of es"),
     ] {

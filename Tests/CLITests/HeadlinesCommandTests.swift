@@ -122,14 +122,16 @@ import Testing
   @Test func searchFiltersAndDates() throws {
     let search = try CLI.run(
       [
-        "search", "climate", "--sources", "bbc-news, cnn", "--domains", "lemonde.fr", "--exclude-domains",
+        "search", "climate", "--sources", "BBC-News, le-monde", "--domains", "lemonde.fr",
+        "--exclude-domains",
         "x.com",
         "--search-in", "title,description", "--from", "2026-11-01T10:00:00Z", "--to", "2026-11-02",
       ], environment: environment)
     #expect(search.status == 0, "\(search.stderr)")
     let sent = try #require(try server.log().first { $0.contains("/v2/everything") })
     for part in [
-      "searchIn=title%2Cdescription", "sources=bbc-news%2Ccnn", "domains=lemonde.fr", "excludeDomains=x.com",
+      "searchIn=title%2Cdescription", "sources=bbc-news%2Cle-monde", "domains=lemonde.fr",
+      "excludeDomains=x.com",
       "from=2026-11-01T10%3A00%3A00Z", "to=2026-11-02",
     ] {
       #expect(sent.contains(part), "\(part) in \(sent)")
@@ -143,6 +145,11 @@ import Testing
       (["--to", "2025-02-29T10:00:00Z"], "not a date NewsAPI takes for to"),
       (["--from", "2026-11-01T10:00:00-05:00", "--to", "2026-11-01T12:00:00Z"], "is after the to date"),
       (["--search-in", "body"], "searchIn takes title, description and content"),
+      // A source id the sources list does not hold, as headlines --source says it.
+      (
+        ["--sources", "le-monde,bbc-nwes"], "'bbc-nwes' is not a NewsAPI source id; the nearest are bbc-news,"
+      ),
+      (["--sources", "BBC News"], "'BBC News' is not a source id"),
     ] {
       let result = try CLI.run(["search", "refused"] + arguments, environment: environment)
       #expect(result.status == 64 && result.stderr.contains(mentions), "\(arguments): \(result.stderr)")
