@@ -22,6 +22,13 @@ public enum InterfaceLanguage: String, Sendable, CaseIterable {
   public static func chosen(
     arguments: [String], setting: @autoclosure () -> String?, environment: [String: String]
   ) -> InterfaceLanguage {
+    if let language = given(arguments: arguments) { return language }
+    return setting().flatMap(InterfaceLanguage.init(rawValue:)) ?? fromLocale(environment)
+  }
+
+  /// The language `--lang xx` (or `--lang=xx`, before any `--`) asks for on a command line, the last one given;
+  /// nil when none is, or it names no language.
+  public static func given(arguments: [String]) -> InterfaceLanguage? {
     var given: String?
     var rest = arguments[...]
     while let argument = rest.popFirst(), argument != "--" {
@@ -31,8 +38,12 @@ public enum InterfaceLanguage: String, Sendable, CaseIterable {
         given = String(argument.dropFirst(7))
       }
     }
-    if let language = given.flatMap(InterfaceLanguage.init(rawValue:)) { return language }
-    return setting().flatMap(InterfaceLanguage.init(rawValue:)) ?? fromLocale(environment)
+    return given.flatMap(InterfaceLanguage.init(rawValue:))
+  }
+
+  /// The locale variable that decides `fromLocale`: the first of `LC_ALL`, `LC_MESSAGES` and `LANG` set.
+  public static func localeVariable(_ environment: [String: String]) -> String? {
+    ["LC_ALL", "LC_MESSAGES", "LANG"].first { !(environment[$0] ?? "").isEmpty }
   }
 
   /// The language of a web request: `lang=xx` in its query, else the first of `Accept-Language`'s languages

@@ -239,6 +239,7 @@ public enum Message: String, CaseIterable, Sendable {
   case configNameASetting
   case configNotSet
   case configGiveValue
+  case originFlag
   case originEnvironment
   case originFile
   case originDefault
@@ -1489,12 +1490,12 @@ public enum Message: String, CaseIterable, Sendable {
     case .configDiscussion:
       (
         "config show | config get KEY | config set KEY VALUE | config unset KEY | config reset | config path. "
-          + "show lists every setting, its value in use and where it comes from (environment, file and line, "
-          + "default); the API key is shown as set, never its value. Keys: {1}. Flags and the environment "
+          + "show lists every setting, its value in use and where it comes from (flag, environment, file and "
+          + "line, default); the API key is shown as set, never its value. Keys: {1}. Flags and the environment "
           + "(NEWSAPI_KEY, NEWSATLAS_API_BASE) override the file.",
         "config show | config get CLÉ | config set CLÉ VALEUR | config unset CLÉ | config reset | config path. "
-          + "show liste chaque réglage, sa valeur en usage et d'où elle vient (environnement, fichier et ligne, "
-          + "défaut) ; la clé d'API est montrée comme réglée, jamais sa valeur. Clés : {1}. Les options et "
+          + "show liste chaque réglage, sa valeur en usage et d'où elle vient (option, environnement, fichier et "
+          + "ligne, défaut) ; la clé d'API est montrée comme réglée, jamais sa valeur. Clés : {1}. Les options et "
           + "l'environnement (NEWSAPI_KEY, NEWSATLAS_API_BASE) l'emportent sur le fichier."
       )
     case .configActionHelp: ("show, get, set, unset, reset or path.", "show, get, set, unset, reset ou path.")
@@ -1527,6 +1528,7 @@ public enum Message: String, CaseIterable, Sendable {
     case .configNotSet: ("{1} is not set.", "{1} n'est pas réglé.")
     case .configGiveValue:
       ("Give the value after 'config set {1}'.", "Donnez la valeur après 'config set {1}'.")
+    case .originFlag: ("flag ({1})", "option ({1})")
     case .originEnvironment: ("environment (${1})", "environnement (${1})")
     case .originFile: ("file ({1}, line {2})", "fichier ({1}, ligne {2})")
     case .originDefault: ("default", "défaut")

@@ -1,3 +1,4 @@
+import AtlasMessages
 import AtlasSettings
 import Fetch
 import Foundation
@@ -38,6 +39,8 @@ extension Settings.Key {
 extension Settings {
   /// Where a setting's value in use comes from.
   public enum Origin: Equatable, Sendable, CustomStringConvertible {
+    /// A command-line flag (`--lang`).
+    case flag(String)
     case environment(String)
     case file(path: String, line: Int)
     case defaultValue
@@ -46,6 +49,7 @@ extension Settings {
 
     public var description: String {
       switch self {
+      case .flag(let name): "flag (\(name))"
       case .environment(let name): "environment ($\(name))"
       case .file(let path, let line): "file (\(path), line \(line))"
       case .defaultValue: "default"
@@ -63,12 +67,24 @@ extension Settings {
   }
 
   /// Every setting, in `Key`'s order: the environment over the file over the default. The API key is shown as
-  /// `set` or not at all, wherever it comes from.
-  public func shown(environment: [String: String] = ProcessInfo.processInfo.environment) -> [Shown] {
+  /// `set` or not at all, wherever it comes from. The interface's language is the one in use, as the CLI
+  /// chooses it: `--lang` (`language`, as the command line gave it), else the file, else the locale (`LC_ALL`,
+  /// `LC_MESSAGES`, `LANG`), else English.
+  public func shown(
+    environment: [String: String] = ProcessInfo.processInfo.environment, language: InterfaceLanguage? = nil
+  ) -> [Shown] {
     Key.allCases.map { key in
       let value: String?
       let origin: Origin
-      if let name = key.environmentName, let text = environment[name], !text.isEmpty {
+      if key == .interfaceLanguage, let language {
+        (value, origin) = (language.rawValue, .flag("--lang"))
+      } else if key == .interfaceLanguage, self[key] == nil {
+        let variable = InterfaceLanguage.localeVariable(environment)
+        (value, origin) = (
+          InterfaceLanguage.fromLocale(environment).rawValue,
+          variable.map { .environment($0) } ?? .defaultValue
+        )
+      } else if let name = key.environmentName, let text = environment[name], !text.isEmpty {
         (value, origin) = (text, .environment(name))
       } else if let text = self[key] {
         (value, origin) = (text, file[key.rawValue].map { .file(path: path, line: $0.line) } ?? .unset)

@@ -93,7 +93,8 @@ struct ConfigCommand: ParsableCommand {
   /// Every setting, its value in use and where it comes from.
   func show() throws {
     let settings = try LaunchSettings.load()
-    let shown = settings.shown()
+    let shown = settings.shown(
+      language: InterfaceLanguage.given(arguments: Array(CommandLine.arguments.dropFirst())))
     let out = OutputBuffer.standardOutput()
     if format == .json {
       var json = JSONWriter()
@@ -104,6 +105,9 @@ struct ConfigCommand: ParsableCommand {
             entry.string("key", item.key.rawValue)
             entry.value("value", item.value.map(JSONValue.string) ?? .null)
             switch item.origin {
+            case .flag(let name):
+              entry.string("origin", "flag")
+              entry.string("flag", name)
             case .environment(let name):
               entry.string("origin", "environment")
               entry.string("variable", name)
@@ -127,6 +131,7 @@ struct ConfigCommand: ParsableCommand {
         item.key == .apiKey && item.value != nil ? Message.originSet() : item.value ?? "-")
       let origin: String
       switch item.origin {
+      case .flag(let name): origin = Message.originFlag(name)
       case .environment(let name): origin = Message.originEnvironment(name)
       case .file(let path, let line): origin = Message.originFile(path, line)
       case .defaultValue: origin = Message.originDefault()

@@ -24,7 +24,8 @@ import Testing
     #expect(try run(["config", "set", "country", "royaume-uni"]).status == 0)
     #expect(try run(["config", "set", "api-key", fileKey]).status == 0)
     #expect(try run(["config", "set", "ttl-search", "60"]).status == 0)
-    let text = try run(["config", "show"], ["NEWSATLAS_API_BASE": "http://proxyuser:proxysecret@127.0.0.1:9"])
+    let text = try run(
+      ["config", "show"], ["NEWSATLAS_API_BASE": "http://proxyuser:proxysecret@127.0.0.1:9"])
     #expect(text.status == 0, "\(text.stderr)")
     let lines = text.stdoutLines.map { $0.split(separator: " ").joined(separator: " ") }
     #expect(lines.contains("country gb file (\(file), line 2)"), "\(text.stdout)")
@@ -33,7 +34,8 @@ import Testing
     #expect(lines.contains("api-base http://127.0.0.1:9 environment ($NEWSATLAS_API_BASE)"))
     #expect(lines.contains("ttl-headlines 3600 default"))
     #expect(lines.contains("language - not set"))
-    #expect(!text.stdout.contains("WXYZ") && !text.stdout.contains("filekey") && !text.stdout.contains("proxy"))
+    #expect(
+      !text.stdout.contains("WXYZ") && !text.stdout.contains("filekey") && !text.stdout.contains("proxy"))
     let environmentKey = "envkey-0123456789abcdefQRST"
     let json = try run(["config", "show", "--format", "json"], ["NEWSAPI_KEY": environmentKey])
     #expect(!json.stdout.contains("QRST") && !json.stdout.contains("WXYZ"))
@@ -44,6 +46,34 @@ import Testing
     #expect(settings.compactMap { $0["key"] as? String }.first == "country")
     let refused = try run(["config", "show", "country"])
     #expect(refused.status == 64 && refused.stderr.contains("takes no setting"))
+  }
+
+  /// The interface's language is shown as in use, with where it comes from, as the CLI chooses it: --lang (a
+  /// flag), the file, the locale, else English. It said "not set" under --lang fr or a French LANG.
+  @Test func showSaysTheInterfaceLanguageInUse() throws {
+    func line(_ result: CLI.Result) -> String {
+      result.stdoutLines.first { $0.hasPrefix("interface-language ") }.map {
+        $0.split(separator: " ").joined(separator: " ")
+      } ?? result.stderr
+    }
+    #expect(try line(run(["config", "show", "--lang", "fr"])) == "interface-language fr option (--lang)")
+    #expect(
+      try line(run(["--lang", "en", "config", "show"], ["LANG": "fr_FR.UTF-8"]))
+        == "interface-language en flag (--lang)")
+    #expect(
+      try line(run(["config", "show"], ["LANG": "fr_FR.UTF-8"]))
+        == "interface-language fr environnement ($LANG)")
+    #expect(
+      try line(run(["config", "show"], ["LANG": "", "LC_MESSAGES": "fr_CA.UTF-8"]))
+        == "interface-language fr environnement ($LC_MESSAGES)")
+    #expect(try line(run(["config", "show"], ["LANG": ""])) == "interface-language en default")
+    #expect(try run(["config", "set", "interface-language", "fr"]).status == 0)
+    #expect(try line(run(["config", "show"])) == "interface-language fr fichier (\(file), ligne 2)")
+    let json = try run(["config", "show", "--format", "json", "--lang=en"])
+    let shown = try #require(
+      (json.json?["settings"] as? [[String: Any]])?.first { $0["key"] as? String == "interface-language" })
+    #expect(shown["value"] as? String == "en" && shown["origin"] as? String == "flag")
+    #expect(shown["flag"] as? String == "--lang")
   }
 
   @Test func setGetUnsetResetPath() throws {
