@@ -1,5 +1,6 @@
 import AtlasAnswers
 import AtlasMessages
+import Fetch
 import Foundation
 import GeoFormats
 import GeoIndex
@@ -13,6 +14,33 @@ extension AtlasService {
   func mapPage(_ request: ParsedRequest) throws -> Reply {
     try allow(request, ["lang", "poll"])
     return Reply(text: MapPage.html, type: "text/html; charset=utf-8")
+  }
+
+  /// `GET /v1/countries[?q=TEXT]`: the 54 news countries as `newsatlas countries --format json` lists them
+  /// (`{"countries":[{"code","name","nameFr","latitude","longitude","language"}]}`), or the one `q` names, read
+  /// as `--country` and `?country=` read it (`Country.identified`: a code, an English or French name, case and
+  /// accents ignored, uk, usa, the start or part of one name). A name no country has, or several have, is 404
+  /// with the sentence that names the candidates, in the request's language. The map's search box asks it.
+  func countries(_ request: ParsedRequest) throws -> Reply {
+    var found = Country.all
+    if let text = try allow(request, ["q"]).get("q") {
+      let identification = Country.identified(by: text)
+      guard case .one(let country) = identification else {
+        let shown = printable(String(text.prefix(64)))
+        let candidates = identification.candidates
+        let wording = Wording {
+          CountryIdentification.refusal(candidates: candidates, shown: shown, in: $0)
+        }
+        throw Problem.worded(.notFound(wording.text(InterfaceLanguage.english)), wording)
+      }
+      found = [country]
+    }
+    var writer = JSONWriter()
+    writer.object { object in
+      object.array("countries", found) { json, country in json.object { country.write(to: &$0) } }
+    }
+    writer.bytes.append(0x0A)
+    return Reply(json: writer.bytes)
   }
 
   /// `GET /v1/basemap?zoom=Z`: the countries' borders as GeoJSON, simplified for zoom Z.

@@ -56,6 +56,7 @@ extension AtlasService {
       try leafletFile("images/" + ($0.parameters.get("file") ?? ""))
     }
     router.readable("/v1/basemap", basemap)
+    router.readable("/v1/countries", countries)
     return router
   }
 

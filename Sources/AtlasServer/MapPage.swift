@@ -116,7 +116,7 @@ enum MapPage {
           noLocation: "Your browser gave no location.", failed: "The service did not answer: ",
           find: "Go", country: "Country", world: "Whole world", property: "Property", value: "Value", apply: "Filter",
           category: "Category", allCategories: "Top headlines", source: "Favourite source",
-          noSource: "No favourite source", notFound: "No news country is called “{q}”.",
+          noSource: "No favourite source",
           offer: "Centre on {name}, the news country nearest to you?", filtered: "Filter: {p} = {v}",
           categories: { business: "Business", entertainment: "Entertainment", general: "General", health: "Health",
             science: "Science", sports: "Sports", technology: "Technology" },
@@ -132,7 +132,6 @@ enum MapPage {
           find: "Aller", country: "Pays", world: "Monde entier", property: "Propriété", value: "Valeur",
           apply: "Filtrer", category: "Catégorie", allCategories: "À la une", source: "Source favorite",
           noSource: "Aucune source favorite",
-          notFound: "Aucun pays d’actualités ne s’appelle « {q} ».",
           offer: "Centrer sur {name}, le pays d’actualités le plus proche ?", filtered: "Filtre : {p} = {v}",
           categories: { business: "Économie", entertainment: "Divertissement", general: "Général", health: "Santé",
             science: "Sciences", sports: "Sports", technology: "Technologie" } },
@@ -169,11 +168,6 @@ enum MapPage {
         return lang === "fr"
           ? `Le ${two(date.getDate())}/${two(date.getMonth() + 1)}/${date.getFullYear()} à ${clock}`
           : `${date.getDate()} ${TEXT.en.months[date.getMonth()]} ${date.getFullYear()}, ${clock}`;
-      }
-      /** Lower case without accents, for matching names as typed ("egypte" finds Égypte). */
-      function fold(text) {
-        return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase().replace(/[-'’]/g, " ")
-          .replace(/\s+/g, " ").trim();
       }
 
       /** The URL if it is an absolute http or https one, else null (it then becomes no link). */
@@ -463,11 +457,11 @@ enum MapPage {
         }, () => say(t.noLocation));
       });
 
-      // The 54 news countries (the markers' raw points), for the search box: English and French names.
+      // The 54 news countries (/v1/countries), for the search box's completions: English and French names.
       let countries = [];
-      const countryList = getJSON("/v1/datasets/markers/clusters?zoom=31").then((answer) => {
-        countries = answer.features.map((f) => ({ code: f.properties.code, name: f.properties.name,
-          nameFr: f.properties.nameFr, lat: f.geometry.coordinates[1], lon: f.geometry.coordinates[0] }));
+      const countryList = getJSON("/v1/countries").then((answer) => {
+        countries = answer.countries.map((c) => ({ code: c.code, name: c.name, nameFr: c.nameFr,
+          lat: c.latitude, lon: c.longitude }));
         const names = [];
         for (const c of countries) {
           names.push(new Option(lang === "fr" ? c.nameFr : c.name, undefined));
@@ -477,16 +471,6 @@ enum MapPage {
         document.getElementById("countries").replaceChildren(...names);
         return countries;
       }).catch((error) => say(t.failed + error.message));
-      /** The country a typed text names: a code, an English or French name (accents and case ignored), or the
-       *  start of exactly one name. */
-      function findCountry(text) {
-        const q = fold(text);
-        if (!q) return null;
-        const exact = countries.find((c) => c.code === q || fold(c.name) === q || fold(c.nameFr) === q);
-        if (exact) return exact;
-        const starts = countries.filter((c) => fold(c.name).startsWith(q) || fold(c.nameFr).startsWith(q));
-        return starts.length === 1 ? starts[0] : null;
-      }
       async function goToCountry(code) {
         await countryList;
         const country = countries.find((c) => c.code === code);
@@ -494,14 +478,18 @@ enum MapPage {
         map.setView([country.lat, country.lon], 5);
         showCountry(country, "");
       }
+      // A typed name is read by the service as --country reads it (a code, an English or French name, uk, usa,
+      // the start or part of one name); a name several countries have is its sentence naming them.
       document.getElementById("find").addEventListener("submit", async (event) => {
         event.preventDefault();
-        await countryList;
         const input = document.getElementById("find-country");
-        const country = findCountry(input.value);
-        if (!country) { say(t.notFound.replace("{q}", input.value.trim())); return; }
-        say("");
-        goToCountry(country.code);
+        try {
+          const answer = await getJSON(`/v1/countries?q=${encodeURIComponent(input.value.trim())}`);
+          say("");
+          goToCountry(answer.countries[0].code);
+        } catch (error) {
+          say(error.message);
+        }
       });
       document.getElementById("world").addEventListener("click", () => map.setView([25, 10], 2));
 
@@ -550,7 +538,7 @@ enum MapPage {
       }
       map.on("moveend", refresh);
       refresh();
-      window.newsAtlas = { map, openPlace, showCountry, goToCountry, findCountry, humanDate, viewBox, safeHref };
+      window.newsAtlas = { map, openPlace, showCountry, goToCountry, humanDate, viewBox, safeHref };
     })();
 
     """#

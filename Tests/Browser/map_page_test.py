@@ -160,6 +160,10 @@ def main():
         wanted = [a["imageUrl"] for a in get_json(f"{base}/v1/headlines?country=fr&pageSize=10")["results"][0]["articles"]
                   if a.get("imageUrl")]
         check(wanted and sorted(images) == sorted(wanted), f"each article's picture is shown ({len(images)} of {len(wanted)})")
+        descriptions = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#panel-list li .description")]
+        wanted = [a["description"] for a in get_json(f"{base}/v1/headlines?country=fr&pageSize=10")["results"][0]["articles"]
+                  if a.get("description")]
+        check(wanted and descriptions == wanted, f"each article's description is shown ({descriptions[:2]})")
         dates = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#panel-list time")]
         check(dates and all(re.fullmatch(r"\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d", d) for d in dates),
               f"dates read as the CLI prints them ({dates[:2]})")
@@ -222,6 +226,19 @@ def main():
         driver.find_element(By.CSS_SELECTOR, "#find button").click()
         wait.until(lambda d: "atlantis" in d.find_element(By.ID, "message-text").text)
         check(True, "a name no country has is said so")
+        # Names as --country reads them (the service's /v1/countries): several countries named, an alias.
+        field.clear()
+        field.send_keys("united")
+        driver.find_element(By.CSS_SELECTOR, "#find button").click()
+        wait.until(lambda d: "gb (United Kingdom)" in d.find_element(By.ID, "message-text").text)
+        said = driver.find_element(By.ID, "message-text").text
+        check(said == "'united' could be ae (United Arab Emirates), gb (United Kingdom) or us (United States); "
+              "give one code.", f"a name several countries have names them ({said!r})")
+        field.clear()
+        field.send_keys("uk")
+        driver.find_element(By.CSS_SELECTOR, "#find button").click()
+        wait.until(lambda d: d.find_element(By.ID, "panel-title").get_attribute("data-code") == "gb")
+        check(driver.find_element(By.ID, "panel-title").text == "United Kingdom", "'uk' opens the United Kingdom")
         driver.find_element(By.ID, "world").click()
         wait.until(lambda d: view().startswith("2:"))
         check(driver.execute_script("return window.newsAtlas.map.getZoom()") == 2, "the whole-world button shows the world")
@@ -297,6 +314,18 @@ def main():
         dates = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#panel-list time")]
         check(all(re.fullmatch(r"Le \d\d/\d\d/\d{4} à \d\d:\d\d", d) for d in dates),
               f"?lang=fr shows French dates ({dates[:2]})")
+        # The search box in French: French names completed first, and the service's sentence in French.
+        names = driver.execute_script(
+            "return [...document.querySelectorAll('#countries option')].map((o) => o.value)")
+        check(names[:2] == ["Émirats Arabes Unis", "United Arab Emirates"] and "Allemagne" in names,
+              f"the French page completes French names first ({names[:2]})")
+        field = driver.find_element(By.ID, "find-country")
+        field.send_keys("uni")
+        driver.find_element(By.CSS_SELECTOR, "#find button").click()
+        wait.until(lambda d: "Royaume-Uni" in d.find_element(By.ID, "message-text").text)
+        said = driver.find_element(By.ID, "message-text").text
+        check(said.startswith("'uni' peut être ae (Émirats Arabes Unis), gb (Royaume-Uni)"),
+              f"the search box's sentence is French on the French page ({said!r})")
         # The page asks the service in its language, so the service's error sentences come in French.
         asked = [json.loads(entry["message"])["message"]["params"]["request"]
                  for entry in driver.get_log("performance")
@@ -338,7 +367,8 @@ def main():
         check(urls and not outside, f"{len(urls)} requests, none leaving 127.0.0.1 but articles' pictures ({outside[:3]})")
         errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"
                   and not picture(entry["message"].split(" ", 1)[0])
-                  and "/v1/headlines?country=xx " not in entry["message"]]  # the 400 asked for on purpose
+                  and "/v1/headlines?country=xx " not in entry["message"]  # the 400 asked for on purpose
+                  and "/v1/countries?q=" not in entry["message"]]  # the search box's names no one country has
         check(not errors, f"still no console errors, unreachable pictures aside ({errors[:2]})")
     finally:
         if driver:

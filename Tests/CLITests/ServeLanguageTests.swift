@@ -85,6 +85,39 @@ import Testing
     #expect(off.status == 503 && said.hasPrefix("Ce serveur a été lancé avec --no-news"), "\(said)")
   }
 
+  /// `/v1/countries?q=`, which the map's search box asks: a name read as `--country` reads it (the page matched
+  /// names itself: "uk", "korea" and "emirats" found nothing there), and a name several countries have is the
+  /// sentence naming them, in the request's language (the page said "No news country is called 'united'").
+  /// It needs no news: a server started with --no-news answers it.
+  @Test func countriesAreFoundAsCountryReadsThem() async throws {
+    let served = try Served(["--no-news"])
+    func codes(_ path: String) async throws -> [String] {
+      let answer = try await client.get(served.base + path)
+      #expect(answer.status == 200, "\(path)")
+      let body = try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
+      return (body?["countries"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+    }
+    #expect(try await codes("/v1/countries").count == 54)
+    for (query, code) in [
+      ("uk", "gb"), ("Allemagne", "de"), ("korea", "kr"), ("emirats", "ae"), ("FR", "fr"),
+    ] {
+      #expect(try await codes("/v1/countries?q=" + query) == [code], "\(query)")
+    }
+    let united = try await client.get(served.base + "/v1/countries?q=united")
+    #expect(united.status == 404)
+    #expect(
+      try error(united)
+        == "'united' could be ae (United Arab Emirates), gb (United Kingdom) or us (United States); give one code."
+    )
+    let uni = try await client.get(served.base + "/v1/countries?q=uni", headers: [("Accept-Language", "fr")])
+    #expect(
+      try error(uni)
+        == "'uni' peut être ae (Émirats Arabes Unis), gb (Royaume-Uni) ou us (États-Unis) ; donnez un code.")
+    let none = try await client.get(served.base + "/v1/countries?q=atlantis&lang=fr")
+    let noneSaid = try error(none)
+    #expect(none.status == 404 && noneSaid.hasPrefix("'atlantis' n'est pas un des 54 pays de NewsAPI"))
+  }
+
   /// An error answer depends on the request's language, so it says so to caches (`Vary: Accept-Language`),
   /// the event loop's answers and the router's alike, and a 405 is worded in the request's language too.
   @Test func errorAnswersVaryWithTheLanguage() async throws {

@@ -63,7 +63,9 @@ def source_articles(n, source):
         minutes = k * step + n % 37
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1795348800 - minutes * 60))
         items.append({"source": {"id": source["id"], "name": source["name"]}, "author": None,
-                      "title": f"{source['id']} {k}", "description": None,
+                      "title": f"{source['id']} {k}",
+                      # Every other article has a description (the map shows it), those without a picture.
+                      "description": f"What {source['id']} {k} is about." if k % 2 == 1 else None,
                       "url": f"https://example.org/{source['id']}/{k}",
                       "urlToImage": f"https://example.org/{source['id']}/{k}.jpg" if k % 2 == 0 else None,
                       "publishedAt": stamp, "content": None})
