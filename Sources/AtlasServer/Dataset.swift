@@ -39,6 +39,9 @@ public final class Dataset: @unchecked Sendable {
   public let version: Int
   /// Where a dataset written over HTTP is kept, nil for one given at start.
   let kept: Kept?
+  /// Whether it was read from (or written to) the datasets folder, not given at start: a kept base without a
+  /// version has no `kept`, but is the kept dataset of its name.
+  let isKeptHere: Bool
   /// The tile layer's fields and their TileJSON types: the cluster properties, the aggregates, and the input
   /// properties seen in the first thousand features.
   public let fields: [(name: String, type: String)]
@@ -119,17 +122,20 @@ public final class Dataset: @unchecked Sendable {
     pointCount = dataset.pointCount
     version = dataset.version
     self.kept = kept
+    isKeptHere = true
     fields = dataset.fields
     isMarkers = false
   }
 
-  /// Builds a dataset, kept by writes over HTTP when `kept` is given.
+  /// Builds a dataset, kept by writes over HTTP when `kept` is given (read from the datasets folder when
+  /// `keptHere`, by default when `kept` is given).
   init(
     name: String, file: FeatureFile?, options: ClusterOptions, aggregations: [Aggregation], version: Int,
-    kept: Kept?
+    kept: Kept?, keptHere: Bool? = nil
   ) throws(ClusterError) {
     self.version = version
     self.kept = kept
+    isKeptHere = keptHere ?? (kept != nil)
     let markers = file == nil
     isMarkers = markers
     let file = file ?? FeatureFile.countries(propertyNames: aggregations.map(\.property))

@@ -307,10 +307,13 @@ final class DatasetWrites: Sendable {
     var outcomes: [Outcome?] = []
     var created: [Bool] = []
     var changed = false
-    // A dataset given at start (not kept here) beside a journal: the kept dataset of its name could not be served
-    // (a journal beside a base served is replayed, or removed at start), so an add or a removal would write over
-    // that base and drop its journal: they are refused until a PUT or a DELETE replaces it.
-    var heldBack = before != nil && before?.kept == nil && access(journalPath(of: name), F_OK) == 0
+    // A dataset given at start (not kept here) beside a kept base or journal of its name: the kept dataset could
+    // not be served (one read is served in place of the given one; a journal beside a base served is replayed,
+    // or removed at start), so an add or a removal would write over that base and drop its journal: they are
+    // refused until a PUT or a DELETE replaces it.
+    var heldBack =
+      before.map { !$0.isKeptHere } == true
+      && (access(path(of: name), F_OK) == 0 || access(journalPath(of: name), F_OK) == 0)
     for change in changes {
       created.append(false)
       if heldBack, change.isJournaled {
@@ -565,9 +568,11 @@ final class DatasetWrites: Sendable {
   }
   /// The datasets kept in `directory` (`NAME.geojson` and its journal, `NAME.journal`), to serve at start, at
   /// the version they were kept at; temporary files a crash left are removed, and so are journals without a
-  /// base or naming another base; a file that cannot be read is left alone and named in `warn`.
+  /// base or naming another base; a file that cannot be read is left alone and named in `warn`. `readFault`
+  /// fails journal reads in tests (`DatasetJournal.replay`).
   static func load(
-    directory: String, options: ClusterOptions, aggregations: [Aggregation], warn: (String) -> Void
+    directory: String, options: ClusterOptions, aggregations: [Aggregation], warn: (String) -> Void,
+    readFault: (@Sendable (Range<Int>) -> Int32?)? = nil
   ) -> [Dataset] {
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
     var datasets: [Dataset] = []
@@ -601,7 +606,9 @@ final class DatasetWrites: Sendable {
         if journal >= 0 {
           let replay =
             facts.map {
-              DatasetJournal.replay(journal, over: base, nonce: $0.nonce, baseVersion: $0.version, name: name)
+              DatasetJournal.replay(
+                journal, over: base, nonce: $0.nonce, baseVersion: $0.version, name: name,
+                readFault: readFault)
             } ?? .stale
           switch replay {
           case .replayed(let replayed):
@@ -642,7 +649,7 @@ final class DatasetWrites: Sendable {
               nonce: $0.nonce, identity: identity, baseVersion: $0.version, baseBytes: baseBytes,
               journalBytes: journalBytes,
               journalFormat: journalFormat)
-          })
+          }, keptHere: true)
         dataset.index.buildDeferredTrees()  // before serving: no request waits for a tree
         datasets.append(dataset)
       } catch {

@@ -314,4 +314,67 @@ import Testing
     }
     #expect(offset == head.count + r2.count)
   }
+
+  /// A journal that cannot be read at start (an I/O error at a record's byte, injected): the dataset is not
+  /// served, the file is left as it is, and the one warning says where the read failed, the system's reason and
+  /// what to do (not that the journal is damaged).
+  @Test func aJournalThatCannotBeReadIsNamedInOneWarning() async throws {
+    let scratch = try ScratchDirectory()
+    let (_, _, sizes, _) = try await Self.written(scratch.path, seed: 89, count: 10, adding: 2)
+    let journal = scratch.path + "/live.journal"
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: journal))
+    let failing = sizes[0] + 40
+    let warnings = Warnings()
+    let kept = DatasetWrites.load(
+      directory: scratch.path, options: ClusterOptions(), aggregations: [], warn: { warnings.add($0) },
+      readFault: { $0.contains(failing) ? EIO : nil })
+    #expect(kept.isEmpty)
+    let all = warnings.all
+    #expect(all.count == 1, "\(all)")
+    let warning = all.first ?? ""
+    let said = String(cString: strerror(EIO))
+    #expect(warning.contains("reading its journal"), "\(warning)")
+    #expect(warning.contains(" failed at byte \(sizes[0]) (\(said))"), "\(warning)")
+    #expect(warning.contains("start again once the disk reads") && !warning.contains("damaged"), "\(warning)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == bytes)
+  }
+
+  /// A kept base that cannot be read (no journal beside it) and a dataset of the same name given at start
+  /// (`--points`): an add or a removal is refused with a 409 and the kept base stays byte for byte (the first
+  /// write wrote a new base over it); a PUT replaces it, and a POST after it is kept.
+  @Test func aKeptBaseNotReadIsNotOverwrittenByAWrite() async throws {
+    let scratch = try ScratchDirectory()
+    var random = SplitMix64(state: 97)
+    let base = (1...20).map { Journal.feature($0, &random) }
+    let added = Journal.feature(21, &random)
+    let basePath = scratch.path + "/live.geojson"
+    let keptBase = Data(#"{"type":"FeatureCollection","newsatlas":{"version":3,"features":[{"#.utf8)
+    try keptBase.write(to: URL(fileURLWithPath: basePath))
+    let warnings = Warnings()
+    let kept = DatasetWrites.load(
+      directory: scratch.path, options: ClusterOptions(), aggregations: [], warn: { warnings.add($0) })
+    #expect(kept.isEmpty && warnings.all.count == 1, "\(warnings.all)")
+    let given = scratch.path + "/given.json"
+    try Data(Journal.collection(base).utf8).write(to: URL(fileURLWithPath: given))
+    let markers = try Dataset(name: "markers", file: nil, options: ClusterOptions(), aggregations: [])
+    let points = try Dataset(
+      name: "live", file: try FeatureFile.load(path: given, propertyNames: [], name: "live"),
+      options: ClusterOptions(), aggregations: [])
+    let service = AtlasService(
+      datasets: [markers, points], writeToken: Base.token, datasetsDirectory: scratch.path)
+    try await Application(router: service.router()).test(.router) { client in
+      let post = try await Base.send(client, .post, "/v1/datasets/live/features", Journal.collection([added]))
+      #expect(post.status == 409 && post.body.contains("PUT the dataset"), "\(post.body)")
+      let remove = try await Base.send(client, .delete, "/v1/datasets/live/features/f2")
+      #expect(remove.status == 409, "\(remove.body)")
+      #expect(try Data(contentsOf: URL(fileURLWithPath: basePath)) == keptBase)
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", Journal.collection(base)).status == 200)
+      let after = try await Base.send(
+        client, .post, "/v1/datasets/live/features", Journal.collection([added]))
+      #expect(after.status == 200, "\(after.body)")
+    }
+    #expect(
+      try await Journal.answers(try Base.service(scratch.path))
+        == (try await Journal.freshAnswers(base + [added])))
+  }
 }
