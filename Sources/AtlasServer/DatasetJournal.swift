@@ -111,7 +111,7 @@ enum DatasetJournal {
   /// leaves part of the batch it was writing, none of it answered, after the last answered batch. A record cut
   /// short or damaged (its hash, its version, its features) at version W after records up to version V is such
   /// a tail when W is V (the rest of the last batch applied) or V + 1 (a new batch) and every whole record after
-  /// it (looked for at every line start) has version W; when its header cannot be read, when every whole record
+  /// it (`Reader.onlyVersion`) has version W; when its header cannot be read, when every whole record
   /// after it has version V (none after it is a new batch, whose records would be whole only if answered). A tail
   /// is dropped with what follows, and the file cut back to the whole records before it; any other damage is in
   /// the middle of answered changes: `.damaged`. A failed read is not damage: `.unreadable`, nothing cut.
@@ -317,8 +317,8 @@ enum DatasetJournal {
       return (format, nonce, baseVersion)
     }
 
-    /// The version in the header line at `position` (whose hash covers the payload only), nil when it is not
-    /// a header.
+    /// The version in the header line at `position` (unchecked: read from a record whose hash did not match),
+    /// nil when it is not a header.
     func headerVersion(at position: Int) throws(ReadFailure) -> Int? {
       try header(at: position, before: size)?.version
     }
