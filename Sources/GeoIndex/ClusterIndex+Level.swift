@@ -27,13 +27,14 @@ extension ClusterIndex {
 
     /// A level that `retainedZooms` let go.
     init(dropped: Void) {
-      tree = DeferredTree(PlanarKDTree(xs: [], ys: [], nodeSize: 1))
+      tree = DeferredTree(PlanarKDTree(xs: [], ys: [], nodeSize: 1), forks: 0)
       self.dropped = true
     }
 
-    /// The finished draft, compacted.
-    init(_ draft: Draft) {
-      tree = DeferredTree(draft.tree)
+    /// The finished draft, compacted; its tree, if the build left it, to be built with up to `treeForks`
+    /// levels of forks.
+    init(_ draft: Draft, treeForks: Int) {
+      tree = DeferredTree(draft.tree, forks: treeForks)
       parents = Parents(draft.parents)
       let count = draft.xs.count
       let clusterCount = draft.counts.reduce(0) { $0 + ($1 > 1 ? 1 : 0) }

@@ -207,6 +207,8 @@ public struct ClusterIndex<Aggregate> {
 
     // Small inputs (the 54 markers) stay on this thread: a helper is not worth waking for them.
     let forks = points.count >= NeighborLists.parallelThreshold ? ForkJoin.forks(threads: threads) : 0
+    // A tree left to its first query is built on as many threads (a large one, see `DeferredTree`).
+    let treeForks = ForkJoin.forks(threads: threads)
     var level = Draft(aggregated: map != nil && reduce != nil)
     var pointXs = [Float](repeating: 0, count: points.count)
     var pointYs = [Float](repeating: 0, count: points.count)
@@ -265,7 +267,7 @@ public struct ClusterIndex<Aggregate> {
         if let tree = draft.tree { level.tree.offer(tree) }
         finished.append(level)
       } else {
-        finished.append(Level(draft))
+        finished.append(Level(draft, treeForks: treeForks))
       }
       draft = Draft()  // done with it: free it now
     }

@@ -48,6 +48,9 @@ enum ForkJoin {
   /// Runs `first` on a helper thread and `second` on this one when `parallel` holds, else `first` then
   /// `second` here; returns when both have finished.
   static func both(if parallel: Bool = true, _ first: () -> Void, _ second: () -> Void) {
+    if parallel, let counter = pthread_getspecific(forkCounter) {
+      counter.assumingMemoryBound(to: Int.self).pointee += 1
+    }
     guard parallel, let helper = Helper.claim() else {
       first()
       second()
@@ -60,6 +63,25 @@ enum ForkJoin {
     }
     Helper.release(helper)
   }
+
+  /// Runs `body` and counts the forks asked for on this thread meanwhile (calls of `both` to run in parallel,
+  /// whether or not a helper was free), for tests that check that work stays on the threads it was given.
+  static func countingForks<Result>(_ body: () throws -> Result) rethrows -> (result: Result, forks: Int) {
+    var count = 0
+    let result = try withUnsafeMutablePointer(to: &count) { counter in
+      pthread_setspecific(forkCounter, counter)
+      defer { pthread_setspecific(forkCounter, nil) }
+      return try body()
+    }
+    return (result, count)
+  }
+
+  /// The thread's fork count while `countingForks` runs on it, else nil.
+  nonisolated(unsafe) private static let forkCounter: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    return key
+  }()
 
   /// A thread that runs one piece at a time.
   ///

@@ -1,5 +1,7 @@
 import Dispatch
+import Foundation
 import SeededPoints
+import Synchronization
 import Testing
 
 @testable import GeoIndex
@@ -56,5 +58,65 @@ import Testing
         Array(results[(thread * tiles.count)..<((thread + 1) * tiles.count)]) == want, "thread \(thread)")
     }
     #expect(want.contains { $0 != nil })
+    // Each tree was built once, however many threads asked for it at once.
+    for zoom in zooms {
+      let counts = index.levels[zoom - index.options.minZoom].tree.counts
+      #expect(counts.builds == 1, "zoom \(zoom): built \(counts.builds) times")
+    }
+  }
+
+  /// Callers that all find no tree (each past the unlocked look) get one tree, built once: the first to hold
+  /// the lock builds it only once every caller has missed it, so the others must look again under the lock.
+  @Test func callersThatAllMissTheTreeBuildItOnce() {
+    final class Arrivals: Sendable { let count = Atomic<Int>(0) }
+    let callers = 4
+    let arrivals = Arrivals()
+    let tree = DeferredTree(nil, forks: 0) { arrivals.count.add(1, ordering: .sequentiallyConsistent) }
+    let positions = Self.points.prefix(500).map {
+      (x: Projection.x(longitude: $0!.longitude), y: Projection.y(latitude: $0!.latitude))
+    }
+    let done = DispatchSemaphore(value: 0)
+    for _ in 0..<callers {
+      // Threads of their own: each must reach the lock while the first builder waits.
+      Thread {
+        _ = tree.get(nodeSize: 16) {
+          while arrivals.count.load(ordering: .sequentiallyConsistent) < callers { sched_yield() }
+          return (positions.map(\.x), positions.map(\.y))
+        }
+        done.signal()
+      }.start()
+    }
+    for _ in 0..<callers { done.wait() }
+    #expect(tree.counts == (lockings: callers, builds: 1))
+  }
+
+  /// The first deferred level with enough items for its tree to be built on two threads.
+  static func largeDeferredLevel(_ index: ClusterIndex<Void>) -> Int? {
+    index.levels.indices.first {
+      !index.levels[$0].tree.isBuilt && index.levels[$0].count >= PlanarKDTree.parallelThreshold
+    }
+  }
+
+  @Test(arguments: [1, 2])
+  func aDeferredTreeIsBuiltOnTheThreadsTheIndexWasGiven(threads: Int) throws {
+    let index = try ClusterIndex(points: Self.points, threads: threads)
+    let offset = try #require(Self.largeDeferredLevel(index))
+    let (tree, forks) = ForkJoin.countingForks { index.tree(of: index.levels[offset]) }
+    #expect(tree.count == index.levels[offset].count)
+    // One thread: no fork at all (Python's ClusterIndex(threads=1) must not use a second core at query time);
+    // two: the tree's halves are sorted on two (so the count can see a fork).
+    if threads == 1 { #expect(forks == 0) } else { #expect(forks > 0) }
+  }
+
+  @Test func aBuiltTreeIsReadWithoutTheLock() throws {
+    let index = try ClusterIndex(points: Self.points)
+    let offset = try #require(Self.largeDeferredLevel(index))
+    let level = index.levels[offset]
+    let zoom = index.options.minZoom + offset
+    _ = index.tile(zoom: zoom, x: 1 << (zoom - 1), y: 1 << (zoom - 1))
+    #expect(level.tree.counts == (lockings: 1, builds: 1))
+    // Queries once it is built: an atomic load each, not the lock.
+    for k in 0..<64 { _ = index.tile(zoom: zoom, x: (1 << (zoom - 1)) + k % 8, y: (1 << (zoom - 1)) + k / 8) }
+    #expect(level.tree.counts == (lockings: 1, builds: 1))
   }
 }
