@@ -158,6 +158,7 @@ public enum Message: String, CaseIterable, Sendable {
   case headlinesFeedNeedsFeeds
   case headlinesSourceNeedsNewsAPI
   case headlinesKeepFavourite
+  case headlinesFavouriteSourcesRefused
   case headlinesAllFailed
   case headlinesSomeFailed
   case headlinesOtherAbove
@@ -1310,6 +1311,13 @@ public enum Message: String, CaseIterable, Sendable {
           + "'newsatlas config set sources bbc-news'.",
         "{1} (ou des sources avec --source ID), ou gardez un favori avec 'newsatlas config set country fr' ou "
           + "'newsatlas config set sources bbc-news'."
+      )
+    case .headlinesFavouriteSourcesRefused:
+      (
+        "The sources setting ({1}) cannot be used: {2} Change it with 'newsatlas config set sources ID,…' or "
+          + "remove it with 'newsatlas config unset sources'.",
+        "Le réglage sources ({1}) est inutilisable : {2} Changez-le avec 'newsatlas config set sources ID,…' ou "
+          + "retirez-le avec 'newsatlas config unset sources'."
       )
     case .headlinesAllFailed: ("All {1} results failed", "Les {1} résultats ont échoué")
     case .headlinesSomeFailed: ("{1} of {2} results failed", "{1} résultats sur {2} ont échoué")

@@ -315,6 +315,13 @@ struct HeadlinesCommand: AsyncParsableCommand {
     // packed with the countries' sources into the same requests, counted in the same budget.
     let jobs: [HeadlinesJob]
     do { jobs = try await providers.jobs(for: request, fetch: !dryRun) } catch {
+      // A favourite source the list does not know is the settings file's fault, not the command line's (78).
+      if case .invalidRequest = error, sources.isEmpty, !request.sources.isEmpty {
+        throw CLIError(
+          description: Message.headlinesFavouriteSourcesRefused(
+            settings.path, error.description(in: .current)),
+          exitCode: 78)
+      }
       throw CLIError(newsAPI: error)
     }
     let options = HeadlinesOptions(

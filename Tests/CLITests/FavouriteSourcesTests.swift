@@ -100,6 +100,33 @@ import Testing
     #expect(refused.status == 64 && refused.stderr.contains("'' is not a source id"), "\(refused.stderr)")
   }
 
+  /// A favourite source the sources list does not know is the settings file's fault: 78 (EX_CONFIG), the
+  /// setting and its file named with the nearest ids, in the reader's language (it was 64, "not a NewsAPI
+  /// source id", as if the command line had named it). A --source given on the command line leaves it out.
+  @Test func aBadFavouriteSourceIsTheSettingsFault() throws {
+    let result = try CLI.shell(
+      """
+      "$0" config set sources le-mnde || exit 9
+      "$0" headlines; echo "status $?"
+      "$0" headlines --lang fr; echo "status $?"
+      "$0" headlines --source le-monde --page-size 1 >/dev/null; echo "status $?"
+      "$0" config path
+      """, environment: environment)
+    #expect(result.stdoutLines.prefix(3) == ["status 78", "status 78", "status 0"], "\(result.stderr)")
+    let file = String(result.stdoutLines.last ?? "")
+    #expect(
+      String(result.stderrLines.first ?? "")
+        == "newsatlas: The sources setting (\(file)) cannot be used: 'le-mnde' is not a NewsAPI source id; the "
+        + "nearest are le-monde, el-mundo, lenta ('newsatlas sources NAME' finds one by name). Change it with "
+        + "'newsatlas config set sources ID,…' or remove it with 'newsatlas config unset sources'.", "\(file)"
+    )
+    #expect(
+      result.stderrLines.dropFirst().first?.hasPrefix(
+        "newsatlas: Le réglage sources (\(file)) est inutilisable : 'le-mnde' n'est pas un identifiant")
+        == true,
+      "\(result.stderr)")
+  }
+
   /// search's language and order default to the settings; a language is a code or a name.
   @Test func searchDefaultsToTheSettings() throws {
     let result = try CLI.shell(
