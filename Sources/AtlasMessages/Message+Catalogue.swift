@@ -1418,7 +1418,8 @@ public enum Message: String, CaseIterable, Sendable {
         "Où les mots doivent se trouver : title, description, content, séparés par des virgules."
       )
     case .searchPageSizeHelp: ("Articles, 1 to 100.", "Articles, 1 à 100.")
-    case .searchCount: ("{1} of {2} articles", "{1} articles sur {2}")
+    // No noun to agree with a number: "1 articles sur 1" and "1 of 1 articles" were wrong.
+    case .searchCount: ("Articles: {1} of {2}", "Articles : {1} sur {2}")
 
     // MARK: sources
     case .sourcesAbstract:

@@ -162,6 +162,11 @@ import Testing
       let accepted = try CLI.run(["search", "accepted"] + arguments, environment: environment)
       #expect(accepted.status == 0, "\(arguments): \(accepted.stderr)")
     }
+    // The count agrees with no noun (it said "1 of 1 articles", "1 articles sur 1").
+    let counted = try CLI.run(["search", "counted"], environment: environment)
+    #expect(counted.stdoutLines.first == "Articles: 1 of 1", "\(counted.stdout)")
+    let french = try CLI.run(["search", "counted", "--lang", "fr"], environment: environment)
+    #expect(french.stdoutLines.first == "Articles : 1 sur 1", "\(french.stdout)")
   }
 
   @Test func sourcesFindByNameAndSayWhenNothingMatches() throws {
