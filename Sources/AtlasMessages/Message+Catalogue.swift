@@ -333,6 +333,36 @@ public enum Message: String, CaseIterable, Sendable {
   case serviceNeedsWriteToken
   case serviceWrongWriteToken
   case serviceNoDatasetToWrite
+  case serviceWritesOff
+  case serviceWritesOffNoFolder
+  case serviceBodyNotKept
+  case serviceBodyNotFeatureCollection
+  case serviceDatasetNotKept
+  case serviceChangeUnsynced
+  case serviceNoFeatureWithId
+  case serviceKeptNotServed
+  case serviceFilterTooLong
+  case serviceHostTwice
+  case serviceHostMissing
+  case serviceNoLeaflet
+  case theUploadOf
+  case theDatasetNamed
+  case datasetNotKept
+  case datasetStepNotKept
+  case datasetUnsynced
+  case datasetStepUnsynced
+  case datasetStepOpening
+  case datasetStepCuttingBack
+  case datasetStepWriting
+  case datasetStepSyncing
+  case datasetStepSyncingFolderAt
+  case datasetStepSyncingFolder
+  case datasetStepRemoving
+  case datasetStepBuilding
+  case keptJournalDamaged
+  case keptJournalForeign
+  case keptJournalUnreadable
+  case keptCannotServe
   case clusterNoSuchId
   case clusterNotAtZoom
   case parserUnknownOptionSuggested
@@ -1927,6 +1957,138 @@ public enum Message: String, CaseIterable, Sendable {
       (
         "No dataset is named '{1}'; PUT /v1/datasets/{1} creates it.",
         "Aucun jeu de données ne s'appelle '{1}' ; PUT /v1/datasets/{1} le crée."
+      )
+    case .serviceWritesOff:
+      (
+        "Writes are off on this server; start serve with --write-token-file FILE (a file only you can read) or "
+          + "NEWSATLAS_WRITE_TOKEN set to a token, and send it as Authorization: Bearer TOKEN.",
+        "Les écritures sont coupées sur ce serveur ; lancez serve avec --write-token-file FICHIER (un fichier que "
+          + "vous seul pouvez lire) ou NEWSATLAS_WRITE_TOKEN réglé sur un jeton, et envoyez-le comme "
+          + "Authorization: Bearer JETON."
+      )
+    case .serviceWritesOffNoFolder:
+      (
+        "Writes are off: this server keeps no datasets directory to write them to.",
+        "Les écritures sont coupées : ce serveur n'a pas de dossier de jeux de données où les écrire."
+      )
+    case .serviceBodyNotKept:
+      (
+        "The body could not be kept on the server's disk; the server's log says why.",
+        "Le corps n'a pas pu être gardé sur le disque du serveur ; le journal du serveur dit pourquoi."
+      )
+    case .serviceBodyNotFeatureCollection:
+      (
+        "The body is not a GeoJSON FeatureCollection: a FeatureCollection is a JSON object, starting with '{'.",
+        "Le corps n'est pas une FeatureCollection GeoJSON : une FeatureCollection est un objet JSON, qui commence "
+          + "par '{'."
+      )
+    case .serviceDatasetNotKept:
+      (
+        "The dataset '{1}' could not be kept on the server's disk, so the change is not served; the server's log "
+          + "says why.",
+        "Le jeu de données '{1}' n'a pas pu être gardé sur le disque du serveur, la modification n'est donc pas "
+          + "servie ; le journal du serveur dit pourquoi."
+      )
+    case .serviceChangeUnsynced:
+      (
+        "The change to the dataset '{1}' is served, but the server could not make sure that it is on its disk "
+          + "(a crash may undo it); the server's log says why.",
+        "La modification du jeu de données '{1}' est servie, mais le serveur n'a pas pu s'assurer qu'elle est sur "
+          + "son disque (un plantage peut la défaire) ; le journal du serveur dit pourquoi."
+      )
+    case .serviceNoFeatureWithId:
+      (
+        "No feature of '{1}' has the id '{2}'; a feature's id is its GeoJSON id member.",
+        "Aucun objet de '{1}' n'a l'identifiant '{2}' ; l'identifiant d'un objet est son membre id GeoJSON."
+      )
+    case .serviceKeptNotServed:
+      (
+        "The dataset '{1}' kept on the server's disk could not be served at start (the server's log says why), "
+          + "and a change to the one given at start would write over it; PUT the dataset to replace it, or mend "
+          + "the kept files and start again.",
+        "Le jeu de données '{1}' gardé sur le disque du serveur n'a pas pu être servi au démarrage (le journal du "
+          + "serveur dit pourquoi), et une modification de celui donné au démarrage l'écraserait ; envoyez le jeu "
+          + "de données par PUT pour le remplacer, ou réparez les fichiers gardés et redémarrez."
+      )
+    case .serviceFilterTooLong:
+      (
+        "A filter is at most {1} bytes; this one is {2}.",
+        "Un filtre fait au plus {1} octets ; celui-ci en fait {2}."
+      )
+    case .serviceHostTwice:
+      (
+        "A request names one Host; this one has {1} Host header fields.",
+        "Une requête nomme un seul Host ; celle-ci a {1} champs d'en-tête Host."
+      )
+    case .serviceHostMissing:
+      (
+        "An HTTP/1.1 request names its Host (RFC 9112, section 3.2); this one has none.",
+        "Une requête HTTP/1.1 nomme son Host (RFC 9112, section 3.2) ; celle-ci n'en a pas."
+      )
+    case .serviceNoLeaflet:
+      (
+        "Leaflet is not installed at {1}: apt-get install libjs-leaflet, or give --leaflet DIR.",
+        "Leaflet n'est pas installé dans {1} : apt-get install libjs-leaflet, ou donnez --leaflet DOSSIER."
+      )
+    case .theUploadOf: ("the upload of '{1}'", "l'envoi de '{1}'")
+    case .theDatasetNamed: ("the dataset '{1}'", "le jeu de données '{1}'")
+    case .datasetNotKept:
+      ("Cannot keep the dataset '{1}': {2}", "Impossible de garder le jeu de données '{1}' : {2}")
+    case .datasetStepNotKept:
+      (
+        "Cannot keep the dataset '{1}': {2} failed ({3}).",
+        "Impossible de garder le jeu de données '{1}' : {2} a échoué ({3})."
+      )
+    case .datasetUnsynced:
+      (
+        "The dataset '{1}' is changed on disk but may not stay so after a crash: {2}",
+        "Le jeu de données '{1}' est modifié sur le disque mais peut ne pas le rester après un plantage : {2}"
+      )
+    case .datasetStepUnsynced:
+      (
+        "The dataset '{1}' is changed on disk but may not stay so after a crash: {2} failed ({3}).",
+        "Le jeu de données '{1}' est modifié sur le disque mais peut ne pas le rester après un plantage : {2} a "
+          + "échoué ({3})."
+      )
+    case .datasetStepOpening: ("opening {1}", "l'ouverture de {1}")
+    case .datasetStepCuttingBack: ("cutting {1} back", "la remise de {1} à sa taille d'avant")
+    case .datasetStepWriting: ("writing {1}", "l'écriture de {1}")
+    case .datasetStepSyncing: ("syncing {1}", "la synchronisation de {1}")
+    case .datasetStepSyncingFolderAt: ("syncing the folder {1}", "la synchronisation du dossier {1}")
+    case .datasetStepSyncingFolder: ("syncing the folder", "la synchronisation du dossier")
+    case .datasetStepRemoving: ("removing {1}", "la suppression de {1}")
+    case .datasetStepBuilding: ("building it ({1})", "sa construction ({1})")
+    case .keptJournalDamaged:
+      (
+        "The kept dataset '{1}' is not served: its journal '{2}' is damaged at byte {3}, with changes answered "
+          + "after it; to serve the base and the changes before the damage, cut the journal there (truncate -s {3} "
+          + "'{2}') and start again, or PUT the dataset again.",
+        "Le jeu de données gardé '{1}' n'est pas servi : son journal '{2}' est abîmé à l'octet {3}, avec des "
+          + "modifications répondues après ; pour servir la base et les modifications d'avant le dommage, coupez le "
+          + "journal là (truncate -s {3} '{2}') et redémarrez, ou envoyez de nouveau le jeu de données par PUT."
+      )
+    case .keptJournalForeign:
+      (
+        "The kept dataset '{1}' is not served: the first line of its journal '{2}' is not one this server writes "
+          + "for this base (damaged, of another format, or naming a later base); the journal is left as it is: "
+          + "remove it to serve the base alone, or PUT the dataset again.",
+        "Le jeu de données gardé '{1}' n'est pas servi : la première ligne de son journal '{2}' n'est pas une que "
+          + "ce serveur écrit pour cette base (abîmée, d'un autre format, ou nommant une base plus récente) ; le "
+          + "journal est laissé tel quel : retirez-le pour servir la base seule, ou envoyez de nouveau le jeu de "
+          + "données par PUT."
+      )
+    case .keptJournalUnreadable:
+      (
+        "The kept dataset '{1}' is not served: reading its journal '{2}' failed at byte {3} ({4}); the journal is "
+          + "left as it is, start again once the disk reads.",
+        "Le jeu de données gardé '{1}' n'est pas servi : la lecture de son journal '{2}' a échoué à l'octet {3} "
+          + "({4}) ; le journal est laissé tel quel, redémarrez quand le disque se lit."
+      )
+    case .keptCannotServe:
+      (
+        "The kept dataset '{1}' cannot be served ({2}); remove it or PUT the dataset again.",
+        "Le jeu de données gardé '{1}' ne peut pas être servi ({2}) ; retirez-le ou envoyez de nouveau le jeu de "
+          + "données par PUT."
       )
     case .clusterNoSuchId:
       (

@@ -64,9 +64,7 @@ extension AtlasService {
       throw Problem.said(Problem.notFound, .serviceNoLeafletFile, name.prefix(64))
     }
     guard let data = FileManager.default.contents(atPath: leafletDirectory + "/" + name) else {
-      throw Problem.unavailable(
-        "Leaflet is not installed at \(leafletDirectory): apt-get install libjs-leaflet, or give --leaflet DIR."
-      )
+      throw Problem.said(Problem.unavailable, .serviceNoLeaflet, leafletDirectory)
     }
     return Reply(
       status: .ok, headers: [.contentType: type, .cacheControl: "public, max-age=86400"],

@@ -17,8 +17,7 @@ extension AtlasService {
   func filtered(_ dataset: Dataset, _ parameters: Query) throws -> Dataset {
     guard let text = parameters.get("filter") else { return dataset }
     guard text.utf8.count <= Self.maxFilterBytes else {
-      throw Problem.badParameter(
-        "A filter is at most \(Self.maxFilterBytes) bytes; this one is \(text.utf8.count).")
+      throw Problem.said(Problem.badParameter, .serviceFilterTooLong, Self.maxFilterBytes, text.utf8.count)
     }
     let filter = try parameter { () throws(FormatError) in try FeatureFilter(json: text) }
     return try filtered.dataset(dataset, filter: filter)

@@ -50,13 +50,11 @@ extension AtlasService {
   ) {
     let parsed = ParsedRequest(request, context)
     try writeAccess.check(parsed.headers)
-    guard let writes else { throw Problem.forbidden(writeAccess.offReason) }
+    guard let writes else { throw Problem.said(Problem.forbidden, writeAccess.offReason) }
     let raw = context.parameters.get("name") ?? ""
     let name = raw.removingPercentEncoding ?? raw
     guard VectorLayer.isValidName(name) else {
-      throw Problem.badParameter(
-        "A dataset name is letters, digits, '-' and '_' (64 at most), not '\(printable(String(name.prefix(64))))'."
-      )
+      throw Problem.said(Problem.badParameter, .serveDatasetName, printable(String(name.prefix(64))))
     }
     guard name != "markers" else {
       throw Problem.said(Problem.conflict, .serviceMarkersBuiltIn)
@@ -74,16 +72,13 @@ extension AtlasService {
   ) async throws -> FeatureFile {
     let limit = maxBodyBytes
     if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
-      throw Problem.tooLarge(
-        "The body is \(length) bytes; this service takes at most \(limit) in one request.")
+      throw Problem.said(Problem.tooLarge, .serviceBodyTooLarge, length, limit)
     }
     let file: PrivateFile
     do {
-      file = try PrivateFile(beside: writes.path(of: name), naming: "the upload of '\(name)'")
+      file = try PrivateFile(beside: writes.path(of: name), naming: Sentence(.theUploadOf, name))
     } catch {
-      throw Problem.notKept(
-        "The body could not be kept on the server's disk; the server's log says why.",
-        detail: error.description)
+      throw Problem.said({ .notKept($0, detail: error.text(in: .current)) }, .serviceBodyNotKept)
     }
     defer { file.close() }  // the features read back keep their own descriptor
     var received = 0
@@ -105,9 +100,7 @@ extension AtlasService {
     if let type = request.headers[.contentType]?.lowercased(), type.contains("json"),
       let first, first != UInt8(ascii: "{")
     {
-      throw Problem.badParameter(
-        "The body is not a GeoJSON FeatureCollection: a FeatureCollection is a JSON object, starting with '{'."
-      )
+      throw Problem.said(Problem.badParameter, .serviceBodyNotFeatureCollection)
     }
     do {
       return try FeatureFile.load(

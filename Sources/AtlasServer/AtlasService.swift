@@ -95,8 +95,7 @@ public struct AtlasService: Sendable {
         log: { FileHandle.standardError.write(Data(("newsatlas serve: " + $0 + "\n").utf8)) }
       ) { name, dataset in filtered.forget(name, keeping: dataset?.contentHash) }
     } else {
-      writeAccess = WriteAccess(
-        token: nil, offReason: "Writes are off: this server keeps no datasets directory to write them to.")
+      writeAccess = WriteAccess(token: nil, offReason: .serviceWritesOffNoFolder)
       writes = nil
     }
     self.connectionLimits = connectionLimits

@@ -168,16 +168,18 @@ final class DatasetWrites: Sendable {
     let fd: Int32
     if first == 0 {
       do {
-        fresh = try PrivateFile(beside: journalPath, naming: "the dataset '\(name)'")
+        fresh = try PrivateFile(beside: journalPath, naming: Sentence(.theDatasetNamed, name))
       } catch {
-        return (changes.map { _ in .refused(failure(name, error.description, 0)) }, 0)
+        return (changes.map { _ in .refused(failure(name, error.sentence, 0)) }, 0)
       }
       fd = fresh!.fileDescriptor
     } else {
       fresh = nil
       fd = open(journalPath, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
       guard fd >= 0 else {
-        return (changes.map { _ in .refused(failure(name, "opening \(journalPath)", errno)) }, 0)
+        return (
+          changes.map { _ in .refused(failure(name, Sentence(.datasetStepOpening, journalPath), errno)) }, 0
+        )
       }
     }
     defer {
@@ -187,7 +189,9 @@ final class DatasetWrites: Sendable {
     // The file cut to its whole records (a write refused before may have left bytes after them, which no
     // dataset reads).
     guard ftruncate(fd, off_t(first)) == 0 else {
-      return (changes.map { _ in .refused(failure(name, "cutting \(journalPath) back", errno)) }, 0)
+      return (
+        changes.map { _ in .refused(failure(name, Sentence(.datasetStepCuttingBack, journalPath), errno)) }, 0
+      )
     }
     if first == 0 { records = DatasetJournal.header(nonce: kept.nonce, baseVersion: kept.baseVersion) }
     let features = before.file.journaledCopy(journal: dup(fd))
@@ -208,7 +212,8 @@ final class DatasetWrites: Sendable {
         // with the rest below), so a removal after an add of the same id in one batch finds it, as replay will.
         if records.count > ahead {
           guard writeAhead(Array(records[ahead...]), to: fd, at: first + ahead) else {
-            outcomes.append(.refused(failure(name, "writing \(journalPath)", errno == 0 ? EIO : errno)))
+            outcomes.append(
+              .refused(failure(name, Sentence(.datasetStepWriting, journalPath), errno == 0 ? EIO : errno)))
             continue
           }
           ahead = records.count
@@ -245,7 +250,7 @@ final class DatasetWrites: Sendable {
       } catch {
         // Not served, so not kept either: the journal is cut back to what it was.
         if ftruncate(fd, off_t(first)) == 0 { _ = syncJournal(fd) }
-        refusal = failure(name, "building it (\(error))", 0)
+        refusal = failure(name, Sentence(.datasetStepBuilding, Self.said(error)), 0)
       }
     }
     metrics.datasetWritesFailed(changed)
@@ -275,22 +280,22 @@ final class DatasetWrites: Sendable {
     guard writeAhead(records, to: fd, at: offset) else {
       let code = errno == 0 ? EIO : errno
       _ = ftruncate(fd, off_t(offset))
-      return failure(name, "writing \(path)", code)
+      return failure(name, Sentence(.datasetStepWriting, path), code)
     }
     guard syncJournal(fd) == 0 else {
       let code = errno
       // Refused, so not kept: the cut is synced too (else a crash could bring the refused records back whole).
       if ftruncate(fd, off_t(offset)) == 0 { _ = syncJournal(fd) }
-      return failure(name, "syncing \(path)", code)
+      return failure(name, Sentence(.datasetStepSyncing, path), code)
     }
     guard let fresh else { return nil }
     do {
-      try fresh.commit(as: path, naming: "the dataset '\(name)'") { [self] _ in syncFolder() }
+      try fresh.commit(as: path, naming: Sentence(.theDatasetNamed, name)) { [self] _ in syncFolder() }
     } catch {
       // Refused, so not kept: in place, the records are cut away (were the file's name on disk, a restart would
       // serve them); else the temporary file is gone.
       if fresh.isInPlace, ftruncate(fd, off_t(offset)) == 0 { _ = syncJournal(fd) }
-      return failure(name, error.description, 0)
+      return failure(name, error.sentence, 0)
     }
     return nil
   }
@@ -400,21 +405,23 @@ final class DatasetWrites: Sendable {
     let path = path(of: name)
     guard let pieces else {
       // The base first: a crash before the journal goes leaves a journal without a base, removed at start.
-      guard unlink(path) == 0 || errno == ENOENT else { throw failure(name, "removing \(path)", errno) }
+      guard unlink(path) == 0 || errno == ENOENT else {
+        throw failure(name, Sentence(.datasetStepRemoving, path), errno)
+      }
       let journal = journalPath(of: name)
       if unlink(journal) != 0 && errno != ENOENT {
-        return (nil, unsyncedFailure(name, "removing \(journal)", errno))
+        return (nil, unsyncedFailure(name, Sentence(.datasetStepRemoving, journal), errno))
       }
       if let failed = syncFolder() {
-        return (nil, unsyncedFailure(name, "syncing the folder \(directory)", failed.code))
+        return (nil, unsyncedFailure(name, Sentence(.datasetStepSyncingFolderAt, directory), failed.code))
       }
       return (nil, nil)
     }
     let file: PrivateFile
     do {
-      file = try PrivateFile(beside: path, naming: "the dataset '\(name)'")
+      file = try PrivateFile(beside: path, naming: Sentence(.theDatasetNamed, name))
     } catch {
-      throw failure(name, error.description, 0)
+      throw failure(name, error.sentence, 0)
     }
     defer { file.close() }
     let (features, baseBytes) = try written(pieces, to: file, name: name, nonce: nonce, version: version)
@@ -427,7 +434,7 @@ final class DatasetWrites: Sendable {
         kept: Dataset.Kept(
           nonce: nonce, identity: nonce, baseVersion: version, baseBytes: baseBytes, journalBytes: 0))
     } catch {
-      throw failure(name, "building it (\(error))", 0)
+      throw failure(name, Sentence(.datasetStepBuilding, Self.said(error)), 0)
     }
     guard let unsynced = try commit(file, as: name) else { return (dataset, nil) }
     var kept = dataset.kept!
@@ -447,7 +454,7 @@ final class DatasetWrites: Sendable {
         name: name)
       return (features, Int(lseek(file.fileDescriptor, 0, SEEK_END)))
     } catch {
-      throw failure(name, error.description, 0)
+      throw failure(name, error.sentence, 0)
     }
   }
 
@@ -460,10 +467,11 @@ final class DatasetWrites: Sendable {
   /// - Throws: the problem, when the base is not in place (the one before is).
   private func commit(_ file: PrivateFile, as name: String) throws(Problem) -> Problem? {
     do {
-      try file.commit(as: path(of: name), naming: "the dataset '\(name)'") { [self] _ in syncFolder() }
+      try file.commit(as: path(of: name), naming: Sentence(.theDatasetNamed, name)) { [self] _ in syncFolder()
+      }
     } catch {
-      guard file.isInPlace else { throw failure(name, error.description, 0) }
-      return unsyncedFailure(name, error.description, 0)
+      guard file.isInPlace else { throw failure(name, error.sentence, 0) }
+      return unsyncedFailure(name, error.sentence, 0)
     }
     if removeJournal(of: name) { _ = syncFolder() }
     return nil
@@ -484,9 +492,9 @@ final class DatasetWrites: Sendable {
     do throws(Problem) {
       let file: PrivateFile
       do {
-        file = try PrivateFile(beside: path(of: name), naming: "the dataset '\(name)'")
+        file = try PrivateFile(beside: path(of: name), naming: Sentence(.theDatasetNamed, name))
       } catch {
-        throw failure(name, error.description, 0)
+        throw failure(name, error.sentence, 0)
       }
       defer { file.close() }
       let (features, baseBytes) = try written(
@@ -511,27 +519,30 @@ final class DatasetWrites: Sendable {
   }
 
   /// The refusal of a write that could not be kept: a sentence that names no path (the detail, logged, does).
-  private func failure(_ name: String, _ step: String, _ code: Int32) -> Problem {
+  /// The detail (`step`, and the system's reason when `code` is not 0) is worded in the interface language the
+  /// server started with, as its other log lines are; the answer's sentence in the request's.
+  private func failure(_ name: String, _ step: Sentence, _ code: Int32) -> Problem {
     let detail =
       code == 0
-      ? "Cannot keep the dataset '\(name)': \(step)"
-      : "Cannot keep the dataset '\(name)': \(step) failed (\(String(cString: strerror(code))))."
-    return .notKept(
-      "The dataset '\(name)' could not be kept on the server's disk, so the change is not served; the server's "
-        + "log says why.", detail: detail)
+      ? Message.datasetNotKept(name, step.text(in: .current))
+      : Message.datasetStepNotKept(name, step.text(in: .current), String(cString: strerror(code)))
+    return .said({ .notKept($0, detail: detail) }, .serviceDatasetNotKept, name)
   }
 
   /// The problem of a change in place on disk whose folder could not be synced: it is served (what is served is
   /// what a restart serves), but a crash may undo it, which the answer says.
-  private func unsyncedFailure(_ name: String, _ step: String, _ code: Int32) -> Problem {
+  private func unsyncedFailure(_ name: String, _ step: Sentence, _ code: Int32) -> Problem {
     let detail =
       code == 0
-      ? "The dataset '\(name)' is changed on disk but may not stay so after a crash: \(step)"
-      : "The dataset '\(name)' is changed on disk but may not stay so after a crash: \(step) failed "
-        + "(\(String(cString: strerror(code))))."
-    return .notKept(
-      "The change to the dataset '\(name)' is served, but the server could not make sure that it is on its disk "
-        + "(a crash may undo it); the server's log says why.", detail: detail)
+      ? Message.datasetUnsynced(name, step.text(in: .current))
+      : Message.datasetStepUnsynced(name, step.text(in: .current), String(cString: strerror(code)))
+    return .said({ .notKept($0, detail: detail) }, .serviceChangeUnsynced, name)
+  }
+
+  /// An error's sentence in the interface language, when it has one (a dataset's build refuses with a
+  /// `FormatError`), else its description.
+  static func said(_ error: any Error) -> String {
+    (error as? FormatError)?.text(in: .current) ?? String(describing: error)
   }
 
   /// Syncs a journal (`fsync`): 0, or -1 with `errno` set (an injected failure syncs nothing).
@@ -546,21 +557,17 @@ final class DatasetWrites: Sendable {
   /// Syncs the datasets folder (so that a file created, renamed or removed in it stays so): nil, or what failed.
   private func syncFolder() -> PrivateFile.FolderSyncFailure? {
     if let code = seams.folderSyncFault() {
-      return PrivateFile.FolderSyncFailure(step: "syncing the folder", code: code)
+      return PrivateFile.FolderSyncFailure(step: Sentence(.datasetStepSyncingFolder), code: code)
     }
     return PrivateFile.syncFolder(directory)
   }
 
   static func noFeature(_ name: String, _ id: String) -> Problem {
-    .notFound(
-      "No feature of '\(name)' has the id '\(id.prefix(64))'; a feature's id is its GeoJSON id member.")
+    .said(Problem.notFound, .serviceNoFeatureWithId, name, id.prefix(64))
   }
 
   static func keptNotServed(_ name: String) -> Problem {
-    .conflict(
-      "The dataset '\(name.prefix(64))' kept on the server's disk could not be served at start (the server's log "
-        + "says why), and a change to the one given at start would write over it; PUT the dataset to replace it, "
-        + "or mend the kept files and start again.")
+    .said(Problem.conflict, .serviceKeptNotServed, name.prefix(64))
   }
 
   static func noDataset(_ name: String) -> Problem {
@@ -618,23 +625,13 @@ final class DatasetWrites: Sendable {
             if facts == nil { close(journal) }
             unlink(journalPath)
           case .damaged(let offset):
-            warn(
-              "The kept dataset '\(path)' is not served: its journal '\(journalPath)' is damaged at byte \(offset), "
-                + "with changes answered after it; to serve the base and the changes before the damage, cut the "
-                + "journal there (truncate -s \(offset) '\(journalPath)') and start again, or PUT the dataset again."
-            )
+            warn(Message.keptJournalDamaged(path, journalPath, offset))
             continue
           case .foreign:
-            warn(
-              "The kept dataset '\(path)' is not served: the first line of its journal '\(journalPath)' is not one "
-                + "this server writes for this base (damaged, of another format, or naming a later base); the "
-                + "journal is left as it is: remove it to serve the base alone, or PUT the dataset again.")
+            warn(Message.keptJournalForeign(path, journalPath))
             continue
           case .unreadable(let offset, let code):
-            warn(
-              "The kept dataset '\(path)' is not served: reading its journal '\(journalPath)' failed at byte "
-                + "\(offset) (\(String(cString: strerror(code)))); the journal is left as it is, start again once "
-                + "the disk reads.")
+            warn(Message.keptJournalUnreadable(path, journalPath, offset, String(cString: strerror(code))))
             continue
           }
         }
@@ -653,7 +650,7 @@ final class DatasetWrites: Sendable {
         dataset.index.buildDeferredTrees()  // before serving: no request waits for a tree
         datasets.append(dataset)
       } catch {
-        warn("The kept dataset '\(path)' cannot be served (\(error)); remove it or PUT the dataset again.")
+        warn(Message.keptCannotServe(path, Self.said(error)))
       }
     }
     return datasets

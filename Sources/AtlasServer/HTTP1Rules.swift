@@ -1,3 +1,4 @@
+import AtlasMessages
 import NIOCore
 import NIOHTTP1
 
@@ -47,11 +48,12 @@ final class HTTP1Rules: ChannelDuplexHandler, RemovableChannelHandler {
     let hosts = head.headers["host"].count
     if hosts > 1 || (hosts == 0 && !Self.older(head.version)) {
       dropping = true
+      let language = InterfaceLanguage.requested(
+        query: Query(target: head.uri).get("lang"), acceptLanguage: head.headers["accept-language"].first)
       refusal = (
         Self.older(head.version) ? head.version : .http1_1,
         hosts > 1
-          ? "A request names one Host; this one has \(hosts) Host header fields."
-          : "An HTTP/1.1 request names its Host (RFC 9112, section 3.2); this one has none."
+          ? Message.serviceHostTwice(hosts, in: language) : Message.serviceHostMissing(in: language)
       )
       if asked.isEmpty { refuse(context: context) }
       return

@@ -7,23 +7,19 @@ import HTTPTypes
 struct WriteAccess: Sendable {
   private let token: [UInt8]?
   /// The sentence of a 403 when writes are off.
-  let offReason: String
+  let offReason: Message
 
-  init(token: String?, offReason: String = WriteAccess.defaultOffReason) {
+  init(token: String?, offReason: Message = .serviceWritesOff) {
     self.token = token.map { Array($0.utf8) }.flatMap { $0.isEmpty ? nil : $0 }
     self.offReason = offReason
   }
-
-  static let defaultOffReason =
-    "Writes are off on this server; start serve with --write-token-file FILE (a file only you can read) or "
-    + "NEWSATLAS_WRITE_TOKEN set to a token, and send it as Authorization: Bearer TOKEN."
 
   var isOn: Bool { token != nil }
 
   /// Refuses a write that does not carry the token: 403 when writes are off, 401 without the header or with
   /// another token.
   func check(_ headers: HTTPFields) throws(Problem) {
-    guard let token else { throw .forbidden(offReason) }
+    guard let token else { throw .said(Problem.forbidden, offReason) }
     guard let field = headers[.authorization] else {
       throw .said(Problem.unauthorized, .serviceNeedsWriteToken)
     }

@@ -138,4 +138,74 @@ import Testing
     let english = try put("/healthz")
     #expect(english.hasSuffix(#"{"error":"/healthz answers GET, HEAD, OPTIONS, not PUT."}"# + "\n"))
   }
+
+  /// The dataset writes in the request's language (issue 31 item 3): the 403 of a server whose writes are off,
+  /// a name, a body and a feature refused, a request without Host; English unchanged. The server's log (a kept
+  /// dataset it cannot serve) is in the language it was started in.
+  @Test func datasetWritesInTheRequestsLanguage() throws {
+    let data = try ScratchDirectory()
+    try Data("{ not json".utf8).write(to: URL(fileURLWithPath: data.path + "/broken.geojson"))
+    let token = "0123456789abcdef-write-token"
+    let served = try Served(
+      ["--no-news", "--datasets-dir", data.path],
+      environment: ["NEWSATLAS_WRITE_TOKEN": token, "LANG": "fr_FR.UTF-8"])
+    func send(_ method: String, _ target: String, _ body: String = "", french: Bool, headers: String = "")
+      throws -> String
+    {
+      let language = french ? "Accept-Language: fr-FR,fr;q=0.9\r\n" : ""
+      return try served.raw(
+        "\(method) \(target) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n\(language)\(headers)"
+          + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+    }
+    let collection =
+      #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"a","properties":{},"#
+      + #""geometry":{"type":"Point","coordinates":[2.35,48.85]}}]}"#
+    #expect(try send("PUT", "/v1/datasets/live", collection, french: false).hasPrefix("HTTP/1.1 201"))
+    for (method, target, body, headers, status, english, french) in [
+      (
+        "PUT", "/v1/datasets/no.dots", collection, "", "400",
+        "A dataset name is letters, digits, '-' and '_' (64 at most), not 'no.dots'.",
+        "Un nom de jeu de données est fait de lettres, de chiffres, de '-' et de '_' (64 au plus), pas 'no.dots'."
+      ),
+      (
+        "PUT", "/v1/datasets/live", "[1]", "Content-Type: application/json\r\n", "400",
+        "The body is not a GeoJSON FeatureCollection: a FeatureCollection is a JSON object, starting with '{'.",
+        "Le corps n'est pas une FeatureCollection GeoJSON : une FeatureCollection est un objet JSON, qui commence "
+          + "par '{'."
+      ),
+      (
+        "DELETE", "/v1/datasets/live/features/nope", "", "", "404",
+        "No feature of 'live' has the id 'nope'; a feature's id is its GeoJSON id member.",
+        "Aucun objet de 'live' n'a l'identifiant 'nope' ; l'identifiant d'un objet est son membre id GeoJSON."
+      ),
+    ] {
+      let inEnglish = try send(method, target, body, french: false, headers: headers)
+      #expect(inEnglish.hasPrefix("HTTP/1.1 \(status)"), "\(inEnglish)")
+      #expect(inEnglish.hasSuffix(#"{"error":"\#(english)"}"# + "\n"), "\(inEnglish)")
+      let inFrench = try send(method, target, body, french: true, headers: headers)
+      #expect(inFrench.hasPrefix("HTTP/1.1 \(status)"), "\(inFrench)")
+      #expect(inFrench.hasSuffix(#"{"error":"\#(french)"}"# + "\n"), "\(inFrench)")
+    }
+    // A request without Host is refused before any route, in its Accept-Language too.
+    let hostless = try served.raw("GET /healthz HTTP/1.1\r\nAccept-Language: fr\r\nConnection: close\r\n\r\n")
+    #expect(
+      hostless.hasSuffix(
+        #"{"error":"Une requête HTTP/1.1 nomme son Host (RFC 9112, section 3.2) ; celle-ci n'en a pas."}"#
+          + "\n"),
+      "\(hostless)")
+    let log = served.log()
+    #expect(log.contains("broken.geojson' ne peut pas être servi ("), "\(log)")
+    #expect(log.contains("retirez-le ou envoyez de nouveau le jeu de données par PUT."), "\(log)")
+    #expect(!log.contains("cannot be served"), "\(log)")
+    // A server that keeps no token: the 403 says how to turn writes on, in the request's language.
+    let off = try Served(["--no-news", "--datasets-dir", data.path])
+    let refused = try off.raw(
+      "PUT /v1/datasets/live?lang=fr HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    #expect(refused.hasPrefix("HTTP/1.1 403"), "\(refused)")
+    #expect(
+      refused.contains("Les écritures sont coupées sur ce serveur ; lancez serve avec --write-token-file"))
+    let english = try off.raw(
+      "PUT /v1/datasets/live HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    #expect(english.contains("Writes are off on this server; start serve with --write-token-file FILE"))
+  }
 }
