@@ -107,7 +107,7 @@ let package = Package(
     // Feed documents (RSS 2.0, RSS 1.0, Atom 1.0) to items: a real XML parser with entities and external reads
     // off; no Foundation, no I/O, so any front end (the Python package included) can reuse it.
     .target(
-      name: "Feeds", dependencies: ["CLibXML2"],
+      name: "Feeds", dependencies: ["CLibXML2", "AtlasMessages"],
       swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/libxml2"])]),
     // The NewsAPI v2 client, with headlines for every country despite the service's limits.
     .target(

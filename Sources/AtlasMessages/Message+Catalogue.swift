@@ -588,6 +588,13 @@ public enum Message: String, CaseIterable, Sendable {
   case cacheNotCounted
   case gdeltHeadlinesOf
   case theFeed
+  case feedDeclaresEntity
+  case feedNotWellFormed
+  case feedNoReason
+  case feedNotAFeed
+  case feedEmpty
+  case feedTooLarge
+  case feedNoParser
   case staleOffline
   case staleBudgetSpent
   case staleAfterError
@@ -2235,6 +2242,36 @@ public enum Message: String, CaseIterable, Sendable {
       )
     case .feedAnswered: ("The feed {1} answered HTTP {2}.", "Le flux {1} a répondu HTTP {2}.")
     case .feedUnreadable: ("The feed {1} could not be read: {2}", "Le flux {1} n'a pas pu être lu : {2}")
+    case .feedDeclaresEntity:
+      (
+        "The feed declares an XML entity (<!ENTITY ...>); such feeds are refused, so no entity is expanded and "
+          + "nothing it points to is read.",
+        "Le flux déclare une entité XML (<!ENTITY ...>) ; de tels flux sont refusés, si bien qu'aucune entité "
+          + "n'est développée et que rien de ce qu'elle désigne n'est lu."
+      )
+    case .feedNotWellFormed:
+      (
+        "The feed is not well-formed XML (line {1}: {2}).",
+        "Le flux n'est pas du XML bien formé (ligne {1} : {2})."
+      )
+    case .feedNoReason: ("libxml2 gave no reason", "libxml2 n'a pas donné de raison")
+    case .feedNotAFeed:
+      (
+        "The document's root element is <{1}>, not RSS 2.0's <rss>, RSS 1.0's <rdf:RDF> or Atom's <feed>.",
+        "L'élément racine du document est <{1}>, et non <rss> de RSS 2.0, <rdf:RDF> de RSS 1.0 ou <feed> "
+          + "d'Atom."
+      )
+    case .feedEmpty: ("The feed is empty.", "Le flux est vide.")
+    case .feedTooLarge:
+      (
+        "The feed's {1} bytes are more than the parser accepts (2 GiB).",
+        "Les {1} octets du flux dépassent ce que l'analyseur accepte (2 Gio)."
+      )
+    case .feedNoParser:
+      (
+        "libxml2 could not make a parser (out of memory).",
+        "libxml2 n'a pas pu créer d'analyseur (mémoire épuisée)."
+      )
     case .gdeltRefused: ("GDELT refused the query: {1}", "GDELT a refusé la requête : {1}")
     case .gdeltAnswered: ("GDELT answered HTTP {1}: {2}", "GDELT a répondu HTTP {1} : {2}")
     case .gdeltOff:

@@ -40,7 +40,7 @@ public enum FeedParser {
     guard let document, context.pointee.wellFormed != 0 else {
       var line: Int32 = 0
       let message = cxml_ctxt_last_error(context, &line).map { String(cString: $0) }
-      throw .malformed(line: Int(line), reason: message ?? "libxml2 gave no reason")
+      throw .malformed(line: Int(line), reason: message)
     }
     guard let root = cxml_xmlDocGetRootElement(document) else { throw .empty }
     let reader = Reader(document: document)

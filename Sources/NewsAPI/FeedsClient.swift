@@ -89,7 +89,7 @@ public final class FeedsClient: Sendable {
       do {
         feed = try FeedParser.parse(response.body, url: url)
       } catch {
-        throw .feed(url: HTTPURL.redacted(url), status: response.status, reason: error.description)
+        throw .feed(url: HTTPURL.redacted(url), status: response.status, reason: error.sentence)
       }
       let fresh = Entry(
         etag: response.header("ETag"), lastModified: response.header("Last-Modified"),

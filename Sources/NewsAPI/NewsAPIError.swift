@@ -26,7 +26,7 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
   case cacheUnavailable(String, reason: String)
   /// A feed's server answered with a status other than 2xx (`reason` nil), or a 2xx whose body is not a feed
   /// NewsAtlas reads (`reason`: the parser's sentence). `url` has no user information.
-  case feed(url: String, status: Int, reason: String?)
+  case feed(url: String, status: Int, reason: Sentence?)
   /// GDELT did not answer with its JSON: its HTTP status and its sentence (it answers a bad query, or a client
   /// that asks too often, with a 200 and a line of plain text), or what the body began with.
   case gdelt(status: Int, message: String)
@@ -154,7 +154,7 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
       return Message.cacheCouldNotCount(path, reason, in: language)
     case .feed(let url, let status, let reason):
       guard let reason else { return Message.feedAnswered(url, status, in: language) }
-      return Message.feedUnreadable(url, reason.prefix(1).lowercased() + reason.dropFirst(), in: language)
+      return Message.feedUnreadable(url, reason.lowercased.text(in: language), in: language)
     case .gdelt(let status, let message):
       return closed(
         status == 200

@@ -100,6 +100,34 @@ import Testing
     #expect(inEnglish.stderr.contains(english), "\(script): \(inEnglish.stderr)")
   }
 
+  /// Feeds: a feed's parse error as it reaches `headlines`, in the reader's language (libxml2's own words quoted
+  /// as it gives them), from the feed server on 127.0.0.1.
+  @Test(arguments: [
+    (
+      "malformed.xml",
+      "n'a pas pu être lu : le flux n'est pas du XML bien formé (ligne 8 : Opening and ending tag mismatch",
+      "could not be read: the feed is not well-formed XML (line 8: Opening and ending tag mismatch"
+    ),
+    (
+      "billion-laughs.xml",
+      "n'a pas pu être lu : le flux déclare une entité XML (<!ENTITY ...>) ; de tels flux sont refusés",
+      "could not be read: the feed declares an XML entity (<!ENTITY ...>); such feeds are refused"
+    ),
+  ])
+  func aFeedsParseErrorIsFrench(fixture: String, french: String, english: String) throws {
+    let server = try LocalServer(script: "feed_server.py")
+    let arguments = [
+      "headlines", "--country", "fr", "--provider", "feeds", "--feed", server.base + "/feeds/" + fixture,
+      "--refresh",
+    ]
+    let inFrench = try CLI.run(arguments, environment: ["LANG": "fr_FR.UTF-8"])
+    #expect(inFrench.status != 0)
+    #expect(inFrench.stderr.contains(french), "\(inFrench.stderr)")
+    let inEnglish = try CLI.run(arguments)
+    #expect(inEnglish.status == inFrench.status)
+    #expect(inEnglish.stderr.contains(english), "\(inEnglish.stderr)")
+  }
+
   /// Store: a cache that is another program's SQLite database is refused, in the reader's language.
   @Test func theCachesRefusalIsFrench() throws {
     let script = #"""
@@ -139,7 +167,7 @@ import Testing
   @Test(arguments: [
     "GeoFormats", "AtlasSettings", "Store/CacheDatabase.swift", "Fetch/HTTPClient.swift",
     "NewsAPI/FeedList.swift",
-    "NewsAPI/FeedsClient.swift",
+    "NewsAPI/FeedsClient.swift", "Feeds",
     // The service's dataset writes and its own refusals before a route.
     "AtlasServer/AtlasService+Writes.swift", "AtlasServer/DatasetWrites.swift",
     "AtlasServer/WriteAccess.swift",

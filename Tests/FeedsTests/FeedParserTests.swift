@@ -110,7 +110,7 @@ enum FeedFixtures {
       try FeedParser.parse(try FeedFixtures.bytes("malformed.xml"), url: "https://broken.example/rss")
     } throws: { error in
       guard case .malformed(let line, let reason) = error as? FeedError else { return false }
-      return line == 8 && reason.contains("mismatch")
+      return line == 8 && reason?.contains("mismatch") == true
         && "\(error)".hasPrefix("The feed is not well-formed XML (line 8: Opening and ending tag mismatch")
     }
   }
