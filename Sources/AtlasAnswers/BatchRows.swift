@@ -57,7 +57,7 @@ public struct BatchRows {
   /// Whether the line being read is over the limit (its bytes are being skipped).
   private var skippingLongLine = false
   private var atStart = true
-  private let name: String
+  private let name: Sentence
   /// Cores that answer the complete lines of a large chunk at once (each its own share, in input order).
   private let threads: Int
   /// A chunk's complete lines are split across cores from this many bytes on.
@@ -74,13 +74,16 @@ public struct BatchRows {
   ///   - query: what each row asks.
   ///   - format: csv (with a header row written now) or jsonl.
   ///   - output: where answers go, in input order.
-  ///   - name: how error messages name the input (a path, or "the request body").
+  ///   - name: how error messages name the input (a path, or `Sentence(.theRequestBody)`).
   ///   - threads: cores for the rows (1: this thread only); the output is the same whatever the count.
+  ///   - language: the language of the failed rows' error column (a human sentence, in the reader's language).
   public init(
-    query: BatchQuery, format: BatchFormat, output: OutputBuffer, name: String = "the input", threads: Int = 1
+    query: BatchQuery, format: BatchFormat, output: OutputBuffer,
+    name: any CustomStringConvertible = Sentence(.theInput), threads: Int = 1,
+    language: InterfaceLanguage = .english
   ) {
-    state = State(query: query, format: format, out: output)
-    self.name = name
+    state = State(query: query, format: format, out: output, language: language)
+    self.name = name as? Sentence ?? Sentence(verbatim: name.description)
     self.threads = Swift.max(1, threads)
     state.writeHeader()
   }
@@ -293,7 +296,7 @@ public struct BatchRows {
 
   /// Ends the output with one error row (line 0) for a failure of the whole run, after the rows answered so
   /// far: where a status can no longer be sent (a streamed HTTP answer), the reader still learns why it stopped.
-  public mutating func writeRunError(_ message: String) {
+  public mutating func writeRunError(_ message: Sentence) {
     pending.removeAll()
     skippingLongLine = false
     state.lineNumber = 0
@@ -320,22 +323,23 @@ public struct BatchRows {
   /// - Parameter showProgress: a progress line on standard error for a regular file (for terminals).
   public static func run(
     path: String, query: BatchQuery, format: BatchFormat, output: OutputBuffer, showProgress: Bool = false,
-    threads: Int = 1
+    threads: Int = 1, language: InterfaceLanguage = .english
   ) throws(FormatError) -> BatchSummary {
     try run(
       path: path, query: query, format: format, output: output, showProgress: showProgress, threads: threads,
-      chunkSize: 1 << 22)
+      chunkSize: 1 << 22, language: language)
   }
 
   /// `run` reading `chunkSize` bytes at a time (tests use small chunks to make many of them).
   static func run(
     path: String, query: BatchQuery, format: BatchFormat, output: OutputBuffer, showProgress: Bool,
-    threads: Int, chunkSize: Int
+    threads: Int, chunkSize: Int, language: InterfaceLanguage = .english
   ) throws(FormatError) -> BatchSummary {
     let input = try InputFile(path: path)
     defer { input.close() }
     var progress = ProgressLine(totalBytes: input.size, enabled: showProgress && input.size > 0)
-    var rows = BatchRows(query: query, format: format, output: output, name: "'\(path)'", threads: threads)
+    var rows = BatchRows(
+      query: query, format: format, output: output, name: "'\(path)'", threads: threads, language: language)
     var buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize)
     defer { buffer.deallocate() }
     // On several cores, a regular file's next chunk is read while this one is answered (4 MiB read is ~2 ms
@@ -436,8 +440,12 @@ public struct BatchRows {
     /// Why the run cannot go on (a header whose columns rows cannot reach); no row is answered after it.
     var refusal: Sentence?
 
-    init(query: BatchQuery, format: BatchFormat, out: OutputBuffer) {
+    /// The language of the error column.
+    let language: InterfaceLanguage
+
+    init(query: BatchQuery, format: BatchFormat, out: OutputBuffer, language: InterfaceLanguage) {
       self.query = query
+      self.language = language
       self.format = format
       self.out = out
       if case .nearest(let target, _, _) = query { tree = target.tree } else { tree = Country.markerIndex }
@@ -475,9 +483,7 @@ public struct BatchRows {
       lineNumber += 1
       sawFirstLine = true
       summary.rows += 1
-      fail(
-        latitude: "", longitude: "",
-        "the line is longer than \(BatchRows.maximumLineBytes) bytes, so it is not latitude,longitude")
+      fail(latitude: "", longitude: "", Sentence(.batchRowTooLong, BatchRows.maximumLineBytes))
     }
 
     mutating func line(_ base: UnsafePointer<UInt8>, _ start: Int, _ rawEnd: Int) {
@@ -513,30 +519,29 @@ public struct BatchRows {
         fields.count += 1
       }
       if text.contains(0x0D) {
-        fail(fields, "the line holds a carriage return (CR) that does not end it; lines end with LF or CRLF")
+        fail(fields, Sentence(.batchRowCarriageReturn))
         return
       }
       guard let latitudeField = fields.latitude, let longitudeField = fields.longitude else {
         fail(
-          fields, "expected latitude,longitude but found \(fields.count) field\(fields.count == 1 ? "" : "s")"
-        )
+          fields, fields.count == 1 ? Sentence(.batchRowOneField) : Sentence(.batchRowFields, fields.count))
         return
       }
       let latitudeText = latitudeField.trimmed
       let longitudeText = longitudeField.trimmed
       guard let latitude = NumberParser.parse(latitudeText) else {
-        fail(fields, "the latitude '\(latitudeField.trimmedString)' is not a number")
+        fail(fields, Sentence(.batchRowLatitudeNotNumber, latitudeField.trimmedString))
         return
       }
       guard let longitude = NumberParser.parse(longitudeText) else {
-        fail(fields, "the longitude '\(longitudeField.trimmedString)' is not a number")
+        fail(fields, Sentence(.batchRowLongitudeNotNumber, longitudeField.trimmedString))
         return
       }
       if !(-90.0...90.0).contains(latitude) || !(-180.0...180.0).contains(longitude),
         let problem = Coordinates.rangeProblem(
           latitude: latitude, latitudeField.trimmedString, longitude: longitude, longitudeField.trimmedString)
       {
-        fail(fields, problem.description)  // rows' errors are data, in English (as JSON is)
+        fail(fields, problem)
         return
       }
       let query = GeoPoint(uncheckedLatitude: latitude, longitude: longitude)
@@ -643,16 +648,21 @@ public struct BatchRows {
       var count = 0
     }
 
-    mutating func fail(_ fields: Fields, _ reason: String) {
+    mutating func fail(_ fields: Fields, _ reason: Sentence) {
       fail(
         latitude: fields.latitude?.trimmedString ?? "", longitude: fields.longitude?.trimmedString ?? "",
         reason)
     }
 
-    mutating func fail(latitude: String, longitude: String, _ reason: String) {
+    /// A failed row: `reason` in the run's language, after its line number (the run's own error: line 0, as it
+    /// is).
+    mutating func fail(latitude: String, longitude: String, _ reason: Sentence) {
       summary.failedRows += 1
       if summary.firstFailedLine == 0 { summary.firstFailedLine = lineNumber }
-      let message = lineNumber == 0 ? reason : "line \(lineNumber): \(reason)."
+      let message =
+        lineNumber == 0
+        ? reason.text(in: language)
+        : Message.batchRowFailed(lineNumber, reason.text(in: language), in: language)
       if format == .csv {
         // Empty answer fields between the coordinates and the error, as many as the header has.
         let empty = isResolve ? ",,,,,," : isCountries ? ",,,,," : ",,,,"

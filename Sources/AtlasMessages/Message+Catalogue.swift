@@ -605,6 +605,15 @@ public enum Message: String, CaseIterable, Sendable {
   case gdeltMalformedOne
   case gdeltMalformed
   case batchNulByte
+  case batchRowFailed
+  case batchRowTooLong
+  case batchRowCarriageReturn
+  case batchRowOneField
+  case batchRowFields
+  case batchRowLatitudeNotNumber
+  case batchRowLongitudeNotNumber
+  case theInput
+  case theRequestBody
   case batchHeaderColumns
   case batchHeaderColumnsOnLine
 
@@ -2909,6 +2918,30 @@ public enum Message: String, CaseIterable, Sendable {
         "{1} holds a NUL byte on line {2}; it is binary, not latitude,longitude text.",
         "{1} contient un octet NUL à la ligne {2} : ce sont des données binaires, pas du texte latitude,longitude."
       )
+    case .batchRowFailed: ("line {1}: {2}.", "ligne {1} : {2}.")
+    case .batchRowTooLong:
+      (
+        "the line is longer than {1} bytes, so it is not latitude,longitude",
+        "la ligne dépasse {1} octets, ce n'est donc pas latitude,longitude"
+      )
+    case .batchRowCarriageReturn:
+      (
+        "the line holds a carriage return (CR) that does not end it; lines end with LF or CRLF",
+        "la ligne contient un retour chariot (CR) qui ne la termine pas ; les lignes finissent par LF ou CRLF"
+      )
+    case .batchRowOneField:
+      ("expected latitude,longitude but found 1 field", "latitude,longitude attendus mais 1 champ trouvé")
+    case .batchRowFields:
+      (
+        "expected latitude,longitude but found {1} fields",
+        "latitude,longitude attendus mais {1} champs trouvés"
+      )
+    case .batchRowLatitudeNotNumber:
+      ("the latitude '{1}' is not a number", "la latitude '{1}' n'est pas un nombre")
+    case .batchRowLongitudeNotNumber:
+      ("the longitude '{1}' is not a number", "la longitude '{1}' n'est pas un nombre")
+    case .theInput: ("the input", "l'entrée")
+    case .theRequestBody: ("the request body", "le corps de la requête")
     case .batchHeaderColumns:
       (
         "The header puts latitude in column {1} and longitude in column {2}; batch rows read them from the first 16 "

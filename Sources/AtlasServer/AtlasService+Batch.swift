@@ -41,7 +41,10 @@ extension AtlasService {
     if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
       throw Problem.said(Problem.tooLarge, .serviceBodyTooLarge, length, limit)
     }
-    let answers = BatchAnswers(query: query, format: format, threads: batchThreads)
+    // Failed rows say why in the request's language (lang=, else Accept-Language), as its refusals do.
+    let language = InterfaceLanguage.requested(
+      query: parameters.get("lang"), acceptLanguage: request.headers[.acceptLanguage])
+    let answers = BatchAnswers(query: query, format: format, threads: batchThreads, language: language)
     let metrics = self.metrics
     return Response(
       status: .ok,
@@ -58,7 +61,7 @@ extension AtlasService {
           received += buffer.readableBytes
           if received > limit {
             try await writer.write(
-              answers.fail("The body is over \(limit) bytes, the most this service takes in one request."))
+              answers.fail(Sentence(.serviceBodyOverLimit, limit)))
             break
           }
           answers.stage(buffer)

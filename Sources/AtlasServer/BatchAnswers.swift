@@ -1,4 +1,5 @@
 import AtlasAnswers
+import AtlasMessages
 import GeoFormats
 import NIOCore
 
@@ -32,7 +33,8 @@ final class BatchAnswers: @unchecked Sendable {
     return max(64, basePieceBytes / max(1, count))
   }
 
-  init(query: BatchQuery, format: BatchFormat, threads: Int) {
+  /// `language`: the request's, for the failed rows' error column and the run's error row.
+  init(query: BatchQuery, format: BatchFormat, threads: Int, language: InterfaceLanguage = .english) {
     let box = Collected()
     output = OutputBuffer(capacity: 1 << 16) { chunk in
       box.buffer.writeBytes(chunk)
@@ -40,7 +42,9 @@ final class BatchAnswers: @unchecked Sendable {
     }
     self.box = box
     pieceBytes = Self.pieceBytes(for: query)
-    rows = BatchRows(query: query, format: format, output: output, name: "the request body", threads: threads)
+    rows = BatchRows(
+      query: query, format: format, output: output, name: Sentence(.theRequestBody), threads: threads,
+      language: language)
   }
 
   /// The answer written since the last call.
@@ -56,7 +60,7 @@ final class BatchAnswers: @unchecked Sendable {
       try rows.feed(bytes)
       return false
     } catch {
-      rows.writeRunError(error.description.prefix(1).uppercased() + error.description.dropFirst())
+      rows.writeRunError(error.sentence.capitalized)
       return true
     }
   }
@@ -91,7 +95,7 @@ final class BatchAnswers: @unchecked Sendable {
   }
 
   /// Answers what was staged, then ends the answer with an error row for `message`.
-  func fail(_ message: String) -> ByteBuffer {
+  func fail(_ message: Sentence) -> ByteBuffer {
     let left = staged.count - consumed
     let stopped =
       failed || staged.withUnsafeBufferPointer { answer(UnsafeBufferPointer(rebasing: $0[consumed...])) }

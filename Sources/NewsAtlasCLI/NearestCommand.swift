@@ -159,7 +159,7 @@ func runBatch(path: String, query: BatchQuery, format: BatchFormat, threads: Int
   let summary = try formats { () throws(FormatError) in
     try BatchRows.run(
       path: path, query: query, format: format, output: out, showProgress: StandardError.isTerminal,
-      threads: threads)
+      threads: threads, language: .current)
   }
   if summary.failedRows > 0 {
     throw .data(

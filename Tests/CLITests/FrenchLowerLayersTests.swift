@@ -128,6 +128,45 @@ import Testing
     #expect(inEnglish.stderr.contains(english), "\(inEnglish.stderr)")
   }
 
+  /// Batch rows' error column is a sentence, in the reader's language (the CLI's interface language, the
+  /// request's for the service); the rest of the row is the same in both.
+  @Test func batchRowsSayWhyInTheReadersLanguage() throws {
+    let input = "lat,lon\n1,2\nx,3\n91,0\n"
+    let french = try CLI.run(
+      ["nearest", "--input", "-", "--format", "csv"], stdin: input, environment: ["LANG": "fr_FR.UTF-8"])
+    #expect(french.status == 65)
+    #expect(
+      french.stdout.contains("3,x,3,,,,,ligne 3 : la latitude 'x' n'est pas un nombre.\n"), "\(french.stdout)"
+    )
+    #expect(
+      french.stdout.contains(
+        "4,91,0,,,,,ligne 4 : la latitude 91 est hors de -90...90 ; les latitudes sont des degrés au nord de "
+          + "l'équateur.\n"), "\(french.stdout)")
+    let english = try CLI.run(["nearest", "--input", "-", "--format", "csv"], stdin: input)
+    #expect(
+      english.stdout.contains("3,x,3,,,,,line 3: the latitude 'x' is not a number.\n"), "\(english.stdout)")
+    #expect(
+      english.stdout.contains(
+        "4,91,0,,,,,line 4: the latitude 91 is outside -90...90; latitudes are degrees north of the equator.\n"
+      ),
+      "\(english.stdout)")
+    let served = try Served(["--no-news"])
+    func post(_ headers: String) throws -> String {
+      let body = "1\n2,3\n"
+      return try served.raw(
+        "POST /v1/resolve?format=jsonl HTTP/1.1\r\nHost: x\r\n\(headers)Content-Type: text/csv\r\n"
+          + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+    }
+    let inFrench = try post("Accept-Language: fr\r\n")
+    #expect(
+      inFrench.contains(#"{"line":1,"error":"ligne 1 : latitude,longitude attendus mais 1 champ trouvé."}"#),
+      "\(inFrench)")
+    let inEnglish = try post("")
+    #expect(
+      inEnglish.contains(#"{"line":1,"error":"line 1: expected latitude,longitude but found 1 field."}"#),
+      "\(inEnglish)")
+  }
+
   /// Store: a cache that is another program's SQLite database is refused, in the reader's language.
   @Test func theCachesRefusalIsFrench() throws {
     let script = #"""
@@ -167,7 +206,8 @@ import Testing
   @Test(arguments: [
     "GeoFormats", "AtlasSettings", "Store/CacheDatabase.swift", "Fetch/HTTPClient.swift",
     "NewsAPI/FeedList.swift",
-    "NewsAPI/FeedsClient.swift", "Feeds",
+    "NewsAPI/FeedsClient.swift", "Feeds", "AtlasAnswers/BatchRows.swift", "AtlasServer/BatchAnswers.swift",
+    "AtlasServer/AtlasService+Batch.swift",
     // The service's dataset writes and its own refusals before a route.
     "AtlasServer/AtlasService+Writes.swift", "AtlasServer/DatasetWrites.swift",
     "AtlasServer/WriteAccess.swift",
