@@ -140,7 +140,11 @@ enum DatasetJournal {
         older.format = 1
         var stale = false
         if let named {
-          stale = [1, Self.format].contains(named.format) && named.baseVersion < baseVersion
+          // Of format 2, only another base's nonce (a PUT's is random, a compaction's the identity its records
+          // chained): this nonce at a lower version is a damaged line. Format 1's compaction kept the nonce.
+          stale =
+            [1, Self.format].contains(named.format) && named.baseVersion < baseVersion
+            && (named.format == 1 || named.nonce != nonce)
         } else if try reader.onlyVersion(-1, after: 0) {
           // Nothing whole in format 2; a journal holding no RS may be of format 1.
           stale = try reader.count(recordStart, from: 0, upTo: 1) > 0

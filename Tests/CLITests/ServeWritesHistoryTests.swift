@@ -232,6 +232,33 @@ import Testing
     for (a, b) in zip(before, after) { #expect(a == b) }
   }
 
+  /// A journal whose first line names this base's nonce at a lower base version (a digit rotted: 1 to 0) is
+  /// damaged, not stale: a stale journal of format 2 names another base's nonce (a PUT's is random, a
+  /// compaction's the identity its records chained), so it is left as it is and the dataset not served (one
+  /// warning), where it was removed with the answered changes it holds.
+  @Test func aJournalWhoseBaseVersionRottedIsNotDropped() async throws {
+    let scratch = try ScratchDirectory()
+    var random = SplitMix64(state: 59)
+    let base = (1...10).map { Journal.feature($0, &random) }
+    let added = (11...12).map { Journal.feature($0, &random) }
+    try await Application(router: try Base.service(scratch.path).router()).test(.router) { client in
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", Journal.collection(base)).status == 201)
+      for feature in added {
+        let post = try await Base.send(
+          client, .post, "/v1/datasets/live/features", Journal.collection([feature]))
+        #expect(post.status == 200)
+      }
+    }
+    let path = scratch.path + "/live.journal"
+    var journal = try Data(contentsOf: URL(fileURLWithPath: path))
+    let lineEnd = try #require(journal.firstIndex(of: 0x0A))
+    #expect(journal[lineEnd - 1] == UInt8(ascii: "1"))
+    journal[lineEnd - 1] = UInt8(ascii: "0")
+    let (kept, warnings) = try Journal.start(scratch.path, journal: journal)
+    #expect(kept.datasets["live"] == nil && warnings.count == 1, "\(warnings)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == journal)
+  }
+
   /// The bytes a replay read (counted by its read seam).
   final class ReadCount: @unchecked Sendable {
     private let lock = NSLock()

@@ -540,9 +540,10 @@ import Testing
     #expect(try await Self.answers(try Base.service(scratch.path)) == fresh)
   }
 
-  /// A journal whose header has the base's nonce but another base version (a compaction's base in place, the
-  /// journal before it not yet removed) is stale even when its records' versions would go on from the base:
-  /// dropped, not replayed.
+  /// A journal whose header names another nonce at an earlier base version (a compaction's base in place, whose
+  /// nonce is the identity its records chained, the journal before it not yet removed) is stale even when its
+  /// records' versions would go on from the base: dropped, not replayed. (The base's own nonce at an earlier
+  /// version is damage: ServeWritesHistoryTests.aJournalWhoseBaseVersionRottedIsNotDropped.)
   @Test func aJournalOfAnotherBaseVersionIsStale() async throws {
     let scratch = try ScratchDirectory()
     var random = SplitMix64(state: 19)
@@ -556,7 +557,7 @@ import Testing
     #expect(facts.version == 1)
     let file = try FeatureFile.parse(Array(Self.collection([extra]).utf8), name: "extra")
     let journal =
-      DatasetJournal.header(nonce: facts.nonce, baseVersion: 0)
+      DatasetJournal.header(nonce: DatasetJournal.chained(facts.nonce, 1), baseVersion: 0)
       + DatasetJournal.addRecord(file, version: 2).bytes
     try Data(journal).write(to: URL(fileURLWithPath: scratch.path + "/live.journal"))
     #expect(try await Self.answers(try Base.service(scratch.path)) == (try await Self.freshAnswers(base)))
