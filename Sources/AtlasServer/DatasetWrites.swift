@@ -404,17 +404,20 @@ final class DatasetWrites: Sendable {
   {
     let path = path(of: name)
     guard let pieces else {
-      // The base first: a crash before the journal goes leaves a journal without a base, removed at start.
+      // The base first, its removal synced before the journal goes: a crash then leaves a journal without a base
+      // (removed at start), never a base without the answered changes its journal holds (two unlinks synced
+      // once may reach the disk in either order).
       guard unlink(path) == 0 || errno == ENOENT else {
         throw failure(name, Sentence(.datasetStepRemoving, path), errno)
+      }
+      if let failed = syncFolder() {
+        return (nil, unsyncedFailure(name, Sentence(.datasetStepSyncingFolderAt, directory), failed.code))
       }
       let journal = journalPath(of: name)
       if unlink(journal) != 0 && errno != ENOENT {
         return (nil, unsyncedFailure(name, Sentence(.datasetStepRemoving, journal), errno))
       }
-      if let failed = syncFolder() {
-        return (nil, unsyncedFailure(name, Sentence(.datasetStepSyncingFolderAt, directory), failed.code))
-      }
+      _ = syncFolder()  // a journal a crash brings back has no base: removed at start
       return (nil, nil)
     }
     let file: PrivateFile

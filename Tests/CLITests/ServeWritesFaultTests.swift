@@ -71,6 +71,35 @@ import Testing
     #expect(try await Self.entry(restarted) == (try await Self.entry(service)))
   }
 
+  /// A DELETE of a dataset removes its journal only once the base's removal is synced in the folder (else a crash
+  /// could keep the journal's removal and undo the base's, and a restart would serve the base without the
+  /// answered changes its journal holds): when that sync fails, the answer is a 500 that says the change is
+  /// served, the dataset is gone, and its journal is left (a restart removes it, having no base).
+  @Test func aDeletedDatasetsJournalGoesOnlyAfterItsBase() async throws {
+    let scratch = try ScratchDirectory()
+    let base = Self.features(1...20, seed: 31)
+    let added = Self.features(21...22, seed: 32)
+    let service = try Self.service(scratch.path)
+    let writes = try #require(service.writes)
+    let journal = scratch.path + "/live.journal"
+    try await Application(router: service.router()).test(.router) { client in
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", Journal.collection(base)).status == 201)
+      #expect(
+        try await Base.send(client, .post, "/v1/datasets/live/features", Journal.collection(added)).status
+          == 200)
+      #expect(FileManager.default.fileExists(atPath: journal))
+      writes.seams.failFolderSyncs(1)
+      let delete = try await Base.send(client, .delete, "/v1/datasets/live")
+      #expect(writes.seams.folderSyncFaultsLeft == 0)
+      #expect(delete.status == 500 && delete.body.contains("is served"), "\(delete.body)")
+      #expect(try await Base.send(client, .get, "/v1/datasets/live").status == 404)
+      #expect(!FileManager.default.fileExists(atPath: scratch.path + "/live.geojson"))
+      #expect(FileManager.default.fileExists(atPath: journal))
+    }
+    #expect(try Self.service(scratch.path).datasets["live"] == nil)
+    #expect(!FileManager.default.fileExists(atPath: journal))
+  }
+
   /// A POST whose journal sync fails is refused (500, no path), the journal is cut back to the records before
   /// it and that cut is synced too (else a crash could bring the refused record back whole, and a restart would
   /// serve it); a restart serves the dataset without it, and the next POST is kept.
