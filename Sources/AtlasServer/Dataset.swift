@@ -186,9 +186,17 @@ public final class Dataset: @unchecked Sendable {
       mix(value.bitPattern)
     }
     // The properties too (which the coordinates do not cover), through the source's fingerprint, and the
-    // aggregated property names.
+    // aggregates: each property's name and its operation (a restart that maximises what it summed serves other
+    // cluster values, so another ETag).
     if kept == nil { mix(file.sourceFingerprint) }
-    for name in aggregations.map(\.property) { for byte in name.utf8 { mix(UInt64(byte)) } }
+    for aggregation in aggregations {
+      for byte in aggregation.property.utf8 { mix(UInt64(byte)) }
+      switch aggregation.operation {
+      case .sum: mix(0x5355_4D)
+      case .min: mix(0x4D49_4E)
+      case .max: mix(0x4D41_58)
+      }
+    }
     bounds = west <= east ? (west, south, east, north) : (-180, -85.051129, 180, 85.051129)
     contentHash = String(hash, radix: 16)
     self.pointCount = pointCount

@@ -259,6 +259,36 @@ import Testing
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == journal)
   }
 
+  /// The content hash (so the ETag) names each aggregate's operation, not only its property: a restart with
+  /// `seats` maximised instead of summed serves other cluster values under another ETag, so a client revalidating
+  /// the one before gets them (a 200), not a 304 for its stale sums.
+  @Test func anAggregatesOperationIsInTheETag() async throws {
+    let scratch = try ScratchDirectory()
+    func service(_ operation: Aggregation.Operation) throws -> AtlasService {
+      let aggregations = [Aggregation(property: "seats", operation: operation)]
+      let markers = try Dataset(
+        name: "markers", file: nil, options: ClusterOptions(), aggregations: aggregations)
+      let kept = AtlasService.keptDatasets(
+        directory: scratch.path, options: ClusterOptions(), aggregations: aggregations,
+        warn: { Issue.record("\($0)") })
+      return AtlasService(
+        datasets: [markers] + kept, writeToken: Base.token, datasetsDirectory: scratch.path,
+        aggregations: aggregations)
+    }
+    let path = "/v1/datasets/live/clusters?zoom=0"
+    let (tag, summed) = try await Application(router: try service(.sum).router()).test(.router) { client in
+      let put = "name,lat,lon,seats\na,48.85,2.35,10\nb,48.86,2.36,4\n"
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", put).status == 201)
+      let answer = try await Base.send(client, .get, path)
+      return (try #require(answer.headers[.eTag]), answer.body)
+    }
+    try await Application(router: try service(.max).router()).test(.router) { client in
+      let answer = try await Base.send(client, .get, path, headers: [("If-None-Match", tag)])
+      #expect(answer.status == 200 && answer.headers[.eTag] != tag, "\(answer.status) \(tag)")
+      #expect(answer.body != summed, "\(answer.body)")
+    }
+  }
+
   /// The bytes a replay read (counted by its read seam).
   final class ReadCount: @unchecked Sendable {
     private let lock = NSLock()
