@@ -216,9 +216,14 @@ public final class NewsAPIClient: Sendable {
       throw .invalidRequest(
         Sentence(.notALanguage, printable(language), newsLanguages.joined(separator: ", ")))
     }
-    if let sortBy = query.sortBy, !["relevancy", "popularity", "publishedAt"].contains(sortBy) {
-      throw .invalidRequest(Sentence(.notASortOrder, printable(sortBy)))
+    // The order and the fields in any case, as the sort-by setting takes them (PublishedAt, Title).
+    let sortBy = try query.sortBy.map { text throws(NewsAPIError) in
+      guard let order = searchOrders.first(where: { $0.lowercased() == text.lowercased() }) else {
+        throw .invalidRequest(Sentence(.notASortOrder, printable(text)))
+      }
+      return order
     }
+    let searchIn = query.searchIn.map { $0.lowercased() }
     for (name, value) in [("from", query.from), ("to", query.to)] {
       guard let value, searchInstant(value) == nil else { continue }
       throw .invalidRequest(Sentence(.notADate, printable(String(value.prefix(40))), name))
@@ -229,13 +234,14 @@ public final class NewsAPIClient: Sendable {
     {
       throw .invalidRequest(Sentence(.fromAfterTo, printable(from), printable(to)))
     }
-    for field in query.searchIn where !["title", "description", "content"].contains(field) {
-      throw .invalidRequest(Sentence(.searchInFields, printable(field)))
+    for (field, typed) in zip(searchIn, query.searchIn)
+    where !["title", "description", "content"].contains(field) {
+      throw .invalidRequest(Sentence(.searchInFields, printable(typed)))
     }
     try checkPaging(pageSize: query.pageSize, page: query.page)
     var parameters: [(String, String)] = []
     if let q = query.q { parameters.append(("q", q)) }
-    if !query.searchIn.isEmpty { parameters.append(("searchIn", query.searchIn.joined(separator: ","))) }
+    if !searchIn.isEmpty { parameters.append(("searchIn", searchIn.joined(separator: ","))) }
     if !query.sources.isEmpty { parameters.append(("sources", query.sources.joined(separator: ","))) }
     if !query.domains.isEmpty { parameters.append(("domains", query.domains.joined(separator: ","))) }
     if !query.excludeDomains.isEmpty {
@@ -244,7 +250,7 @@ public final class NewsAPIClient: Sendable {
     if let from = query.from { parameters.append(("from", from)) }
     if let to = query.to { parameters.append(("to", to)) }
     if let language { parameters.append(("language", language)) }
-    if let sortBy = query.sortBy { parameters.append(("sortBy", sortBy)) }
+    if let sortBy { parameters.append(("sortBy", sortBy)) }
     parameters += [("pageSize", String(query.pageSize)), ("page", String(query.page))]
     return parameters
   }

@@ -162,6 +162,15 @@ import Testing
       let accepted = try CLI.run(["search", "accepted"] + arguments, environment: environment)
       #expect(accepted.status == 0, "\(arguments): \(accepted.stderr)")
     }
+    // The order and the fields in any case, as the sort-by setting takes them; sent as NewsAPI spells them.
+    let spelled = try CLI.run(
+      ["search", "spelled", "--sort-by", "PUBLISHEDAT", "--search-in", "Title,DESCRIPTION"],
+      environment: environment)
+    #expect(spelled.status == 0, "\(spelled.stderr)")
+    let sentSpelled = try #require(try server.log().first { $0.contains("q=spelled") })
+    #expect(
+      sentSpelled.contains("sortBy=publishedAt") && sentSpelled.contains("searchIn=title%2Cdescription"),
+      "\(sentSpelled)")
     // The count agrees with no noun (it said "1 of 1 articles", "1 articles sur 1").
     let counted = try CLI.run(["search", "counted"], environment: environment)
     #expect(counted.stdoutLines.first == "Articles: 1 of 1", "\(counted.stdout)")
