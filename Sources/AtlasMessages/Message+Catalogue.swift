@@ -364,6 +364,13 @@ public enum Message: String, CaseIterable, Sendable {
   case keptJournalUnreadable
   case keptCannotServe
   case clusterNoSuchId
+  case clusterOptionRange
+  case clusterAcceptsZoom
+  case clusterAcceptsMaxZoom
+  case clusterAcceptsMinPoints
+  case clusterAcceptsRadius
+  case clusterAcceptsExtent
+  case clusterAcceptsNodeSize
   case clusterNotAtZoom
   case parserUnknownOptionSuggested
   case parserUnknownOption
@@ -580,6 +587,13 @@ public enum Message: String, CaseIterable, Sendable {
   case httpCancelled
   case httpFailed
   case httpShutDown
+  case httpNoThread
+  case curlCannotLoad
+  case curlLacks
+  case curlCannotInit
+  case curlNoTransferLoop
+  case curlRefusedOption
+  case curlLoopFailed
   case cacheForeign
   case cacheCannotUse
   case cacheMovedAside
@@ -588,6 +602,24 @@ public enum Message: String, CaseIterable, Sendable {
   case cacheNotCounted
   case gdeltHeadlinesOf
   case theFeed
+  case mbtilesCannotCreate
+  case mbtilesNotAFile
+  case mbtilesASymbolicLink
+  case mbtilesAFolder
+  case mbtilesAFIFO
+  case mbtilesADevice
+  case mbtilesNotRegular
+  case mbtilesIsTheInput
+  case mbtilesCannotMove
+  case mbtilesFailed
+  case mbtilesNoDatabase
+  case mbtilesStepPrepare
+  case mbtilesStepMetadata
+  case mbtilesStepTile
+  case mbtilesStepSetUp
+  case outOfMemory
+  case tilesGzipCannotStart
+  case tilesGzipFailed
   case feedDeclaresEntity
   case feedNotWellFormed
   case feedNoReason
@@ -2106,6 +2138,22 @@ public enum Message: String, CaseIterable, Sendable {
         "Le jeu de données gardé '{1}' ne peut pas être servi ({2}) ; retirez-le ou envoyez de nouveau le jeu de "
           + "données par PUT."
       )
+    case .clusterOptionRange: ("{1} is {2}, not {3}.", "{1} prend {2}, pas {3}.")
+    case .clusterAcceptsZoom: ("a whole number from 0 to {1}", "un nombre entier de 0 à {1}")
+    case .clusterAcceptsMaxZoom:
+      (
+        "a whole number from the lowest zoom ({1}) to {2}",
+        "un nombre entier du zoom le plus bas ({1}) à {2}"
+      )
+    case .clusterAcceptsMinPoints: ("a whole number from 1 to {1}", "un nombre entier de 1 à {1}")
+    case .clusterAcceptsRadius:
+      (
+        "a number of pixels above 0 and at most the extent ({1})",
+        "un nombre de pixels au-dessus de 0 et au plus l'étendue ({1})"
+      )
+    case .clusterAcceptsExtent:
+      ("a whole number of pixels from 1 to {1}", "un nombre entier de pixels de 1 à {1}")
+    case .clusterAcceptsNodeSize: ("a whole number from {1} to {2}", "un nombre entier de {1} à {2}")
     case .clusterNoSuchId:
       (
         "No cluster has the id {1} in this index.",
@@ -2251,6 +2299,40 @@ public enum Message: String, CaseIterable, Sendable {
       )
     case .feedAnswered: ("The feed {1} answered HTTP {2}.", "Le flux {1} a répondu HTTP {2}.")
     case .feedUnreadable: ("The feed {1} could not be read: {2}", "Le flux {1} n'a pas pu être lu : {2}")
+    case .mbtilesCannotCreate:
+      (
+        "Cannot create {1} ({2}); check the folder exists and is writable.",
+        "Impossible de créer {1} ({2}) ; vérifiez que le dossier existe et qu'on peut y écrire."
+      )
+    case .mbtilesNotAFile:
+      (
+        "{1} is {2}, not a regular file; give a new file or an MBTiles file to replace.",
+        "{1} est {2}, pas un fichier ordinaire ; donnez un nouveau fichier ou un fichier MBTiles à remplacer."
+      )
+    case .mbtilesASymbolicLink: ("a symbolic link", "un lien symbolique")
+    case .mbtilesAFolder: ("a folder", "un dossier")
+    case .mbtilesAFIFO: ("a FIFO", "une FIFO")
+    case .mbtilesADevice: ("a device", "un périphérique")
+    case .mbtilesNotRegular: ("not a regular file", "autre chose")
+    case .mbtilesIsTheInput:
+      (
+        "{1} is the input file {2}; give another file to write.",
+        "{1} est le fichier d'entrée {2} ; donnez un autre fichier à écrire."
+      )
+    case .mbtilesCannotMove:
+      (
+        "Cannot move the finished file to {1} ({2}).",
+        "Impossible de déplacer le fichier terminé vers {1} ({2})."
+      )
+    case .mbtilesFailed: ("Cannot {1} in {2} ({3}).", "Impossible de {1} dans {2} ({3}).")
+    case .mbtilesNoDatabase: ("no database", "pas de base")
+    case .mbtilesStepPrepare: ("prepare the tile insert", "préparer l'insertion des tuiles")
+    case .mbtilesStepMetadata: ("write metadata", "écrire les métadonnées")
+    case .mbtilesStepTile: ("write tile {1}", "écrire la tuile {1}")
+    case .mbtilesStepSetUp: ("set up the file", "préparer le fichier")
+    case .outOfMemory: ("out of memory", "mémoire épuisée")
+    case .tilesGzipCannotStart: ("gzip could not start ({1}).", "gzip n'a pas pu démarrer ({1}).")
+    case .tilesGzipFailed: ("gzip failed on tile {1}.", "gzip a échoué sur la tuile {1}.")
     case .feedDeclaresEntity:
       (
         "The feed declares an XML entity (<!ENTITY ...>); such feeds are refused, so no entity is expanded and "
@@ -2833,6 +2915,39 @@ public enum Message: String, CaseIterable, Sendable {
       )
     case .httpCancelled: ("The request to {1} was cancelled.", "La requête à {1} a été annulée.")
     case .httpFailed: ("The request to {1} failed: {2}.", "La requête à {1} a échoué : {2}.")
+    case .httpNoThread:
+      (
+        "The HTTP client could not start its thread (pthread_create: {1}).",
+        "Le client HTTP n'a pas pu démarrer son fil d'exécution (pthread_create : {1})."
+      )
+    case .curlCannotLoad:
+      (
+        "{1} could not be loaded; install libcurl (Debian: apt-get install libcurl4) or set NEWSATLAS_LIBCURL to "
+          + "its path to fetch news.",
+        "{1} n'a pas pu être chargé ; installez libcurl (Debian : apt-get install libcurl4) ou réglez "
+          + "NEWSATLAS_LIBCURL sur son chemin pour récupérer les actualités."
+      )
+    case .curlLacks:
+      (
+        "The libcurl loaded lacks {1}; NewsAtlas needs libcurl 7.85 or later (Debian 12's libcurl4).",
+        "La libcurl chargée n'a pas {1} ; NewsAtlas demande libcurl 7.85 ou plus récente (libcurl4 de Debian 12)."
+      )
+    case .curlCannotInit:
+      (
+        "libcurl could not initialise (curl_global_init failed).",
+        "libcurl n'a pas pu s'initialiser (curl_global_init a échoué)."
+      )
+    case .curlNoTransferLoop:
+      (
+        "libcurl could not make a transfer loop (curl_multi_init failed).",
+        "libcurl n'a pas pu créer de boucle de transferts (curl_multi_init a échoué)."
+      )
+    case .curlRefusedOption: ("libcurl refused {1} ({2}).", "libcurl a refusé {1} ({2}).")
+    case .curlLoopFailed:
+      (
+        "libcurl's transfer loop failed ({1}: {2}).",
+        "La boucle de transferts de libcurl a échoué ({1} : {2})."
+      )
     case .httpShutDown:
       (
         "The HTTP client was shut down before the request could run.",

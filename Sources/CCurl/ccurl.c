@@ -9,6 +9,9 @@ struct ccurl_functions ccurl_functions;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const char *failure;
+// What failed, for a caller that words it itself (`ccurl_load_failure`): its kind and the name it concerns.
+static int failure_kind;
+static const char *failure_detail;
 
 // Resolves one function into the table, or leaves `load` with `failure` set when the library lacks it.
 #define CCURL_RESOLVE(field, name)                                                      \
@@ -17,6 +20,8 @@ static const char *failure;
     if (ccurl_functions.field == NULL) {                                                \
       failure = "The libcurl loaded lacks " name "; NewsAtlas needs libcurl 7.85 or "  \
                 "later (Debian 12's libcurl4).";                                        \
+      failure_kind = CCURL_LOAD_LACKS_FUNCTION;                                         \
+      failure_detail = name;                                                            \
       return;                                                                           \
     }                                                                                   \
   } while (0)
@@ -35,6 +40,8 @@ static void load(void) {
              "NEWSATLAS_LIBCURL to its path to fetch news.",
              name);
     failure = message;
+    failure_kind = CCURL_LOAD_CANNOT_OPEN;
+    failure_detail = name;
     return;
   }
   CCURL_RESOLVE(global_init, "curl_global_init");
@@ -58,10 +65,17 @@ static void load(void) {
   CCURL_RESOLVE(slist_free_all, "curl_slist_free_all");
   if (ccurl_functions.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
     failure = "libcurl could not initialise (curl_global_init failed).";
+    failure_kind = CCURL_LOAD_INIT_FAILED;
   }
 }
 
 const char *ccurl_load(void) {
   pthread_once(&once, load);
   return failure;
+}
+
+int ccurl_load_failure(const char **detail) {
+  pthread_once(&once, load);
+  if (detail != NULL) *detail = failure_detail;
+  return failure_kind;
 }

@@ -57,7 +57,7 @@ public enum HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
   case shutDown
   /// libcurl could not be opened or initialised, or the client could not start its thread, or libcurl's
   /// transfer loop failed; the sentence says which (and what to install).
-  case libraryUnavailable(String)
+  case libraryUnavailable(Sentence)
 
   /// The sentence in English.
   public var description: String { sentence.description }
@@ -79,7 +79,7 @@ public enum HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
     case .cancelled(let host): Sentence(.httpCancelled, host)
     case .transport(let host, let detail): Sentence(.httpFailed, host, printable(detail))
     case .shutDown: Sentence(.httpShutDown)
-    case .libraryUnavailable(let sentence): Sentence(verbatim: sentence)
+    case .libraryUnavailable(let sentence): sentence
     }
   }
 }
@@ -123,7 +123,7 @@ public final class HTTPClient: Sendable {
   private enum LoopState {
     case notStarted
     case running(Loop)
-    case unavailable(String)
+    case unavailable(Sentence)
     case stopped
   }
 
@@ -152,16 +152,17 @@ public final class HTTPClient: Sendable {
       case .stopped: return .failure(.shutDown)
       case .notStarted:
         if let problem = ccurl_load().map({ String(cString: $0) }) {
-          state = .unavailable(problem)
-          return .failure(.libraryUnavailable(problem))
+          let sentence = Curl.loadFailure(problem)
+          state = .unavailable(sentence)
+          return .failure(.libraryUnavailable(sentence))
         }
         do throws(HTTPError) {
           let loop = try Loop.started(configuration: configuration)
           state = .running(loop)
           return .success(loop)
         } catch {
-          state = .unavailable(error.description)
-          return .failure(.libraryUnavailable(error.description))
+          state = .unavailable(error.sentence)
+          return .failure(.libraryUnavailable(error.sentence))
         }
       }
     }
@@ -298,7 +299,7 @@ final class Loop: @unchecked Sendable {
   ///   or the thread cannot be started; nothing is left behind then.
   static func started(configuration: HTTPClientConfiguration) throws(HTTPError) -> Loop {
     guard let multi = ccurl_multi_init() else {
-      throw .libraryUnavailable("libcurl could not make a transfer loop (curl_multi_init failed).")
+      throw .libraryUnavailable(Sentence(.curlNoTransferLoop))
     }
     let loop = Loop(configuration: configuration, multi: multi)
     for (name, option, value) in [
@@ -310,7 +311,7 @@ final class Loop: @unchecked Sendable {
     ] {
       let code = ccurl_multi_setopt_long(multi, option, value)
       guard code == CURLM_OK else {
-        throw .libraryUnavailable("libcurl refused \(name) (\(Curl.sentence(code))).")
+        throw .libraryUnavailable(Sentence(.curlRefusedOption, name, Curl.sentence(code)))
       }
     }
     let context = Unmanaged.passRetained(loop).toOpaque()
@@ -324,8 +325,7 @@ final class Loop: @unchecked Sendable {
       }, context)
     guard created == 0 else {
       Unmanaged<Loop>.fromOpaque(context).release()
-      throw .libraryUnavailable(
-        "The HTTP client could not start its thread (pthread_create: \(String(cString: strerror(created)))).")
+      throw .libraryUnavailable(Sentence(.httpNoThread, String(cString: strerror(created))))
     }
     loop.thread = thread
     return loop
@@ -377,8 +377,7 @@ final class Loop: @unchecked Sendable {
   /// libcurl's loop failed (`curl_multi_perform` or `curl_multi_poll`): every transfer fails with the
   /// sentence, and so does every later request; the loop stops.
   private func fail(_ call: String, _ code: CURLMcode) {
-    let error = HTTPError.libraryUnavailable(
-      "libcurl's transfer loop failed (\(call): \(Curl.sentence(code))).")
+    let error = HTTPError.libraryUnavailable(Sentence(.curlLoopFailed, call, Curl.sentence(code)))
     failure.withLock { $0 = error }
     shared.withLock { $0.stop() }
     for transfer in active.values {
@@ -572,6 +571,21 @@ final class Loop: @unchecked Sendable {
 
 /// The checked gateway from curl's return codes to `HTTPError`, and the C callbacks.
 enum Curl {
+  /// Why libcurl could not be opened, worded from the catalogue (the shim's English `problem` when it says
+  /// nothing more).
+  static func loadFailure(_ problem: String) -> Sentence {
+    var detail: UnsafePointer<CChar>? = nil
+    let kind = ccurl_load_failure(&detail)
+    let name = detail.map { String(cString: $0) } ?? ""
+    switch Int(kind) {
+    case Int(CCURL_LOAD_CANNOT_OPEN):
+      return Sentence(.curlCannotLoad, String(name.utf8.prefix(200)) ?? name)
+    case Int(CCURL_LOAD_LACKS_FUNCTION): return Sentence(.curlLacks, name)
+    case Int(CCURL_LOAD_INIT_FAILED): return Sentence(.curlCannotInit)
+    default: return Sentence(verbatim: problem)
+    }
+  }
+
   /// libcurl's sentence for a multi interface code, and the code.
   static func sentence(_ code: CURLMcode) -> String {
     "\(String(cString: ccurl_multi_strerror(code))), CURLMcode \(code.rawValue)"

@@ -1,4 +1,5 @@
 import AtlasAnswers
+import AtlasMessages
 import CompressNIO
 import Foundation
 import GeoFormats
@@ -15,11 +16,14 @@ public enum TileExport {
     public let bytes: Int
   }
 
-  /// Why an export failed, in one sentence.
+  /// Why an export failed, in one sentence, said in the reader's language (`text(in:)`).
   public struct ExportError: Error, CustomStringConvertible {
-    public let description: String
+    public let sentence: Sentence
     /// The points cannot be clustered (more than an index holds), rather than the file not written.
     public var isInput = false
+    /// The sentence in English.
+    public var description: String { sentence.description }
+    public func text(in language: InterfaceLanguage) -> String { sentence.text(in: language) }
   }
 
   /// Builds the index (keeping only the zooms written), then writes each zoom's tiles: the candidates of
@@ -36,11 +40,11 @@ public enum TileExport {
     do {
       index = try Aggregation.index(of: file, options: options, aggregations: aggregations)
     } catch {
-      throw ExportError(description: error.description, isInput: true)
+      throw ExportError(sentence: Sentence(verbatim: error.description), isInput: true)
     }
     let writer = ClusterWriter(index: index, file: file, aggregations: aggregations)
     let output: MBTilesWriter
-    do { output = try MBTilesWriter(path: path) } catch { throw ExportError(description: error.description) }
+    do { output = try MBTilesWriter(path: path) } catch { throw ExportError(sentence: error.sentence) }
     var tiles = 0
     var bytes = 0
     let lanes = Swift.max(1, ProcessInfo.processInfo.activeProcessorCount)
@@ -48,7 +52,7 @@ public enum TileExport {
     do {
       for compressor in compressors { try compressor.startStream() }
     } catch {
-      throw ExportError(description: "gzip could not start (\(error)).")
+      throw ExportError(sentence: Sentence(.tilesGzipCannotStart, String(describing: error)))
     }
     for z in zooms {
       let n = 1 << z
@@ -75,11 +79,11 @@ public enum TileExport {
         for (i, data) in encoded.results.enumerated() {
           guard let data else { continue }
           guard !data.isEmpty else {
-            throw ExportError(description: "gzip failed on tile \(z)/\(batch[i] / n)/\(batch[i] % n).")
+            throw ExportError(sentence: Sentence(.tilesGzipFailed, "\(z)/\(batch[i] / n)/\(batch[i] % n)"))
           }
           do {
             try output.tile(zoom: z, x: batch[i] / n, y: batch[i] % n, data: data)
-          } catch { throw ExportError(description: error.description) }
+          } catch { throw ExportError(sentence: error.sentence) }
           tiles += 1
           bytes += data.count
         }
@@ -92,7 +96,7 @@ public enum TileExport {
       }
       try output.finish()
     } catch {
-      throw ExportError(description: error.description)
+      throw ExportError(sentence: error.sentence)
     }
     return Summary(tiles: tiles, bytes: bytes)
   }

@@ -207,4 +207,25 @@ extension ClusterError {
     default: return description
     }
   }
+
+  /// The sentence in `language`, an option called by `name` (`--max-zoom`): an option's range worded from the
+  /// catalogue, as `ClusterOptions.accepted` words it in English (`options`, the options checked, give the
+  /// ranges that depend on another option).
+  public func text(
+    in language: InterfaceLanguage, naming name: (ClusterOptions.Option) -> String, options: ClusterOptions
+  ) -> String {
+    guard case .outOfRange(let option, let value, _) = self else { return text(in: language) }
+    let accepted =
+      switch option {
+      case .minZoom: Message.clusterAcceptsZoom(ClusterOptions.zoomLimit, in: language)
+      case .maxZoom: Message.clusterAcceptsMaxZoom(options.minZoom, ClusterOptions.zoomLimit, in: language)
+      case .minPoints: Message.clusterAcceptsMinPoints(ClusterOptions.minPointsLimit, in: language)
+      case .radius: Message.clusterAcceptsRadius(ClusterOptions.text(options.extent), in: language)
+      case .extent: Message.clusterAcceptsExtent(ClusterOptions.extentLimit, in: language)
+      case .nodeSize:
+        Message.clusterAcceptsNodeSize(
+          ClusterOptions.nodeSizes.lowerBound, ClusterOptions.nodeSizes.upperBound, in: language)
+      }
+    return Message.clusterOptionRange(name(option), accepted, value, in: language)
+  }
 }

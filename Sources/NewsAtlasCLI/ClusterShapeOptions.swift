@@ -40,7 +40,7 @@ struct ClusterShapeOptions: ParsableArguments {
     do {
       try options.check()
     } catch {
-      throw .usage(error.description(naming: Self.flag))
+      throw .usage(error.text(in: .current, naming: Self.flag, options: options))
     }
     return options
   }

@@ -106,7 +106,7 @@ struct ClustersCommand: ParsableCommand {
     do {
       index = try Aggregation.index(of: file, options: options, aggregations: aggregations)
     } catch {
-      throw CLIError.usage(error.description)
+      throw CLIError.usage(error.text(in: .current))
     }
     let printer = ClusterWriter(index: index, file: file, aggregations: aggregations)
     let out = OutputBuffer.standardOutput()
@@ -125,7 +125,7 @@ struct ClustersCommand: ParsableCommand {
         printer.tile(index.tile(zoom: z, x: x, y: y), to: out)
       }
     } catch {
-      throw CLIError.usage(Message.clustersIdsFromZoom(error.description))
+      throw CLIError.usage(Message.clustersIdsFromZoom(error.text(in: .current)))
     }
   }
 }

@@ -44,7 +44,7 @@ struct TilesCommand: ParsableCommand {
     do {
       try MBTilesWriter.checkDestination(out, input: points)
     } catch {
-      throw CLIError(description: error.description, exitCode: 73)  // EX_CANTCREAT
+      throw CLIError(description: error.text(in: .current), exitCode: 73)  // EX_CANTCREAT
     }
     let file = try ClusteringOptions.points(points, aggregations: aggregations, filter: featureFilter)
     let name =
@@ -66,7 +66,7 @@ struct TilesCommand: ParsableCommand {
       }
     } catch {
       if progress { StandardError.write("\n") }
-      throw CLIError(description: error.description, exitCode: error.isInput ? CLIError.data : 73)
+      throw CLIError(description: error.text(in: .current), exitCode: error.isInput ? CLIError.data : 73)
     }
     if progress { StandardError.write("\n") }
     let out = OutputBuffer.standardOutput()

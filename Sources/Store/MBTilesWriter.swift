@@ -1,3 +1,4 @@
+import AtlasMessages
 import CSQLite
 import Foundation
 
@@ -14,9 +15,15 @@ public final class MBTilesWriter {
   public let path: String
   private let partial: String
 
-  /// Why the file cannot be written, in one sentence.
+  /// Why the file cannot be written, in one sentence (SQLite's and the system's words quoted as they are).
   public struct WriteError: Error, CustomStringConvertible {
-    public let description: String
+    public let sentence: Sentence
+    init(_ message: Message, _ arguments: any CustomStringConvertible...) {
+      sentence = Sentence(message, arguments: arguments)
+    }
+    /// The sentence in English.
+    public var description: String { sentence.description }
+    public func text(in language: InterfaceLanguage) -> String { sentence.text(in: language) }
   }
 
   /// Creates the partial file beside `path` (`PATH.partial-PID`, mode 0644 less the umask, never through a
@@ -29,20 +36,17 @@ public final class MBTilesWriter {
     Self.partialForSignals = strdup(partial)
     let created = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
     guard created >= 0 else {
-      throw WriteError(
-        description:
-          "Cannot create \(partial) (\(String(cString: strerror(errno)))); check the folder exists and is writable."
-      )
+      throw WriteError(.mbtilesCannotCreate, partial, String(cString: strerror(errno)))
     }
     close(created)
     guard
       sqlite3_open_v2(partial, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, nil) == SQLITE_OK
     else {
-      let reason = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+      let reason =
+        db.map { Sentence(verbatim: String(cString: sqlite3_errmsg($0))) } ?? Sentence(.outOfMemory)
       sqlite3_close_v2(db)
       db = nil
-      throw WriteError(
-        description: "Cannot create \(path) (\(reason)); check the folder exists and is writable.")
+      throw WriteError(.mbtilesCannotCreate, path, reason)
     }
     try execute(
       """
@@ -57,7 +61,7 @@ public final class MBTilesWriter {
       sqlite3_prepare_v2(
         db, "INSERT INTO tiles (zoom_level, tile_column, tile_row, tile_data) VALUES (?, ?, ?, ?)", -1,
         &insert, nil) == SQLITE_OK
-    else { throw failure("prepare the tile insert") }
+    else { throw failure(Sentence(.mbtilesStepPrepare)) }
   }
 
   deinit {
@@ -95,22 +99,21 @@ public final class MBTilesWriter {
     var target = stat()
     guard lstat(path, &target) == 0 else { return }  // absent: created
     guard target.st_mode & S_IFMT == S_IFREG else {
-      let what =
+      let what: Message =
         switch target.st_mode & S_IFMT {
-        case S_IFLNK: "a symbolic link"
-        case S_IFDIR: "a folder"
-        case S_IFIFO: "a FIFO"
-        case S_IFCHR, S_IFBLK: "a device"
-        default: "not a regular file"
+        case S_IFLNK: .mbtilesASymbolicLink
+        case S_IFDIR: .mbtilesAFolder
+        case S_IFIFO: .mbtilesAFIFO
+        case S_IFCHR, S_IFBLK: .mbtilesADevice
+        default: .mbtilesNotRegular
         }
-      throw WriteError(
-        description: "\(path) is \(what), not a regular file; give a new file or an MBTiles file to replace.")
+      throw WriteError(.mbtilesNotAFile, path, Sentence(what))
     }
     var source = stat()
     if let input, input != "-", stat(input, &source) == 0, source.st_dev == target.st_dev,
       source.st_ino == target.st_ino
     {
-      throw WriteError(description: "\(path) is the input file \(input); give another file to write.")
+      throw WriteError(.mbtilesIsTheInput, path, input)
     }
   }
 
@@ -120,11 +123,11 @@ public final class MBTilesWriter {
     guard
       sqlite3_prepare_v2(db, "INSERT INTO metadata (name, value) VALUES (?, ?)", -1, &statement, nil)
         == SQLITE_OK
-    else { throw failure("write metadata") }
+    else { throw failure(Sentence(.mbtilesStepMetadata)) }
     defer { sqlite3_finalize(statement) }
     sqlite3_bind_text(statement, 1, name, -1, csqlite_transient())
     sqlite3_bind_text(statement, 2, value, -1, csqlite_transient())
-    guard sqlite3_step(statement) == SQLITE_DONE else { throw failure("write metadata") }
+    guard sqlite3_step(statement) == SQLITE_DONE else { throw failure(Sentence(.mbtilesStepMetadata)) }
   }
 
   /// One tile at XYZ address `z/x/y` (stored with the TMS row, `2^z - 1 - y`, as MBTiles wants).
@@ -136,7 +139,9 @@ public final class MBTilesWriter {
     _ = data.withUnsafeBytes {
       sqlite3_bind_blob(insert, 4, $0.baseAddress, Int32($0.count), csqlite_transient())
     }
-    guard sqlite3_step(insert) == SQLITE_DONE else { throw failure("write tile \(z)/\(x)/\(y)") }
+    guard sqlite3_step(insert) == SQLITE_DONE else {
+      throw failure(Sentence(.mbtilesStepTile, "\(z)/\(x)/\(y)"))
+    }
   }
 
   /// Commits, adds the spec's unique tile index, and moves the file to `path` (replacing what was there).
@@ -153,17 +158,19 @@ public final class MBTilesWriter {
     db = nil
     try Self.checkDestination(path, input: nil)  // again: the path may have changed during the export
     guard rename(partial, path) == 0 else {
-      throw WriteError(
-        description: "Cannot move the finished file to \(path) (\(String(cString: strerror(errno)))).")
+      throw WriteError(.mbtilesCannotMove, path, String(cString: strerror(errno)))
     }
   }
 
   private func execute(_ sql: String) throws(WriteError) {
-    guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { throw failure("set up the file") }
+    guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+      throw failure(Sentence(.mbtilesStepSetUp))
+    }
   }
 
-  private func failure(_ what: String) -> WriteError {
-    let reason = db.map { String(cString: sqlite3_errmsg($0)) } ?? "no database"
-    return WriteError(description: "Cannot \(what) in \(path) (\(reason)).")
+  private func failure(_ what: Sentence) -> WriteError {
+    let reason =
+      db.map { Sentence(verbatim: String(cString: sqlite3_errmsg($0))) } ?? Sentence(.mbtilesNoDatabase)
+    return WriteError(.mbtilesFailed, what, path, reason)
   }
 }

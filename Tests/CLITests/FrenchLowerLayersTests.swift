@@ -82,6 +82,32 @@ import Testing
       "the cache has no answer for GDELT's headlines of France"
     ),
     (
+      // MBTiles: the tiles command's file that cannot be written (a folder there, a folder missing).
+      #"mkdir -p d && "$0" tiles --out d"#,
+      "d est un dossier, pas un fichier ordinaire ; donnez un nouveau fichier ou un fichier MBTiles à remplacer.",
+      "d is a folder, not a regular file; give a new file or an MBTiles file to replace."
+    ),
+    (
+      #""$0" tiles --out nowhere/x.mbtiles"#, "Impossible de créer nowhere/x.mbtiles.partial-",
+      "Cannot create nowhere/x.mbtiles.partial-"
+    ),
+    (
+      // clusters: an option out of its range, a cluster id no cluster has.
+      #""$0" clusters --zoom 1 --max-zoom 99"#,
+      "--max-zoom prend un nombre entier du zoom le plus bas (0) à 30, pas 99.",
+      "--max-zoom is a whole number from the lowest zoom (0) to 30, not 99."
+    ),
+    (
+      #""$0" clusters --expansion-zoom 999999"#, "Aucun groupe n'a l'identifiant 999999 dans cet index.",
+      "No cluster has the id 999999 in this index."
+    ),
+    (
+      // Fetch: libcurl cannot be opened, so there is no HTTP client at all.
+      #"NEWSATLAS_LIBCURL=/nowhere/libcurl.so "$0" headlines --country fr --provider gdelt"#,
+      "/nowhere/libcurl.so n'a pas pu être chargé ; installez libcurl",
+      "/nowhere/libcurl.so could not be loaded; install libcurl"
+    ),
+    (
       // Fetch: nothing listens where the service should be.
       #"NEWSATLAS_API_BASE=http://127.0.0.1:$1 "$0" headlines --country fr --provider newsapi"#,
       "a refusé la connexion ; rien n'y écoute.", "refused the connection; nothing is listening there."
@@ -200,13 +226,13 @@ import Testing
   }
 
   /// No sentence of the converted lower layers is written outside the catalogue: a string literal of three
-  /// words or more in their sources fails, but for a programmer's precondition, the failures that leave no
-  /// HTTP client at all (libcurl cannot be opened or run, no thread: said as the shim and libcurl put them)
-  /// and the feeds file's comment line (file content).
+  /// words or more in their sources fails, but for a programmer's precondition, the feeds file's comment line
+  /// (file content) and a transfer libcurl cannot create or start (a transport failure's detail).
   @Test(arguments: [
     "GeoFormats", "AtlasSettings", "Store/CacheDatabase.swift", "Fetch/HTTPClient.swift",
     "NewsAPI/FeedList.swift",
-    "NewsAPI/FeedsClient.swift", "Feeds", "AtlasAnswers/BatchRows.swift", "AtlasServer/BatchAnswers.swift",
+    "NewsAPI/FeedsClient.swift", "Feeds", "Store/MBTilesWriter.swift", "MBTiles",
+    "AtlasAnswers/BatchRows.swift", "AtlasServer/BatchAnswers.swift",
     "AtlasServer/AtlasService+Batch.swift",
     // The service's dataset writes and its own refusals before a route.
     "AtlasServer/AtlasService+Writes.swift", "AtlasServer/DatasetWrites.swift",
@@ -217,8 +243,10 @@ import Testing
   ])
   func noEnglishOutsideTheCatalogue(path: String) throws {
     let found = try FrenchInterfaceTests.englishLiterals(under: "Sources/" + path).filter { literal in
-      !literal.contains("\"libcurl") && !literal.contains("\"The HTTP client could not start its thread")
-        && !literal.contains("\"# NewsAtlas feeds")
+      // The feeds file's comment line is file content; a transfer libcurl cannot create or start is a transport
+      // failure whose detail stays as libcurl-level words (quoted, as libcurl's own).
+      !literal.contains("\"# NewsAtlas feeds") && !literal.contains("\"libcurl could not create a transfer")
+        && !literal.contains("\"libcurl could not start the transfer")
     }
     #expect(found.isEmpty, "English outside the catalogue:\n\(found.joined(separator: "\n"))")
   }

@@ -43,6 +43,12 @@ extern struct ccurl_functions ccurl_functions;
 /// call's answer). Returns NULL on success, otherwise one sentence saying what failed (static storage).
 const char *ccurl_load(void);
 
+/// What `ccurl_load` failed at, for a caller that words it in its reader's language: 0 (nothing failed),
+/// `CCURL_LOAD_CANNOT_OPEN` (`*detail`: the library's name as given), `CCURL_LOAD_LACKS_FUNCTION` (`*detail`:
+/// the function), `CCURL_LOAD_INIT_FAILED` (curl_global_init).
+enum { CCURL_LOAD_CANNOT_OPEN = 1, CCURL_LOAD_LACKS_FUNCTION = 2, CCURL_LOAD_INIT_FAILED = 3 };
+int ccurl_load_failure(const char **detail);
+
 static inline CURL *ccurl_easy_init(void) { return ccurl_functions.easy_init(); }
 static inline void ccurl_easy_cleanup(CURL *handle) { ccurl_functions.easy_cleanup(handle); }
 static inline void ccurl_easy_reset(CURL *handle) { ccurl_functions.easy_reset(handle); }
