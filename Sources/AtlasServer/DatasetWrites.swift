@@ -692,6 +692,7 @@ final class DatasetWriteSeams: @unchecked Sendable {  // every member is guarded
   private var compactionsHeld = false
   private var compactionsEnded = 0
   private var treesEndedCount = 0
+  private var buildersHeldCount = 0
 
   /// The next `count` folder syncs fail (EIO), each after the step before it (a rename) was done.
   func failFolderSyncs(_ count: Int) { condition.withLock { failingFolderSyncs = count } }
@@ -759,9 +760,16 @@ final class DatasetWriteSeams: @unchecked Sendable {  // every member is guarded
 
   func treesEnded() { condition.withLock { treesEndedCount += 1 } }
 
+  /// Builders waiting before a batch (`hold(batches:)`): each has named its thread and started its drain.
+  var buildersHeld: Int { condition.withLock { buildersHeldCount } }
+
   func waitBeforeBatch() {
     condition.lock()
-    while batchesHeld { condition.wait() }
+    if batchesHeld {
+      buildersHeldCount += 1
+      while batchesHeld { condition.wait() }
+      buildersHeldCount -= 1
+    }
     condition.unlock()
   }
 

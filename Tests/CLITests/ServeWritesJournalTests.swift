@@ -526,6 +526,8 @@ import Testing
       while writes.waitingCount("live") < 1 { try await Task.sleep(for: .milliseconds(1)) }
       async let remove = Base.send(client, .delete, "/v1/datasets/live/features/coalesced")
       while writes.waitingCount("live") < 2 { try await Task.sleep(for: .milliseconds(1)) }
+      // The builder names its thread before its first batch, where the hold stops it.
+      while writes.seams.buildersHeld < 1 { try await Task.sleep(for: .milliseconds(1)) }
       let names = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").map {
         (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)) ?? ""
       }
