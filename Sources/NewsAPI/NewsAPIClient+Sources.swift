@@ -27,18 +27,7 @@ extension NewsAPIClient {
   /// otherwise be offered to the map, and every request naming it refused.
   public func usableSources(_ ids: [String]) async -> (usable: [String], refused: [NewsAPIError])? {
     guard !ids.isEmpty else { return ([], []) }
-    let cached = cachedSources()
-    let catalog: [NewsSource]
-    if let (list, fresh) = cached, fresh {
-      catalog = list
-    } else {
-      do throws(NewsAPIError) {
-        catalog = try await sources()
-      } catch {
-        guard let (list, _) = cached else { return nil }
-        catalog = list
-      }
-    }
+    guard let catalog = await sourcesToCheckAgainst() else { return nil }
     var usable: [String] = []
     var refused: [NewsAPIError] = []
     for id in ids {
@@ -59,18 +48,7 @@ extension NewsAPIClient {
   /// - Throws: `.invalidRequest` naming the nearest known ids for an id the list does not hold.
   public func checkSearchSources(_ ids: [String]) async throws(NewsAPIError) {
     guard !ids.isEmpty else { return }
-    let cached = cachedSources()
-    let catalog: [NewsSource]
-    if let (list, fresh) = cached, fresh {
-      catalog = list
-    } else {
-      do throws(NewsAPIError) {
-        catalog = try await sources()
-      } catch {
-        guard let (list, _) = cached else { return }
-        catalog = list
-      }
-    }
+    guard let catalog = await sourcesToCheckAgainst() else { return }
     let known = catalog.map(\.id)
     for id in ids where !known.contains(id) { throw Self.unknownSource(id, known: known) }
   }
@@ -117,5 +95,17 @@ extension NewsAPIClient {
     }
     return known.map { ($0, distance($0)) }.sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }.prefix(count)
       .map(\.0)
+  }
+
+  /// The sources list to check ids against: the cached one when fresh, else the service's (one request of the
+  /// budget), else a stale cached one; nil when none can be had.
+  private func sourcesToCheckAgainst() async -> [NewsSource]? {
+    let cached = cachedSources()
+    if let (list, fresh) = cached, fresh { return list }
+    do throws(NewsAPIError) {
+      return try await sources()
+    } catch {
+      return cached?.sources
+    }
   }
 }
