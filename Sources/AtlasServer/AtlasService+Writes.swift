@@ -64,9 +64,8 @@ extension AtlasService {
   }
 
   /// The body's features, streamed to a temporary file in the datasets folder (0600) and read from there; 413
-  /// over `maxBodyBytes`, 400 with the reader's sentence when it is neither a FeatureCollection nor CSV. A CSV
-  /// field that is a JSON number is kept as a number (`.jsonNumbers`): the features are kept as GeoJSON, and a
-  /// restart must read the same properties and values back.
+  /// over `maxBodyBytes`, 400 with the reader's sentence when it is neither a FeatureCollection nor CSV, read as
+  /// a file given with `--points` is (`AtlasService.features`).
   private func received(
     _ body: RequestBody, _ request: ParsedRequest, _ writes: DatasetWrites, name: String
   ) async throws -> FeatureFile {
@@ -103,9 +102,7 @@ extension AtlasService {
       throw Problem.said(Problem.badParameter, .serviceBodyNotFeatureCollection)
     }
     do {
-      return try FeatureFile.load(
-        path: file.temporaryPath, propertyNames: writes.aggregations.map(\.property), name: "the body",
-        csvFields: .jsonNumbers)
+      return try Self.features(path: file.temporaryPath, aggregations: writes.aggregations, name: "the body")
     } catch {
       throw Problem.worded(
         .badParameter(Self.capitalized(error.description)), Wording { Self.capitalized(error.text(in: $0)) })

@@ -137,6 +137,21 @@ public struct AtlasService: Sendable {
 
   /// The datasets kept in `directory` by writes over HTTP, to serve at start (as `DatasetWrites` keeps them);
   /// `warn` hears of a file that cannot be served.
+  /// The features of a file `serve` reads: one given with `--points`, or a write's body (streamed to a file),
+  /// read alike so that a dataset given at start and one written are typed the same way. A CSV field that is a
+  /// JSON number as written is a number, any other a string (`.jsonNumbers`): a dataset is kept as GeoJSON, and
+  /// a restart must read the same properties and values back (a string read as a number would be summed before
+  /// its first write and not after it).
+  ///
+  /// - Throws: `FormatError`, as `FeatureFile.load` does.
+  public static func features(
+    path: String, aggregations: [Aggregation], name: String? = nil, showProgress: Bool = false
+  ) throws(FormatError) -> FeatureFile {
+    try FeatureFile.load(
+      path: path, propertyNames: aggregations.map(\.property), showProgress: showProgress, name: name,
+      csvFields: .jsonNumbers)
+  }
+
   public static func keptDatasets(
     directory: String, options: ClusterOptions, aggregations: [Aggregation], warn: (String) -> Void
   ) -> [Dataset] {

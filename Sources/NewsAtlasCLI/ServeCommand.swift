@@ -170,8 +170,8 @@ struct ServeCommand: AsyncParsableCommand {
         throw CLIError.usage(Message.serveDatasetTwice(name))
       }
       let file = try formats { () throws(FormatError) in
-        try FeatureFile.load(
-          path: path, propertyNames: aggregations.map(\.property), showProgress: StandardError.isTerminal)
+        try AtlasService.features(
+          path: path, aggregations: aggregations, showProgress: StandardError.isTerminal)
       }
       datasets.append(try Self.dataset(name: name, file: file, options, aggregations))
     }

@@ -20,7 +20,7 @@ import Testing
   static func service(cafes path: String, maxFeatures: Int = 100_000) throws -> AtlasService {
     let options = ClusterOptions()
     let markers = try Dataset(name: "markers", file: nil, options: options, aggregations: [])
-    let file = try FeatureFile.load(path: path)
+    let file = try AtlasService.features(path: path, aggregations: [])
     let cafes = try Dataset(name: "cafes", file: file, options: options, aggregations: [])
     return AtlasService(datasets: [markers, cafes], maxFeatures: maxFeatures)
   }

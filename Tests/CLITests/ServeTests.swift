@@ -283,7 +283,7 @@ final class Served: @unchecked Sendable {
     let layers = try #require(tileJSON["vector_layers"] as? [[String: Any]])
     #expect(layers.first?["id"] as? String == "cafes")
     let fields = try #require(layers.first?["fields"] as? [String: String])
-    #expect(fields["point_count"] == "Number" && fields["name"] == "String" && fields["seats"] == "String")
+    #expect(fields["point_count"] == "Number" && fields["name"] == "String" && fields["seats"] == "Number")
     let proxied = try served.raw(
       "GET /tiles/cafes.json HTTP/1.1\r\nHost: tiles.example.org\r\nX-Forwarded-Proto: https\r\nConnection: close\r\n\r\n"
     )

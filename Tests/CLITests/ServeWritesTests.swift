@@ -383,6 +383,60 @@ import Testing
     #expect(try FileManager.default.contentsOfDirectory(atPath: data.path) == ["live.geojson"])
   }
 
+  /// A CSV file given with `--points` is typed as a written CSV body is (a field that is a JSON number as written
+  /// is a number, any other a string, left out of a sum): its first write keeps it as GeoJSON, and a restart after
+  /// that write serves the same properties, sums and ETags as before the restart.
+  @Test func aGivenCSVIsServedAsBeforeAfterAWriteAndARestart() async throws {
+    let data = try ScratchDirectory()
+    let given = try ScratchFile(
+      named: "live.csv",
+      contents: "name,lat,lon,seats,code\na,48.85,2.35,10,007\nb,48.86,2.36,4.5,12\nc,48.87,2.37, 3,x\n")
+    defer { given.remove() }
+    let arguments = [
+      "--no-news", "--points", "live=\(given.path)", "--sum", "seats", "--datasets-dir", data.path,
+    ]
+    let environment = ["NEWSATLAS_WRITE_TOKEN": Self.token]
+    let paths = [
+      "/v1/datasets/live/clusters?zoom=0", "/v1/datasets/live/clusters?zoom=17", "/tiles/live/0/0/0.geojson",
+      "/tiles/live/0/0/0.mvt",
+    ]
+    let client = HTTPClient()
+    defer { client.shutdown() }
+    func answers(_ served: Served) async throws -> [String] {
+      var answers: [String] = []
+      for path in paths {
+        let answer = try await client.get(served.base + path)
+        let body =
+          path.hasSuffix(".mvt")
+          ? Data(answer.body).base64EncodedString() : String(decoding: answer.body, as: UTF8.self)
+        answers.append("\(path) \(answer.status) \(answer.header("etag") ?? "") \(body)")
+      }
+      return answers
+    }
+    let before: [String]
+    do {
+      let served = try Served(arguments, environment: environment)
+      defer { _ = served.stop() }
+      let given = try await client.get(served.base + paths[0])
+      #expect(String(decoding: given.body, as: UTF8.self).contains(#""seats":14.5"#))  // " 3" is a string
+      let post = "name,lat,lon,seats,code\nd,48.88,2.38,-2e1,1e3\n"
+      let answer = try served.raw(
+        "POST /v1/datasets/live/features HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(Self.token)\r\n"
+          + "Content-Type: text/csv\r\nContent-Length: \(post.utf8.count)\r\nConnection: close\r\n\r\n\(post)"
+      )
+      #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer)")
+      before = try await answers(served)
+      let clusters = String(decoding: try await client.get(served.base + paths[1]).body, as: UTF8.self)
+      #expect(
+        clusters.contains(#""seats":10,"code":"007""#) && clusters.contains(#""code":1e3"#), "\(clusters)")
+    }
+    #expect(before[0].contains(#""seats":-5.5"#), "\(before[0])")  // 10 + 4.5 - 20
+    let restarted = try Served(arguments, environment: environment)
+    defer { _ = restarted.stop() }
+    let after = try await answers(restarted)
+    for (a, b) in zip(before, after) { #expect(a == b) }
+  }
+
   /// A token file others can read is refused (78) without its text in the message; a short token too (64);
   /// a file only its owner reads turns writes on.
   @Test func theTokenFileMustBeTheOwnersAlone() throws {
