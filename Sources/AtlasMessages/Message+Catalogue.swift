@@ -227,6 +227,24 @@ public enum Message: String, CaseIterable, Sendable {
   case durationHour
   case durationDays
   case durationDay
+  // Article dates (HumanDate, and the map page's dates): french-a's block.
+  case dateJustNow
+  case dateMinutesAgo
+  case dateHoursAgo
+  case dateToday
+  case dateOnDay
+  case monthJanuary
+  case monthFebruary
+  case monthMarch
+  case monthApril
+  case monthMay
+  case monthJune
+  case monthJuly
+  case monthAugust
+  case monthSeptember
+  case monthOctober
+  case monthNovember
+  case monthDecember
   case configAbstract
   case configDiscussion
   case configActionHelp
@@ -1567,6 +1585,27 @@ public enum Message: String, CaseIterable, Sendable {
     case .durationHour: ("1 hour", "1 heure")
     case .durationDays: ("{1} days", "{1} jours")
     case .durationDay: ("1 day", "1 jour")
+    // Article dates. `dateToday` and `dateOnDay` are layouts with named fields, which HumanDate (and the map
+    // page's script) fill: {day} (4), {day2} (04), {month2} (11), {monthName} (the month's message), {year},
+    // {hour} and {minute} (two digits), {ago} (dateJustNow, dateMinutesAgo or dateHoursAgo).
+    case .dateJustNow: ("just now", "à l'instant")
+    case .dateMinutesAgo: ("{1} min ago", "il y a {1} min")
+    case .dateHoursAgo: ("{1} h ago", "il y a {1} h")
+    case .dateToday: ("{hour}:{minute} ({ago})", "{hour}:{minute} ({ago})")
+    case .dateOnDay:
+      ("{day} {monthName} {year}, {hour}:{minute}", "Le {day2}/{month2}/{year} à {hour}:{minute}")
+    case .monthJanuary: ("Jan", "janv.")
+    case .monthFebruary: ("Feb", "févr.")
+    case .monthMarch: ("Mar", "mars")
+    case .monthApril: ("Apr", "avr.")
+    case .monthMay: ("May", "mai")
+    case .monthJune: ("Jun", "juin")
+    case .monthJuly: ("Jul", "juil.")
+    case .monthAugust: ("Aug", "août")
+    case .monthSeptember: ("Sep", "sept.")
+    case .monthOctober: ("Oct", "oct.")
+    case .monthNovember: ("Nov", "nov.")
+    case .monthDecember: ("Dec", "déc.")
 
     // MARK: config
     case .configAbstract:

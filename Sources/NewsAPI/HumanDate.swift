@@ -19,12 +19,15 @@ public struct HumanDate: Sendable {
     self.utc = utc
   }
 
-  private static let months = [
-    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+  /// The months' messages, January first: the name `dateOnDay`'s `{monthName}` shows.
+  public static let months: [Message] = [
+    .monthJanuary, .monthFebruary, .monthMarch, .monthApril, .monthMay, .monthJune, .monthJuly, .monthAugust,
+    .monthSeptember, .monthOctober, .monthNovember, .monthDecember,
   ]
 
   /// `published` (ISO 8601, as an article carries it) for people, seen at `now`; text that is not ISO 8601 is
-  /// shown as it is, cut to 25 characters.
+  /// shown as it is, cut to 25 characters. The words and layouts are the catalogue's (`dateOnDay`, `dateToday`
+  /// and the months' names).
   public func text(_ published: String, now: Date = Date()) -> String {
     guard let date = ISO8601.parse(published) else { return String(published.prefix(25)) }
     var calendar = Calendar(identifier: .gregorian)
@@ -36,24 +39,40 @@ public struct HumanDate: Sendable {
     if utc {
       return "\(year)-\(two(month))-\(two(day))T\(two(hour)):\(two(minute)):\(two(when.second ?? 0))Z"
     }
-    let clock = "\(two(hour)):\(two(minute))"
+    var fields = ["hour": two(hour), "minute": two(minute)]
     let age = now.timeIntervalSince(date)
     if age >= 0, calendar.isDate(date, inSameDayAs: now) {
       let minutes = Int(age / 60)
-      let ago: String
-      switch (language, minutes) {
-      case (.english, 0): ago = "just now"
-      case (.french, 0): ago = "à l'instant"
-      case (.english, ..<60): ago = "\(minutes) min ago"
-      case (.french, ..<60): ago = "il y a \(minutes) min"
-      case (.english, _): ago = "\(minutes / 60) h ago"
-      case (.french, _): ago = "il y a \(minutes / 60) h"
+      switch minutes {
+      case 0: fields["ago"] = Message.dateJustNow(in: language)
+      case ..<60: fields["ago"] = Message.dateMinutesAgo(minutes, in: language)
+      default: fields["ago"] = Message.dateHoursAgo(minutes / 60, in: language)
       }
-      return "\(clock) (\(ago))"
+      return Self.filled(Message.dateToday(in: language), fields)
     }
-    switch language {
-    case .english: return "\(day) \(Self.months[month - 1]) \(year), \(clock)"
-    case .french: return "Le \(two(day))/\(two(month))/\(year) à \(clock)"
+    fields["day"] = "\(day)"
+    fields["day2"] = two(day)
+    fields["month2"] = two(month)
+    fields["monthName"] = Self.months[month - 1](in: language)
+    fields["year"] = "\(year)"
+    return Self.filled(Message.dateOnDay(in: language), fields)
+  }
+
+  /// A date layout with its named fields (`{hour}`) in place; a field it does not know is left as written.
+  static func filled(_ layout: String, _ fields: [String: String]) -> String {
+    var result = ""
+    var rest = layout[...]
+    while let open = rest.firstIndex(of: "{") {
+      result += rest[..<open]
+      let after = rest[rest.index(after: open)...]
+      guard let close = after.firstIndex(of: "}"), let value = fields[String(after[..<close])] else {
+        result.append("{")
+        rest = after
+        continue
+      }
+      result += value
+      rest = after[after.index(after: close)...]
     }
+    return result + rest
   }
 }

@@ -240,6 +240,8 @@ import Testing
     "AtlasServer/DatasetJournal.swift", "AtlasServer/HTTP1Rules.swift",
     "AtlasServer/AtlasService+Parameters.swift",
     "AtlasServer/AtlasService+Map.swift",
+    // Article dates (the stricter scan below reads every word).
+    "NewsAPI/HumanDate.swift",
   ])
   func noEnglishOutsideTheCatalogue(path: String) throws {
     let found = try FrenchInterfaceTests.englishLiterals(under: "Sources/" + path).filter { literal in
@@ -249,5 +251,43 @@ import Testing
         && !literal.contains("\"libcurl could not start the transfer")
     }
     #expect(found.isEmpty, "English outside the catalogue:\n\(found.joined(separator: "\n"))")
+  }
+
+  /// Article dates' words and layouts are the catalogue's (`dateOnDay`, `dateToday`, the months' names): the
+  /// words in HumanDate's string literals are only its layouts' field names, `UTC`, and ISO 8601's `T` and `Z`
+  /// (the `--utc` form that scripts parse). Any other word, even one ("ago"), fails.
+  @Test func datesSayNothingOutsideTheCatalogue() throws {
+    let allowed: Set<String> = [
+      "UTC", "T", "Z", "hour", "minute", "ago", "day", "day2", "month2", "monthName", "year",
+    ]
+    let found = try Self.literalWords(in: "Sources/NewsAPI/HumanDate.swift").filter {
+      !allowed.contains($0.word)
+    }
+    #expect(found.isEmpty, "Words outside the catalogue:\n\(found.map(\.place).joined(separator: "\n"))")
+  }
+
+  /// The words (letters, then letters or digits) in the string literals of the Swift file at `path` (from the
+  /// package's root), interpolations left out, with `file:line: literal`; comments are skipped.
+  static func literalWords(in path: String) throws -> [(word: String, place: String)] {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
+    let file = root.appendingPathComponent(path).standardized
+    let text = try String(contentsOf: file, encoding: .utf8)
+    let literal = try Regex(#""((?:[^"\\]|\\.)*)""#)
+    let interpolation = try Regex(#"\\\((?:[^()]|\([^()]*\))*\)"#)
+    let word = try Regex(#"\p{L}[\p{L}\p{N}]*"#)
+    var found: [(word: String, place: String)] = []
+    for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+      if line.drop(while: { $0 == " " }).hasPrefix("//") { continue }
+      let code = line.split(separator: " //", maxSplits: 1).first ?? line
+      for match in code.matches(of: literal) {
+        let shown = String(code[match.range])
+        let words = shown.replacing(interpolation, with: " ")
+        for each in words.matches(of: word) {
+          found.append((String(words[each.range]), "\(file.lastPathComponent):\(number + 1): \(shown)"))
+        }
+      }
+    }
+    #expect(!text.isEmpty, "\(path)")
+    return found
   }
 }

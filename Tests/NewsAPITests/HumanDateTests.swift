@@ -24,6 +24,28 @@ import Testing
     #expect(HumanDate(language: .french, timeZone: paris).text(published, now: later) == french)
   }
 
+  /// Every month's name and every field of the catalogue's layouts (`dateOnDay`, `dateToday`) is filled: no
+  /// `{field}` is left, and English shows the months as it always has.
+  @Test func everyMonthAndFieldComeFromTheCatalogue() {
+    let utc = TimeZone(identifier: "UTC")!
+    let english = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    for month in 1...12 {
+      let two = month < 10 ? "0\(month)" : "\(month)"
+      let published = "2026-\(two)-04T09:05:00Z"
+      #expect(HumanDate(timeZone: utc).text(published, now: later) == "4 \(english[month - 1]) 2026, 09:05")
+      #expect(
+        HumanDate(language: .french, timeZone: utc).text(published, now: later) == "Le 04/\(two)/2026 à 09:05"
+      )
+    }
+    let now = Date(timeIntervalSince1970: 1_795_987_500)  // 2026-11-29T21:25:00Z
+    for language in InterfaceLanguage.allCases {
+      for published in ["2026-11-29T21:25:00Z", "2026-11-29T21:00:00Z", "2026-11-29T01:00:00Z"] {
+        let text = HumanDate(language: language, timeZone: utc).text(published, now: now)
+        #expect(!text.contains("{") && !text.contains("}"), "\(language): \(text)")
+      }
+    }
+  }
+
   @Test func theReadersTimeZoneDecidesTheDay() {
     let newYork = TimeZone(identifier: "America/New_York")!
     #expect(HumanDate(timeZone: newYork).text("2026-11-24T03:00:00Z", now: later) == "23 Nov 2026, 22:00")
