@@ -381,6 +381,8 @@ public enum Message: String, CaseIterable, Sendable {
   case keptJournalForeign
   case keptJournalUnreadable
   case keptCannotServe
+  // acc30: a dataset's removal whose journal stays
+  case datasetRemovedJournalLeft
   case clusterNoSuchId
   case clusterOptionRange
   case clusterAcceptsZoom
@@ -2144,7 +2146,7 @@ public enum Message: String, CaseIterable, Sendable {
     case .datasetStepSyncingFolderAt: ("syncing the folder {1}", "la synchronisation du dossier {1}")
     case .datasetStepSyncingFolder: ("syncing the folder", "la synchronisation du dossier")
     case .datasetStepRemoving: ("removing {1}", "la suppression de {1}")
-    case .datasetStepBuilding: ("building it ({1})", "sa construction ({1})")
+    case .datasetStepBuilding: ("building it", "sa construction")
     case .keptJournalDamaged:
       (
         "The kept dataset '{1}' is not served: its journal '{2}' is damaged at byte {3}, with changes answered "
@@ -2176,6 +2178,14 @@ public enum Message: String, CaseIterable, Sendable {
         "The kept dataset '{1}' cannot be served ({2}); remove it or PUT the dataset again.",
         "Le jeu de données gardé '{1}' ne peut pas être servi ({2}) ; retirez-le ou envoyez de nouveau le jeu de "
           + "données par PUT."
+      )
+    // acc30: a dataset's removal whose journal stays
+    case .datasetRemovedJournalLeft:
+      (
+        "The dataset '{1}' is removed, but its journal '{2}' could not be removed ({3}); it names no base now, so "
+          + "the next start removes it.",
+        "Le jeu de données '{1}' est supprimé, mais son journal '{2}' n'a pas pu être supprimé ({3}) ; il ne nomme "
+          + "plus de base, le prochain démarrage le supprime donc."
       )
     case .clusterOptionRange: ("{1} is {2}, not {3}.", "{1} prend {2}, pas {3}.")
     case .clusterAcceptsZoom: ("a whole number from 0 to {1}", "un nombre entier de 0 à {1}")

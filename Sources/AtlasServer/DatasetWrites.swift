@@ -49,7 +49,7 @@ final class DatasetWrites: Sendable {
   private let metrics: Metrics
   private let afterSwap: @Sendable (String, Dataset?) -> Void
   /// Where a failure's detail goes (the paths and the system's reason), which an answer does not carry.
-  private let log: @Sendable (String) -> Void
+  private let logLine: @Sendable (String) -> Void
   /// A journal over a quarter of its base is compacted once it is over this many bytes too.
   let compactionBytes: Int
   /// Datasets with a builder running, and the changes waiting for it.
@@ -64,13 +64,19 @@ final class DatasetWrites: Sendable {
     afterSwap: @escaping @Sendable (String, Dataset?) -> Void
   ) {
     self.compactionBytes = compactionBytes
-    self.log = log
+    self.logLine = log
     self.directory = directory
     self.options = options
     self.aggregations = aggregations
     self.store = store
     self.metrics = metrics
     self.afterSwap = afterSwap
+  }
+
+  /// Logs `line` (and hands it to the seams, for tests).
+  private func log(_ line: String) {
+    seams.logged(line)
+    logLine(line)
   }
 
   /// The file a dataset is kept in, and the journal of its changes since.
@@ -250,7 +256,7 @@ final class DatasetWrites: Sendable {
       } catch {
         // Not served, so not kept either: the journal is cut back to what it was.
         if ftruncate(fd, off_t(first)) == 0 { _ = syncJournal(fd) }
-        refusal = failure(name, Sentence(.datasetStepBuilding, Self.said(error)), 0)
+        refusal = failure(name, Sentence(.datasetStepBuilding), 0, reason: Self.said(error))
       }
     }
     metrics.datasetWritesFailed(changed)
@@ -271,9 +277,9 @@ final class DatasetWrites: Sendable {
     return true
   }
 
-  /// Writes `records` at `offset` of the journal and syncs it (a new journal, `fresh`, is then renamed into
-  /// place and the folder synced); on a failure the journal is cut back to `offset` (a new one not put in
-  /// place) and the problem returned.
+  /// Writes `records` at `offset` of the journal and syncs it (a new journal, `fresh`, is synced by its commit,
+  /// then renamed into place and the folder synced); on a failure the journal is cut back to `offset` (a new
+  /// one not put in place) and the problem returned.
   private func append(
     _ records: [UInt8], to fd: Int32, at offset: Int, path: String, name: String, fresh: PrivateFile?
   ) -> Problem? {
@@ -282,20 +288,25 @@ final class DatasetWrites: Sendable {
       _ = ftruncate(fd, off_t(offset))
       return failure(name, Sentence(.datasetStepWriting, path), code)
     }
+    if let fresh {
+      do {
+        // Synced once, by the commit, before its rename: until then the file has no name a restart reads.
+        try fresh.commit(
+          as: path, naming: Sentence(.theDatasetNamed, name), syncFile: { [self] in syncJournal($0) },
+          syncFolder: { [self] _ in syncFolder() })
+      } catch {
+        // Refused, so not kept: in place, the records are cut away (were the file's name on disk, a restart would
+        // serve them); else the temporary file is gone.
+        if fresh.isInPlace, ftruncate(fd, off_t(offset)) == 0 { _ = syncJournal(fd) }
+        return failure(name, error.sentence, 0)
+      }
+      return nil
+    }
     guard syncJournal(fd) == 0 else {
       let code = errno
       // Refused, so not kept: the cut is synced too (else a crash could bring the refused records back whole).
       if ftruncate(fd, off_t(offset)) == 0 { _ = syncJournal(fd) }
       return failure(name, Sentence(.datasetStepSyncing, path), code)
-    }
-    guard let fresh else { return nil }
-    do {
-      try fresh.commit(as: path, naming: Sentence(.theDatasetNamed, name)) { [self] _ in syncFolder() }
-    } catch {
-      // Refused, so not kept: in place, the records are cut away (were the file's name on disk, a restart would
-      // serve them); else the temporary file is gone.
-      if fresh.isInPlace, ftruncate(fd, off_t(offset)) == 0 { _ = syncJournal(fd) }
-      return failure(name, error.sentence, 0)
     }
     return nil
   }
@@ -413,11 +424,15 @@ final class DatasetWrites: Sendable {
       if let failed = syncFolder() {
         return (nil, unsyncedFailure(name, Sentence(.datasetStepSyncingFolderAt, directory), failed.code))
       }
-      let journal = journalPath(of: name)
-      if unlink(journal) != 0 && errno != ENOENT {
-        return (nil, unsyncedFailure(name, Sentence(.datasetStepRemoving, journal), errno))
+      // The removal is on disk from here: a journal left (or brought back by a crash) names no base, and is
+      // removed at start, so a failure to remove it is logged, not answered.
+      switch removeJournal(of: name) {
+      case 0: _ = syncFolder()
+      case ENOENT: break
+      case let code:
+        log(
+          Message.datasetRemovedJournalLeft(name, journalPath(of: name), String(cString: strerror(code))))
       }
-      _ = syncFolder()  // a journal a crash brings back has no base: removed at start
       return (nil, nil)
     }
     let file: PrivateFile
@@ -437,7 +452,7 @@ final class DatasetWrites: Sendable {
         kept: Dataset.Kept(
           nonce: nonce, identity: nonce, baseVersion: version, baseBytes: baseBytes, journalBytes: 0))
     } catch {
-      throw failure(name, Sentence(.datasetStepBuilding, Self.said(error)), 0)
+      throw failure(name, Sentence(.datasetStepBuilding), 0, reason: Self.said(error))
     }
     guard let unsynced = try commit(file, as: name) else { return (dataset, nil) }
     var kept = dataset.kept!
@@ -470,20 +485,22 @@ final class DatasetWrites: Sendable {
   /// - Throws: the problem, when the base is not in place (the one before is).
   private func commit(_ file: PrivateFile, as name: String) throws(Problem) -> Problem? {
     do {
-      try file.commit(as: path(of: name), naming: Sentence(.theDatasetNamed, name)) { [self] _ in syncFolder()
-      }
+      try file.commit(
+        as: path(of: name), naming: Sentence(.theDatasetNamed, name), syncFolder: { [self] _ in syncFolder() }
+      )
     } catch {
       guard file.isInPlace else { throw failure(name, error.sentence, 0) }
       return unsyncedFailure(name, error.sentence, 0)
     }
-    if removeJournal(of: name) { _ = syncFolder() }
+    if removeJournal(of: name) == 0 { _ = syncFolder() }
     return nil
   }
 
-  /// Removes the journal of `name` (`unlink`): whether it is gone (an injected failure leaves it).
-  private func removeJournal(of name: String) -> Bool {
-    if seams.journalRemovalFault() != nil { return false }
-    return unlink(journalPath(of: name)) == 0
+  /// Removes the journal of `name` (`unlink`): 0 when it was removed, else the error number (`ENOENT` when there
+  /// was none; an injected failure leaves it).
+  private func removeJournal(of name: String) -> Int32 {
+    if let code = seams.journalRemovalFault() { return code }
+    return unlink(journalPath(of: name)) == 0 ? 0 : errno
   }
 
   /// Writes the served dataset's features as a new base at its version, named by the served identity (same
@@ -522,24 +539,36 @@ final class DatasetWrites: Sendable {
   }
 
   /// The refusal of a write that could not be kept: a sentence that names no path (the detail, logged, does).
-  /// The detail (`step`, and the system's reason when `code` is not 0) is worded in the interface language the
-  /// server started with, as its other log lines are; the answer's sentence in the request's.
-  private func failure(_ name: String, _ step: Sentence, _ code: Int32) -> Problem {
-    let detail =
-      code == 0
-      ? Message.datasetNotKept(name, step.text(in: .current))
-      : Message.datasetStepNotKept(name, step.text(in: .current), String(cString: strerror(code)))
+  /// The detail (`Self.detail`) is worded in the interface language the server started with, as its other log
+  /// lines are; the answer's sentence in the request's.
+  private func failure(_ name: String, _ step: Sentence, _ code: Int32, reason: String? = nil) -> Problem {
+    let detail = Self.detail(name, step, code, reason: reason, unsynced: false)
     return .said({ .notKept($0, detail: detail) }, .serviceDatasetNotKept, name)
   }
 
   /// The problem of a change in place on disk whose folder could not be synced: it is served (what is served is
   /// what a restart serves), but a crash may undo it, which the answer says.
   private func unsyncedFailure(_ name: String, _ step: Sentence, _ code: Int32) -> Problem {
-    let detail =
-      code == 0
-      ? Message.datasetUnsynced(name, step.text(in: .current))
-      : Message.datasetStepUnsynced(name, step.text(in: .current), String(cString: strerror(code)))
+    let detail = Self.detail(name, step, code, reason: nil, unsynced: true)
     return .said({ .notKept($0, detail: detail) }, .serviceChangeUnsynced, name)
+  }
+
+  /// A failure's log line, one sentence: `step` failed, with the system's reason (`code`, when not 0) or
+  /// `reason` in brackets; else `step` is the failure's own sentence (a file that could not be written), said
+  /// after a colon with a small first letter.
+  static func detail(
+    _ name: String, _ step: Sentence, _ code: Int32, reason: String?, unsynced: Bool,
+    in language: InterfaceLanguage = .current
+  ) -> String {
+    guard let reason = reason ?? (code == 0 ? nil : String(cString: strerror(code))) else {
+      let said = step.lowercased.text(in: language)
+      return unsynced
+        ? Message.datasetUnsynced(name, said, in: language) : Message.datasetNotKept(name, said, in: language)
+    }
+    let said = step.text(in: language)
+    return unsynced
+      ? Message.datasetStepUnsynced(name, said, reason, in: language)
+      : Message.datasetStepNotKept(name, said, reason, in: language)
   }
 
   /// An error's sentence in the interface language, when it has one (a dataset's build refuses with a
@@ -679,7 +708,8 @@ extension DatasetWrites.Change {
 }
 
 /// What tests inject into `DatasetWrites` (a server injects nothing): folder syncs that fail, as a disk may
-/// after a rename, journal syncs that fail (all counted), removals of a journal that fail, and gates that hold each builder before its next batch
+/// after a rename, journal syncs that fail (all counted), removals of a journal that fail (after a new base or
+/// a dataset's removal), the lines the writer logs, and gates that hold each builder before its next batch
 /// or its next compaction, so that a test can line changes up behind it (`DatasetWrites.waitingCount`) or look
 /// at the disk before a compaction.
 final class DatasetWriteSeams: @unchecked Sendable {  // every member is guarded by `condition`
@@ -693,6 +723,12 @@ final class DatasetWriteSeams: @unchecked Sendable {  // every member is guarded
   private var compactionsEnded = 0
   private var treesEndedCount = 0
   private var buildersHeldCount = 0
+  private var loggedLines: [String] = []
+
+  /// The lines the writer logged itself (a failure answered carries its own detail to the log).
+  var lines: [String] { condition.withLock { loggedLines } }
+
+  func logged(_ line: String) { condition.withLock { loggedLines.append(line) } }
 
   /// The next `count` folder syncs fail (EIO), each after the step before it (a rename) was done.
   func failFolderSyncs(_ count: Int) { condition.withLock { failingFolderSyncs = count } }

@@ -55,16 +55,17 @@ public final class PrivateFile {
     return true
   }
 
-  /// Syncs the file, renames it to `path` and syncs the folder (with `syncFolder`, `PrivateFile.syncFolder`
-  /// but in tests); the descriptor stays open (for reading the file back) until `close()`.
+  /// Syncs the file (with `syncFile`, `fsync` but in tests: 0, or -1 and `errno`), renames it to `path` and syncs
+  /// the folder (with `syncFolder`, `PrivateFile.syncFolder` but in tests); the descriptor stays open (for
+  /// reading the file back) until `close()`.
   ///
   /// - Throws: `SettingsError` (`cannotWrite`); the temporary file is then removed, `path` untouched, unless the
   ///   folder's sync failed after the rename (`isInPlace`: the new file is in place, but may not survive a crash).
   public func commit(
-    as path: String, naming what: any CustomStringConvertible,
+    as path: String, naming what: any CustomStringConvertible, syncFile: (Int32) -> Int32 = { fsync($0) },
     syncFolder: (String) -> FolderSyncFailure? = PrivateFile.syncFolder
   ) throws(SettingsError) {
-    guard fsync(fileDescriptor) == 0 else {
+    guard syncFile(fileDescriptor) == 0 else {
       let code = errno
       discard()
       throw Self.failure(what, path, Sentence(.writeStepSync), code)

@@ -1,3 +1,5 @@
+import AtlasMessages
+import AtlasSettings
 import Foundation
 import GeoFormats
 import GeoIndex
@@ -98,6 +100,97 @@ import Testing
     }
     #expect(try Self.service(scratch.path).datasets["live"] == nil)
     #expect(!FileManager.default.fileExists(atPath: journal))
+  }
+
+  /// A DELETE of a dataset whose journal cannot be removed once the base's removal is synced: the removal is on
+  /// disk (a journal without a base is removed at start), so it is answered 204, not a 500 saying that a crash may
+  /// undo it; the journal is left, one log line says so, and a restart serves no such dataset and removes it.
+  @Test func aRemovalWhoseJournalStaysIsAnswered() async throws {
+    let scratch = try ScratchDirectory()
+    let base = Self.features(1...20, seed: 41)
+    let added = Self.features(21...21, seed: 42)
+    let service = try Self.service(scratch.path)
+    let writes = try #require(service.writes)
+    let journal = scratch.path + "/live.journal"
+    try await Application(router: service.router()).test(.router) { client in
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", Journal.collection(base)).status == 201)
+      #expect(
+        try await Base.send(client, .post, "/v1/datasets/live/features", Journal.collection(added)).status
+          == 200)
+      writes.seams.failJournalRemovals(1)
+      let delete = try await Base.send(client, .delete, "/v1/datasets/live")
+      #expect(delete.status == 204, "\(delete.status) \(delete.body)")
+      #expect(try await Base.send(client, .get, "/v1/datasets/live").status == 404)
+    }
+    #expect(!FileManager.default.fileExists(atPath: scratch.path + "/live.geojson"))
+    #expect(FileManager.default.fileExists(atPath: journal))
+    #expect(
+      writes.seams.lines == [
+        "The dataset 'live' is removed, but its journal '\(journal)' could not be removed (Input/output error); "
+          + "it names no base now, so the next start removes it."
+      ], "\(writes.seams.lines)")
+    #expect(try Self.service(scratch.path).datasets["live"] == nil)
+    #expect(!FileManager.default.fileExists(atPath: journal))
+  }
+
+  /// A new journal is synced once (by its commit, before it is renamed into place), an existing one once a
+  /// batch; when that one sync fails, the POST is refused, no journal and no temporary file is left, and a
+  /// restart serves the dataset without it.
+  @Test func aNewJournalIsSyncedOnce() async throws {
+    let scratch = try ScratchDirectory()
+    let base = Self.features(1...20, seed: 51)
+    let added = Self.features(21...23, seed: 52)
+    let service = try Self.service(scratch.path)
+    let writes = try #require(service.writes)
+    try await Application(router: service.router()).test(.router) { client in
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", Journal.collection(base)).status == 201)
+      for (i, feature) in added[0...1].enumerated() {
+        let syncs = writes.seams.journalSyncs
+        let post = try await Base.send(
+          client, .post, "/v1/datasets/live/features", Journal.collection([feature]))
+        #expect(post.status == 200, "\(post.body)")
+        #expect(
+          writes.seams.journalSyncs - syncs == 1, "POST \(i + 1): \(writes.seams.journalSyncs - syncs) syncs")
+      }
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", Journal.collection(base)).status == 200)
+      writes.seams.failJournalSyncs(1)
+      let refused = try await Base.send(
+        client, .post, "/v1/datasets/live/features", Journal.collection([added[2]]))
+      #expect(refused.status == 500 && refused.body.contains("not served"), "\(refused.body)")
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["live.geojson"])
+    let fresh = try await Journal.freshAnswers(base)
+    #expect(try await Journal.answers(service) == fresh)
+    #expect(try await Journal.answers(try Self.service(scratch.path)) == fresh)
+  }
+
+  /// A failure's log line is one sentence in either language: a file's own refusal goes after a colon with a
+  /// small first letter (it read "…after a crash: Cannot write…", a sentence inside a sentence), a step that
+  /// failed is followed by its reason in brackets.
+  @Test func aFailuresLogLineIsOneSentence() throws {
+    let written = SettingsError.cannotWrite(
+      .writeFailed, Sentence(.theDatasetNamed, "live"), "/d/live.geojson", Sentence(.writeStepSyncFolder),
+      "Input/output error"
+    ).sentence
+    #expect(
+      DatasetWrites.detail("live", written, 0, reason: nil, unsynced: true, in: .english)
+        == "The dataset 'live' is changed on disk but may not stay so after a crash: cannot write the dataset "
+        + "'live' '/d/live.geojson': syncing its folder failed (Input/output error).")
+    #expect(
+      DatasetWrites.detail("live", written, 0, reason: nil, unsynced: false, in: .french)
+        == "Impossible de garder le jeu de données 'live' : impossible d'écrire le jeu de données 'live' "
+        + "'/d/live.geojson' : la synchronisation de son dossier a échoué (Input/output error).")
+    #expect(
+      DatasetWrites.detail(
+        "live", Sentence(.datasetStepBuilding), 0, reason: "An index holds at most 67,108,863 points.",
+        unsynced: false, in: .english)
+        == "Cannot keep the dataset 'live': building it failed (An index holds at most 67,108,863 points.).")
+    #expect(
+      DatasetWrites.detail(
+        "live", Sentence(.datasetStepRemoving, "/d/live.geojson"), EIO, reason: nil, unsynced: true,
+        in: .french)
+        == "Le jeu de données 'live' est modifié sur le disque mais peut ne pas le rester après un plantage : la "
+        + "suppression de /d/live.geojson a échoué (Input/output error).")
   }
 
   /// A POST whose journal sync fails is refused (500, no path), the journal is cut back to the records before
