@@ -103,24 +103,33 @@ import Testing
 
   /// Item 3: a nearest answer of 10,000 results is built off the event loop: while eight connections
   /// wait for one each, `/healthz` on a ninth is answered before any of them is whole. (On the loop, the
-  /// connections read before it on its loop were answered first.)
+  /// connections read before it on its loop were answered first, in every trial.) A busy machine can delay
+  /// the ninth connection until the eight answers are done, so up to three trials are made: the first in which
+  /// none was whole passes; the answers built on the loop fail all three.
   @Test func largeNearestAnswersLeaveTheEventLoopFree() async throws {
     let points = try ScratchFile(named: "points.csv", contents: Self.pointsCSV(50_000))
     defer { points.remove() }
     let served = try Served(["--points", "p=" + points.path, "--no-news"])
     let request = "GET /v1/nearest?lat=1&lon=2&dataset=p&count=10000 HTTP/1.1\r\nHost: x\r\n\r\n"
-    let busy = try (0..<8).map { _ in try served.connect() }
-    defer { busy.forEach { close($0) } }
-    for fd in busy { Served.send(fd, Array(request.utf8)) }
-    let health = try served.raw("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-    #expect(health.hasPrefix("HTTP/1.1 200 OK"))
-    for fd in busy {
-      let bytes = Self.available(fd)
-      let whole = ServeTests.answers(bytes, heads: []).contains { answer in
-        answer.body.utf8.count == Int(answer.headers["content-length"] ?? "") ?? -1
+    var wholeBeforeHealth: [Int] = []
+    for _ in 0..<3 {
+      let busy = try (0..<8).map { _ in try served.connect() }
+      defer { busy.forEach { close($0) } }
+      for fd in busy { Served.send(fd, Array(request.utf8)) }
+      let health = try served.raw("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+      #expect(health.hasPrefix("HTTP/1.1 200 OK"))
+      let whole = busy.count { fd in
+        ServeTests.answers(Self.available(fd), heads: []).contains { answer in
+          answer.body.utf8.count == Int(answer.headers["content-length"] ?? "") ?? -1
+        }
       }
-      #expect(!whole, "an answer of 10,000 results was whole before /healthz was answered")
+      wholeBeforeHealth.append(whole)
+      if whole == 0 { break }
     }
+    #expect(
+      wholeBeforeHealth.last == 0,
+      "answers of 10,000 results were whole before /healthz was answered in every trial: \(wholeBeforeHealth)"
+    )
     // And the answer is the CLI's, whole.
     let answer = try await client.get(served.base + "/v1/nearest?lat=1&lon=2&dataset=p&count=10000")
     let object = try #require(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
