@@ -135,8 +135,6 @@ public struct AtlasService: Sendable {
     try await ServiceGroup(configuration: configuration).run()
   }
 
-  /// The datasets kept in `directory` by writes over HTTP, to serve at start (as `DatasetWrites` keeps them);
-  /// `warn` hears of a file that cannot be served.
   /// The features of a file `serve` reads: one given with `--points`, or a write's body (streamed to a file),
   /// read alike so that a dataset given at start and one written are typed the same way. A CSV field that is a
   /// JSON number as written is a number, any other a string (`.jsonNumbers`): a dataset is kept as GeoJSON, and
@@ -152,6 +150,8 @@ public struct AtlasService: Sendable {
       csvFields: .jsonNumbers)
   }
 
+  /// The datasets kept in `directory` by writes over HTTP, to serve at start (as `DatasetWrites` keeps them);
+  /// `warn` hears of a file that cannot be served.
   public static func keptDatasets(
     directory: String, options: ClusterOptions, aggregations: [Aggregation], warn: (String) -> Void
   ) -> [Dataset] {
