@@ -245,6 +245,46 @@ public enum Message: String, CaseIterable, Sendable {
   case monthOctober
   case monthNovember
   case monthDecember
+  // The map page (MapPage.html and its script, written by the service in the page's language): french-a's block.
+  case mapDataset
+  case mapLatitude
+  case mapLongitude
+  case mapNearMe
+  case mapUseMyLocation
+  case mapCountry
+  case mapGo
+  case mapWholeWorld
+  case mapProperty
+  case mapValue
+  case mapFilter
+  case mapOtherLanguage
+  case mapMap
+  case mapClose
+  case mapCategory
+  case mapFavouriteSource
+  case mapLoading
+  case mapNoNews
+  case mapCluster
+  case mapPoint
+  case mapNearest
+  case mapBadPlace
+  case mapNoLocation
+  case mapFailed
+  case mapTopHeadlines
+  case mapNoFavouriteSource
+  case mapOffer
+  case mapYes
+  case mapFiltered
+  case mapBorders
+  case mapProviderFeeds
+  case mapViaSourceCountry
+  case mapCategoryBusiness
+  case mapCategoryEntertainment
+  case mapCategoryGeneral
+  case mapCategoryHealth
+  case mapCategoryScience
+  case mapCategorySports
+  case mapCategoryTechnology
   case configAbstract
   case configDiscussion
   case configActionHelp
@@ -1608,6 +1648,51 @@ public enum Message: String, CaseIterable, Sendable {
     case .monthOctober: ("Oct", "oct.")
     case .monthNovember: ("Nov", "nov.")
     case .monthDecember: ("Dec", "déc.")
+    // The map page: its controls, its script's sentences, the categories' names.
+    case .mapDataset: ("Dataset", "Jeu de données")
+    case .mapLatitude: ("Latitude", "Latitude")
+    case .mapLongitude: ("Longitude", "Longitude")
+    case .mapNearMe: ("Near me", "Près de moi")
+    case .mapUseMyLocation: ("Use my location", "Ma position")
+    case .mapCountry: ("Country", "Pays")
+    case .mapGo: ("Go", "Aller")
+    case .mapWholeWorld: ("Whole world", "Monde entier")
+    case .mapProperty: ("Property", "Propriété")
+    case .mapValue: ("Value", "Valeur")
+    case .mapFilter: ("Filter", "Filtrer")
+    case .mapOtherLanguage: ("Français", "English")
+    case .mapMap: ("News map", "Carte des actualités")
+    case .mapClose: ("Close", "Fermer")
+    case .mapCategory: ("Category", "Catégorie")
+    case .mapFavouriteSource: ("Favourite source", "Source favorite")
+    case .mapLoading: ("Loading…", "Chargement…")
+    case .mapNoNews: ("No headlines for this country.", "Aucun titre pour ce pays.")
+    case .mapCluster: ("{1} countries or points: zoom in", "{1} pays ou points : zoomer")
+    case .mapPoint: ("Point", "Point")
+    case .mapNearest: ("Nearest news country, {1} km away", "Pays d’actualités le plus proche, à {1} km")
+    case .mapBadPlace:
+      ("Type a latitude and a longitude in degrees.", "Saisissez une latitude et une longitude en degrés.")
+    case .mapNoLocation: ("Your browser gave no location.", "Le navigateur n’a donné aucune position.")
+    case .mapFailed: ("The service did not answer: {1}", "Le service n’a pas répondu : {1}")
+    case .mapTopHeadlines: ("Top headlines", "À la une")
+    case .mapNoFavouriteSource: ("No favourite source", "Aucune source favorite")
+    case .mapOffer:
+      (
+        "Centre on {1}, the news country nearest to you?",
+        "Centrer sur {1}, le pays d’actualités le plus proche ?"
+      )
+    case .mapYes: ("Yes", "Oui")
+    case .mapFiltered: ("Filter: {1} = {2}", "Filtre : {1} = {2}")
+    case .mapBorders: ("Borders: Natural Earth", "Frontières : Natural Earth")
+    case .mapProviderFeeds: ("Feeds", "Flux")
+    case .mapViaSourceCountry: ("by source country", "par pays de la source")
+    case .mapCategoryBusiness: ("Business", "Économie")
+    case .mapCategoryEntertainment: ("Entertainment", "Divertissement")
+    case .mapCategoryGeneral: ("General", "Général")
+    case .mapCategoryHealth: ("Health", "Santé")
+    case .mapCategoryScience: ("Science", "Sciences")
+    case .mapCategorySports: ("Sports", "Sports")
+    case .mapCategoryTechnology: ("Technology", "Technologie")
 
     // MARK: config
     case .configAbstract:

@@ -9,11 +9,13 @@ import NewsAtlas
 import Synchronization
 
 extension AtlasService {
-  /// `GET /[?lang=xx][&poll=MS]`: the news map's page (its script and style are `MapPage.script` and
-  /// `MapPage.css`).
+  /// `GET /[?lang=xx][&poll=MS]`: the news map's page in the language `lang=` asks for (English otherwise),
+  /// its words the catalogue's (`MapPage.page(in:)`); its script and style are `MapPage.script` and `MapPage.css`.
   func mapPage(_ request: ParsedRequest) throws -> Reply {
-    try allow(request, ["lang", "poll"])
-    return Reply(text: MapPage.html, type: "text/html; charset=utf-8")
+    let language = InterfaceLanguage.requested(
+      query: try allow(request, ["lang", "poll"]).get("lang"), acceptLanguage: nil)
+    return Reply(
+      text: MapPage.pages[language] ?? MapPage.page(in: language), type: "text/html; charset=utf-8")
   }
 
   /// `GET /v1/countries[?q=TEXT]`: the 54 news countries as `newsatlas countries --format json` lists them

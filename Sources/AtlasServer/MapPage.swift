@@ -1,10 +1,18 @@
+import AtlasMessages
+import GeoFormats
+import NewsAPI
+
 /// The news map at `/`: one page, no build step, no CDN. Leaflet (Debian's libjs-leaflet, BSD-2-Clause) draws
 /// the service's own answers: the base map from `/v1/basemap`, clusters from `/v1/datasets/{name}/clusters`,
-/// places from `/v1/resolve`, headlines from `/v1/headlines`. English, or French with `?lang=fr`.
+/// places from `/v1/resolve`, headlines from `/v1/headlines`. English, or French with `?lang=fr`: the service
+/// writes the page in its language from the catalogue (`page(in:)`), the script's sentences and date layouts
+/// too, so the page says nothing of its own.
 enum MapPage {
+  /// The page's HTML: `{{name}}` is the catalogue's message `name` in the page's language, `{{lang}}` and
+  /// `{{otherLang}}` the page's language and the other's, `{{words}}` the script's messages (`page(in:)`).
   static let html = #"""
     <!doctype html>
-    <html lang="en">
+    <html lang="{{lang}}">
     <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -16,36 +24,40 @@ enum MapPage {
     <body>
     <header>
       <h1>NewsAtlas</h1>
-      <label><span data-text="dataset">Dataset</span>
-        <select id="dataset" aria-label="Dataset"><option value="markers">markers</option></select></label>
+      <label><span>{{mapDataset}}</span>
+        <select id="dataset" aria-label="{{mapDataset}}"><option value="markers">markers</option></select></label>
       <form id="near">
-        <label><span data-text="latitude">Latitude</span>
-          <input id="near-lat" inputmode="decimal" autocomplete="off" size="8" required aria-label="Latitude"></label>
-        <label><span data-text="longitude">Longitude</span>
-          <input id="near-lon" inputmode="decimal" autocomplete="off" size="8" required aria-label="Longitude"></label>
-        <button type="submit" data-text="near">Near me</button>
-        <button type="button" id="locate" data-text="locate">Use my location</button>
+        <label><span>{{mapLatitude}}</span>
+          <input id="near-lat" inputmode="decimal" autocomplete="off" size="8" required aria-label="{{mapLatitude}}"
+            placeholder="{{mapLatitude}}"></label>
+        <label><span>{{mapLongitude}}</span>
+          <input id="near-lon" inputmode="decimal" autocomplete="off" size="8" required aria-label="{{mapLongitude}}"
+            placeholder="{{mapLongitude}}"></label>
+        <button type="submit">{{mapNearMe}}</button>
+        <button type="button" id="locate">{{mapUseMyLocation}}</button>
       </form>
       <form id="find">
-        <input id="find-country" list="countries" autocomplete="off" size="14" required aria-label="Country">
+        <input id="find-country" list="countries" autocomplete="off" size="14" required aria-label="{{mapCountry}}"
+          placeholder="{{mapCountry}}">
         <datalist id="countries"></datalist>
-        <button type="submit" data-text="find">Go</button>
+        <button type="submit">{{mapGo}}</button>
       </form>
-      <button type="button" id="world" data-text="world">Whole world</button>
+      <button type="button" id="world">{{mapWholeWorld}}</button>
       <form id="filter">
-        <input id="filter-property" autocomplete="off" size="8" aria-label="Property">
-        <input id="filter-value" autocomplete="off" size="8" aria-label="Value">
-        <button type="submit" data-text="apply">Filter</button>
+        <input id="filter-property" autocomplete="off" size="8" aria-label="{{mapProperty}}"
+          placeholder="{{mapProperty}}">
+        <input id="filter-value" autocomplete="off" size="8" aria-label="{{mapValue}}" placeholder="{{mapValue}}">
+        <button type="submit">{{mapFilter}}</button>
       </form>
-      <a id="lang" href="?lang=fr" hreflang="fr">Français</a>
+      <a id="lang" href="?lang={{otherLang}}" hreflang="{{otherLang}}">{{mapOtherLanguage}}</a>
     </header>
     <main>
-      <div id="map" role="region" aria-label="Map"></div>
+      <div id="map" role="region" aria-label="{{mapMap}}"></div>
       <aside id="panel" hidden aria-live="polite">
-        <button type="button" id="panel-close" aria-label="Close">×</button>
+        <button type="button" id="panel-close" aria-label="{{mapClose}}">×</button>
         <h2 id="panel-title"></h2>
-        <select id="panel-category" aria-label="Category"></select>
-        <select id="panel-source" aria-label="Source" hidden></select>
+        <select id="panel-category" aria-label="{{mapCategory}}"></select>
+        <select id="panel-source" aria-label="{{mapFavouriteSource}}" hidden></select>
         <p id="panel-status"></p>
         <ol id="panel-list"></ol>
         <h3 id="panel-source-title" hidden></h3>
@@ -54,12 +66,74 @@ enum MapPage {
       </aside>
     </main>
     <p id="message" role="status"><span id="message-text"></span><button type="button" id="offer" hidden></button></p>
+    <script id="words" type="application/json">{{words}}</script>
     <script src="/static/leaflet/leaflet.js"></script>
     <script src="/map.js"></script>
     </body>
     </html>
 
     """#
+
+  /// The messages the script says (`text("name", …)` in it), written into the page as `{{words}}`.
+  static let scriptMessages: [Message] =
+    [
+      .mapLoading, .mapNoNews, .mapCluster, .mapPoint, .mapNearest, .mapBadPlace, .mapNoLocation, .mapFailed,
+      .mapTopHeadlines, .mapNoFavouriteSource, .mapOffer, .mapYes, .mapFiltered, .mapBorders,
+      .mapProviderFeeds,
+      .headlinesViaTop, .headlinesViaSources, .headlinesViaSearch, .mapViaSourceCountry, .headlinesViaFeeds,
+      .mapCategoryBusiness, .mapCategoryEntertainment, .mapCategoryGeneral, .mapCategoryHealth,
+      .mapCategoryScience, .mapCategorySports, .mapCategoryTechnology, .dateJustNow, .dateMinutesAgo,
+      .dateHoursAgo, .dateToday, .dateOnDay,
+    ] + HumanDate.months
+
+  /// The page in each language, made once.
+  static let pages: [InterfaceLanguage: String] = Dictionary(
+    uniqueKeysWithValues: InterfaceLanguage.allCases.map { ($0, page(in: $0)) })
+
+  /// `html` in `language`: each `{{name}}` the catalogue's message (HTML-escaped), `{{words}}` the script's
+  /// messages as one JSON object of templates (`{"mapCluster":"{1} countries or points: zoom in",…}`, `<`
+  /// written `\u003c` so no text ends the script element), so a sentence of the page has one home.
+  static func page(in language: InterfaceLanguage) -> String {
+    var words = JSONWriter()
+    words.object { object in
+      for message in scriptMessages { object.string(message.rawValue, message.text([], in: language)) }
+    }
+    let json = String(decoding: words.bytes, as: UTF8.self).replacing("<", with: "\\u003c")
+    var page = ""
+    var rest = html[...]
+    while let open = rest.firstRange(of: "{{") {
+      page += rest[..<open.lowerBound]
+      guard let close = rest[open.upperBound...].firstRange(of: "}}") else { break }
+      let name = String(rest[open.upperBound..<close.lowerBound])
+      switch name {
+      case "lang": page += language.rawValue
+      case "otherLang": page += language == .french ? "en" : "fr"
+      case "words": page += json
+      default:
+        guard let message = Message(rawValue: name) else {
+          preconditionFailure("MapPage.html names no message \(name)")
+        }
+        page += escaped(message.text([], in: language))
+      }
+      rest = rest[close.upperBound...]
+    }
+    return page + rest
+  }
+
+  /// Text as HTML text or an attribute's value.
+  static func escaped(_ text: String) -> String {
+    var escaped = ""
+    for character in text {
+      switch character {
+      case "&": escaped += "&amp;"
+      case "<": escaped += "&lt;"
+      case ">": escaped += "&gt;"
+      case "\"": escaped += "&quot;"
+      default: escaped.append(character)
+      }
+    }
+    return escaped
+  }
 
   static let css = #"""
     * { box-sizing: border-box; }
@@ -104,70 +178,49 @@ enum MapPage {
     "use strict";
     (function () {
       const params = new URLSearchParams(location.search);
-      const lang = params.get("lang") === "fr" ? "fr" : "en";
-      const TEXT = {
-        en: { dataset: "Dataset", latitude: "Latitude", longitude: "Longitude", near: "Near me",
-          locate: "Use my location", other: "Français", otherHref: "?lang=fr", close: "Close", map: "News map",
-          loading: "Loading…", noNews: "No headlines for this country.", cluster: "{n} countries or points: zoom in",
-          point: "Point", via: { country: "via top headlines", sources: "via its sources", search: "via a search",
-            sourcecountry: "by source country", feeds: "from its feeds", none: "" },
-          providers: { newsapi: "NewsAPI", gdelt: "GDELT", feeds: "Feeds" },
-          inside: "", nearest: "Nearest news country, {km} km away", badPlace: "Type a latitude and a longitude in degrees.",
-          noLocation: "Your browser gave no location.", failed: "The service did not answer: ",
-          find: "Go", country: "Country", world: "Whole world", property: "Property", value: "Value", apply: "Filter",
-          category: "Category", allCategories: "Top headlines", source: "Favourite source",
-          noSource: "No favourite source",
-          offer: "Centre on {name}, the news country nearest to you?", filtered: "Filter: {p} = {v}",
-          categories: { business: "Business", entertainment: "Entertainment", general: "General", health: "Health",
-            science: "Science", sports: "Sports", technology: "Technology" },
-          months: ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"] },
-        fr: { dataset: "Jeu de données", latitude: "Latitude", longitude: "Longitude", near: "Près de moi",
-          locate: "Ma position", other: "English", otherHref: "?lang=en", close: "Fermer", map: "Carte des actualités",
-          loading: "Chargement…", noNews: "Aucun titre pour ce pays.", cluster: "{n} pays ou points : zoomer",
-          point: "Point", via: { country: "par les titres du pays", sources: "par ses sources", search: "par une recherche",
-            sourcecountry: "par pays de la source", feeds: "par ses flux", none: "" },
-          providers: { newsapi: "NewsAPI", gdelt: "GDELT", feeds: "Flux" },
-          inside: "", nearest: "Pays d’actualités le plus proche, à {km} km", badPlace: "Saisissez une latitude et une longitude en degrés.",
-          noLocation: "Le navigateur n’a donné aucune position.", failed: "Le service n’a pas répondu : ",
-          find: "Aller", country: "Pays", world: "Monde entier", property: "Propriété", value: "Valeur",
-          apply: "Filtrer", category: "Catégorie", allCategories: "À la une", source: "Source favorite",
-          noSource: "Aucune source favorite",
-          offer: "Centrer sur {name}, le pays d’actualités le plus proche ?", filtered: "Filtre : {p} = {v}",
-          categories: { business: "Économie", entertainment: "Divertissement", general: "Général", health: "Santé",
-            science: "Sciences", sports: "Sports", technology: "Technologie" } },
-      };
-      const t = TEXT[lang];
-      document.documentElement.lang = lang;
-      for (const node of document.querySelectorAll("[data-text]")) node.textContent = t[node.dataset.text];
-      document.getElementById("near-lat").placeholder = t.latitude;  // the labels hide on a phone
-      document.getElementById("near-lon").placeholder = t.longitude;
+      // The service wrote the page in its language (?lang=), and the script's messages into it: the catalogue's
+      // templates, {1}, {2}… for values, so every sentence has one home (AtlasMessages).
+      const lang = document.documentElement.lang;
+      const words = JSON.parse(document.getElementById("words").textContent);
+      /** A template with its {1}, {2}… or {named} fields in place; a field `value` does not know stays. */
+      function fill(template, value) {
+        return template.replace(/\{(\w+)\}/g, (field, key) => {
+          const given = value(key);
+          return given === undefined ? field : String(given);
+        });
+      }
+      /** The catalogue's message `name` in the page's language, `values` in its {1}, {2}… */
+      function text(name, ...values) {
+        if (!(name in words)) throw new Error(name);  // a message the service did not write: a defect
+        return fill(words[name], (key) => values[Number(key) - 1]);
+      }
       const switcher = document.getElementById("lang");
-      switcher.textContent = t.other;
-      switcher.href = t.otherHref + location.hash;
-      switcher.hreflang = lang === "fr" ? "en" : "fr";
-      document.getElementById("map").setAttribute("aria-label", t.map);
-      document.getElementById("panel-close").setAttribute("aria-label", t.close);
-      document.getElementById("panel-category").setAttribute("aria-label", t.category);
-      document.getElementById("panel-source").setAttribute("aria-label", t.source);
+      const otherHref = switcher.getAttribute("href");  // ?lang= the other language
+      switcher.href = otherHref + location.hash;
       /** A choice kept in the browser between visits (the panel's category and favourite source). */
       function kept(key) { try { return localStorage.getItem("newsatlas." + key) || ""; } catch (e) { return ""; } }
       function keep(key, value) { try { localStorage.setItem("newsatlas." + key, value); } catch (e) { /* private */ } }
-      for (const [id, label] of [["find-country", t.country], ["filter-property", t.property],
-        ["filter-value", t.value]]) {
-        const input = document.getElementById(id);
-        input.placeholder = label;
-        input.setAttribute("aria-label", label);
-      }
-      /** A date in the page's language and the reader's time zone, as the CLI prints it: "24 Nov 2026, 11:30",
-       *  "Le 24/11/2026 à 11:30"; the text as given when it is not a date. */
-      function humanDate(text) {
-        const date = new Date(text);
-        if (isNaN(date)) return text;
+      const MONTHS = ["monthJanuary", "monthFebruary", "monthMarch", "monthApril", "monthMay", "monthJune",
+        "monthJuly", "monthAugust", "monthSeptember", "monthOctober", "monthNovember", "monthDecember"];
+      /** A date as the CLI prints it (HumanDate: the catalogue's layouts dateOnDay and dateToday, its words), in
+       *  the page's language and the reader's time zone: "24 Nov 2026, 11:30", "Le 24/11/2026 à 11:30", today
+       *  "11:30 (2 h ago)"; the text as given when it is not a date. */
+      function humanDate(published, now = new Date()) {
+        const date = new Date(published);
+        if (isNaN(date)) return published;
         const two = (n) => String(n).padStart(2, "0");
-        const clock = `${two(date.getHours())}:${two(date.getMinutes())}`;
-        return lang === "fr"
-          ? `Le ${two(date.getDate())}/${two(date.getMonth() + 1)}/${date.getFullYear()} à ${clock}`
-          : `${date.getDate()} ${TEXT.en.months[date.getMonth()]} ${date.getFullYear()}, ${clock}`;
+        const fields = { hour: two(date.getHours()), minute: two(date.getMinutes()) };
+        const age = now - date;
+        if (age >= 0 && date.toDateString() === now.toDateString()) {
+          const minutes = Math.floor(age / 60000);
+          fields.ago = minutes === 0 ? text("dateJustNow")
+            : minutes < 60 ? text("dateMinutesAgo", minutes) : text("dateHoursAgo", Math.floor(minutes / 60));
+          return fill(text("dateToday"), (key) => fields[key]);
+        }
+        Object.assign(fields, { day: String(date.getDate()), day2: two(date.getDate()),
+          month2: two(date.getMonth() + 1), monthName: text(MONTHS[date.getMonth()]),
+          year: String(date.getFullYear()) });
+        return fill(text("dateOnDay"), (key) => fields[key]);
       }
 
       /** The URL if it is an absolute http or https one, else null (it then becomes no link). */
@@ -189,7 +242,7 @@ enum MapPage {
       }
       const messageText = document.getElementById("message-text");
       const offer = document.getElementById("offer");
-      function say(text) { messageText.textContent = text; offer.hidden = true; }
+      function say(sentence) { messageText.textContent = sentence; offer.hidden = true; }
 
       // The view: #zoom/lat/lon, read at start and whenever it changes, written as the map moves.
       function readHash() {
@@ -199,7 +252,7 @@ enum MapPage {
       const start = readHash() || { zoom: 2, lat: 25, lon: 10 };
       const map = L.map("map", { minZoom: 1, maxZoom: 18, worldCopyJump: true, keyboard: true });
       map.attributionControl.setPrefix('<a href="https://leafletjs.com">Leaflet</a>');
-      map.attributionControl.addAttribution("Borders: Natural Earth");
+      map.attributionControl.addAttribution(text("mapBorders"));
       map.setView([start.lat, start.lon], start.zoom);
       window.addEventListener("hashchange", () => {
         const view = readHash();
@@ -209,7 +262,7 @@ enum MapPage {
         const c = map.getCenter();
         const hash = `#${map.getZoom()}/${c.lat.toFixed(4)}/${c.lng.toFixed(4)}`;
         if (location.hash !== hash) history.replaceState(null, "", location.pathname + location.search + hash);
-        switcher.href = t.otherHref + hash;
+        switcher.href = otherHref + hash;
       }
 
       // The base map: land and borders from the service's Natural Earth data, the news countries shaded.
@@ -266,7 +319,7 @@ enum MapPage {
             const marker = L.marker([lat, lon], {
               icon: L.divIcon({ className: "cluster", html: `<span>${p.point_count_abbreviated}</span>`,
                 iconSize: [size, size] }),
-              title: t.cluster.replace("{n}", p.point_count), alt: String(p.point_count), keyboard: true,
+              title: text("mapCluster", p.point_count), alt: String(p.point_count), keyboard: true,
             });
             marker.on("click", async () => {
               const answer = await getJSON(
@@ -275,7 +328,7 @@ enum MapPage {
             });
             marker.addTo(clusters);
           } else {
-            const name = lang === "fr" && p.nameFr ? p.nameFr : (p.name || t.point);
+            const name = lang === "fr" && p.nameFr ? p.nameFr : (p.name || text("mapPoint"));
             const marker = L.marker([lat, lon], {
               icon: L.divIcon({ className: "point", iconSize: [14, 14] }), title: name, alt: name, keyboard: true,
             });
@@ -295,8 +348,11 @@ enum MapPage {
       const list = document.getElementById("panel-list");
       document.getElementById("panel-close").addEventListener("click", () => { panel.hidden = true; });
       const categorySelect = document.getElementById("panel-category");
-      categorySelect.replaceChildren(new Option(t.allCategories, ""),
-        ...Object.keys(t.categories).map((c) => new Option(t.categories[c], c)));
+      const categories = { business: text("mapCategoryBusiness"), entertainment: text("mapCategoryEntertainment"),
+        general: text("mapCategoryGeneral"), health: text("mapCategoryHealth"), science: text("mapCategoryScience"),
+        sports: text("mapCategorySports"), technology: text("mapCategoryTechnology") };
+      categorySelect.replaceChildren(new Option(text("mapTopHeadlines"), ""),
+        ...Object.keys(categories).map((c) => new Option(categories[c], c)));
       categorySelect.value = kept("category");  // "" when the kept one is no longer offered
       if (categorySelect.selectedIndex < 0) categorySelect.value = "";
       let shown = null;  // the country in the panel and what was said of the place
@@ -312,7 +368,7 @@ enum MapPage {
       const sourceList = document.getElementById("panel-source-list");
       const favourites = getJSON("/v1/sources").then((answer) => {
         const ids = answer.sources.map((s) => s.id);
-        sourceSelect.replaceChildren(new Option(t.noSource, ""), ...ids.map((id) => new Option(id, id)));
+        sourceSelect.replaceChildren(new Option(text("mapNoFavouriteSource"), ""), ...ids.map((id) => new Option(id, id)));
         sourceSelect.value = ids.includes(kept("source")) ? kept("source") : "";
         sourceSelect.hidden = ids.length === 0;
         document.body.dataset.sources = ids.join(" ");  // what the page offers, for tests
@@ -326,14 +382,14 @@ enum MapPage {
       async function openPlace(lat, lon) {
         panel.hidden = false;
         title.textContent = "";
-        status.textContent = t.loading;
+        status.textContent = text("mapLoading");
         list.replaceChildren();
         try {
           const place = await getJSON(`/v1/resolve?lat=${lat.toFixed(5)}&lon=${lon.toFixed(5)}`);
-          const where = place.method === "nearest" ? t.nearest.replace("{km}", Math.round(place.distanceKm)) : "";
+          const where = place.method === "nearest" ? text("mapNearest", Math.round(place.distanceKm)) : "";
           await showCountry(place.country, where);
         } catch (error) {
-          status.textContent = t.failed + error.message;
+          status.textContent = text("mapFailed", error.message);
         }
       }
 
@@ -343,7 +399,7 @@ enum MapPage {
         panel.hidden = false;
         title.textContent = lang === "fr" ? country.nameFr : country.name;
         title.dataset.code = country.code;
-        status.textContent = where || t.loading;
+        status.textContent = where || text("mapLoading");
         list.replaceChildren();
         sourceList.replaceChildren();
         sourceTitle.hidden = true;
@@ -368,17 +424,22 @@ enum MapPage {
           sourceTitle.textContent = source;
           sourceTitle.hidden = false;
           if (favourite.error) sourceStatus.textContent = favourite.error.message;
-          else if (favourite.articles.length === 0) sourceStatus.textContent = favourite.reason || t.noNews;
+          else if (favourite.articles.length === 0) sourceStatus.textContent = favourite.reason || text("mapNoNews");
           else showArticles(sourceList, favourite.articles);
           sourceList.dataset.source = source;
         }
         if (result.error) { status.textContent = result.error.message; return; }
-        if (result.articles.length === 0) { status.textContent = result.reason || t.noNews; return; }
+        if (result.articles.length === 0) { status.textContent = result.reason || text("mapNoNews"); return; }
         // The provider that answered, and how: "GDELT · by source country"; each article names its source.
-        status.textContent = [where, t.providers[result.provider], t.via[result.strategy]]
+        status.textContent = [where, providers[result.provider], via[result.strategy]]
           .filter((x) => x).join(" · ");
         showArticles(list, result.articles);
       }
+
+      const providers = { newsapi: "NewsAPI", gdelt: "GDELT", feeds: text("mapProviderFeeds") };
+      const via = { country: text("headlinesViaTop"), sources: text("headlinesViaSources"),
+        search: text("headlinesViaSearch"), sourcecountry: text("mapViaSourceCountry"),
+        feeds: text("headlinesViaFeeds"), none: "" };
 
       /** Articles as list items: a link (http(s) only), the source and date, the picture and description. */
       function showArticles(list, articles) {
@@ -432,13 +493,13 @@ enum MapPage {
         event.preventDefault();
         const lat = Number(latInput.value.trim()), lon = Number(lonInput.value.trim());
         if (!latInput.value.trim() || !lonInput.value.trim() || !isFinite(lat) || !isFinite(lon)
-            || Math.abs(lat) > 90 || Math.abs(lon) > 180) { say(t.badPlace); return; }
+            || Math.abs(lat) > 90 || Math.abs(lon) > 180) { say(text("mapBadPlace")); return; }
         say("");
         map.setView([lat, lon], Math.max(map.getZoom(), 5));
         openPlace(lat, lon);
       });
       document.getElementById("locate").addEventListener("click", () => {
-        if (!navigator.geolocation) { say(t.noLocation); return; }
+        if (!navigator.geolocation) { say(text("mapNoLocation")); return; }
         navigator.geolocation.getCurrentPosition(async (position) => {
           const lat = position.coords.latitude, lon = position.coords.longitude;
           latInput.value = lat.toFixed(4);
@@ -447,14 +508,14 @@ enum MapPage {
             // The country the reader is in (else the nearest): offered, not forced, as the app asked.
             const place = await getJSON(`/v1/resolve?lat=${lat.toFixed(5)}&lon=${lon.toFixed(5)}`);
             const country = place.country;
-            say(t.offer.replace("{name}", lang === "fr" ? country.nameFr : country.name));
-            offer.textContent = lang === "fr" ? "Oui" : "Yes";
+            say(text("mapOffer", lang === "fr" ? country.nameFr : country.name));
+            offer.textContent = text("mapYes");
             offer.hidden = false;
             offer.onclick = () => { say(""); goToCountry(country.code); };
           } catch (error) {
-            say(t.failed + error.message);
+            say(text("mapFailed", error.message));
           }
-        }, () => say(t.noLocation));
+        }, () => say(text("mapNoLocation")));
       });
 
       // The 54 news countries (/v1/countries), for the search box's completions: English and French names.
@@ -470,7 +531,7 @@ enum MapPage {
         for (const option of names) option.value = option.text;
         document.getElementById("countries").replaceChildren(...names);
         return countries;
-      }).catch((error) => say(t.failed + error.message));
+      }).catch((error) => say(text("mapFailed", error.message)));
       async function goToCountry(code) {
         await countryList;
         const country = countries.find((c) => c.code === code);
@@ -498,12 +559,12 @@ enum MapPage {
       document.getElementById("filter").addEventListener("submit", (event) => {
         event.preventDefault();
         const property = document.getElementById("filter-property").value.trim();
-        const text = document.getElementById("filter-value").value.trim();
-        let value = text;
-        if (/^(-?\d+(\.\d+)?([eE][-+]?\d+)?|true|false)$/.test(text)) value = JSON.parse(text);
+        const typed = document.getElementById("filter-value").value.trim();
+        let value = typed;
+        if (/^(-?\d+(\.\d+)?([eE][-+]?\d+)?|true|false)$/.test(typed)) value = JSON.parse(typed);
         filter = property ? JSON.stringify(["==", ["get", property], value]) : "";
-        say(property ? t.filtered.replace("{p}", property).replace("{v}", text) : "");
-        updateClusters().catch((error) => say(t.failed + error.message));
+        say(property ? text("mapFiltered", property, typed) : "");
+        updateClusters().catch((error) => say(text("mapFailed", error.message)));
       });
 
       // The datasets the service has, asked again every few seconds while the page is seen: a dataset written
@@ -525,16 +586,16 @@ enum MapPage {
         document.body.dataset.datasets = answer.datasets.map((d) => `${d.name}:${d.pointCount}`).join(" ");
         if (changed) await updateClusters();
       }
-      updateDatasets().catch((error) => say(t.failed + error.message));
+      updateDatasets().catch((error) => say(text("mapFailed", error.message)));
       const pollMilliseconds = Number(params.get("poll")) || 5000;  // ?poll=MS, 500 at the least
       setInterval(() => {
         if (!document.hidden) updateDatasets().catch(() => {});
       }, Math.max(500, pollMilliseconds));
-      select.addEventListener("change", () => { dataset = select.value; updateClusters().catch((e) => say(t.failed + e.message)); });
+      select.addEventListener("change", () => { dataset = select.value; updateClusters().catch((e) => say(text("mapFailed", e.message))); });
 
       function refresh() {
         writeHash();
-        Promise.all([updateBasemap(), updateClusters()]).catch((error) => say(t.failed + error.message));
+        Promise.all([updateBasemap(), updateClusters()]).catch((error) => say(text("mapFailed", error.message)));
       }
       map.on("moveend", refresh);
       refresh();

@@ -20,7 +20,7 @@ import Testing
   /// Texts that are the same in both languages: numbers and units, names, or words French shares.
   static let sameInBoth: Set<Message> = [
     .headlinesArticles, .headlinesOneArticle, .durationMinutes, .durationMinute, .tilesProgress,
-    .coordinateSentence, .dateToday,
+    .coordinateSentence, .dateToday, .mapLatitude, .mapLongitude, .mapPoint, .mapCategorySports,
   ]
 
   @Test func frenchIsATranslation() {

@@ -39,6 +39,21 @@ NEWS_KEY = "test-key-0123456789abcdef0123456789"  # the imitation's key, a test 
 WRITE_TOKEN = "browser-test-write-token-0123456789"  # the server's write token, a test fixture
 
 
+# Dates as the CLI prints them (Tests/NewsAPITests/HumanDateTests.swift's cases, in Europe/Paris): published, the
+# moment they are seen, English, French. The page words them from the catalogue's layouts and words, which the
+# service writes into it.
+DATES = [
+    ("2026-03-29T00:30:00Z", "2030-03-17T17:46:40Z", "29 Mar 2026, 01:30", "Le 29/03/2026 à 01:30"),
+    ("2026-03-29T01:30:00Z", "2030-03-17T17:46:40Z", "29 Mar 2026, 03:30", "Le 29/03/2026 à 03:30"),
+    ("2026-10-25T01:30:00Z", "2030-03-17T17:46:40Z", "25 Oct 2026, 02:30", "Le 25/10/2026 à 02:30"),
+    ("2026-11-29T19:10:00Z", "2026-11-29T21:25:00Z", "20:10 (2 h ago)", "20:10 (il y a 2 h)"),
+    ("2026-11-29T21:13:00Z", "2026-11-29T21:25:00Z", "22:13 (12 min ago)", "22:13 (il y a 12 min)"),
+    ("2026-11-29T21:24:30Z", "2026-11-29T21:25:00Z", "22:24 (just now)", "22:24 (à l'instant)"),
+    ("2026-11-28T23:30:00Z", "2026-11-29T21:25:00Z", "00:30 (21 h ago)", "00:30 (il y a 21 h)"),
+    ("2026-11-29T21:40:00Z", "2026-11-29T21:25:00Z", "29 Nov 2026, 22:40", "Le 29/11/2026 à 22:40"),
+]
+
+
 def get_json(url):
     with urllib.request.urlopen(url, timeout=30) as response:
         return json.load(response)
@@ -92,6 +107,13 @@ def main():
         service = webdriver.ChromeService(executable_path="/usr/bin/chromedriver")
         driver = webdriver.Chrome(options=options, service=service)
         wait = WebDriverWait(driver, 20)
+        # The reader's time zone, for the dates' checks (the browser does the time-zone arithmetic).
+        driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "Europe/Paris"})
+
+        def human_dates(column):
+            shown = [driver.execute_script("return window.newsAtlas.humanDate(arguments[0], new Date(arguments[1]))",
+                                           published, now) for published, now, *_ in DATES]
+            return shown, [case[column] for case in DATES]
 
         def view():
             return driver.execute_script("return document.body.dataset.view || ''")
@@ -167,6 +189,8 @@ def main():
         dates = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#panel-list time")]
         check(dates and all(re.fullmatch(r"\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d", d) for d in dates),
               f"dates read as the CLI prints them ({dates[:2]})")
+        shown, wanted = human_dates(2)
+        check(shown == wanted, f"the page's dates are the CLI's, across DST in Europe/Paris and today ({shown})")
         # A category of the country, chosen in the panel.
         Select(driver.find_element(By.ID, "panel-category")).select_by_value("sports")
         wait.until(lambda d: d.find_element(By.ID, "panel-list").get_attribute("data-category") == "sports"
@@ -314,6 +338,12 @@ def main():
         dates = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#panel-list time")]
         check(all(re.fullmatch(r"Le \d\d/\d\d/\d{4} à \d\d:\d\d", d) for d in dates),
               f"?lang=fr shows French dates ({dates[:2]})")
+        # The French words the service wrote into the page from the catalogue: the dates' layout and words, the
+        # map's attribution.
+        shown, wanted = human_dates(3)
+        check(shown == wanted, f"?lang=fr's dates are the CLI's French ones, from the catalogue ({shown})")
+        attribution = driver.find_element(By.CSS_SELECTOR, ".leaflet-control-attribution").text
+        check("Frontières : Natural Earth" in attribution, f"the French page's attribution is the catalogue's ({attribution!r})")
         # The search box in French: French names completed first, and the service's sentence in French.
         names = driver.execute_script(
             "return [...document.querySelectorAll('#countries option')].map((o) => o.value)")

@@ -4,6 +4,8 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import AtlasServer
+
 /// The lower layers in French (issue 31 item 3): what GeoFormats, AtlasSettings, the feeds file, Store and Fetch
 /// refuse, and the warnings of a stale answer, are the catalogue's sentences, said in the reader's language by
 /// the command line (and by the service, in the request's language); English stays the default.
@@ -289,5 +291,40 @@ import Testing
     }
     #expect(!text.isEmpty, "\(path)")
     return found
+  }
+
+  /// The map page says nothing of its own (issue 31 item 6): the service writes its words from the catalogue
+  /// (`MapPage.page(in:)`). Its HTML's text and labels are `{{message}}` placeholders but the product's name and
+  /// the first dataset's; its script's string literals hold no two words, no capitalised word and no letter
+  /// outside ASCII but names (NewsAPI, GDELT, Leaflet, Accept-Language) and words for the browser ("use
+  /// strict", link types).
+  @Test func theMapPageSaysNothingOutsideTheCatalogue() throws {
+    var found: [String] = []
+    let html = MapPage.html.replacing(try Regex(#"\{\{\w+\}\}"#), with: "")
+    for match in html.matches(of: try Regex<(Substring, Substring)>(#">([^<]*)<"#)) {
+      let text = match.1.trimmingCharacters(in: .whitespacesAndNewlines)
+      if text.contains(try Regex(#"\p{L}"#)) && !["NewsAtlas", "markers"].contains(text) {
+        found.append(text)
+      }
+    }
+    let label = try Regex<(Substring, Substring)>(#"(?:aria-label|placeholder|title|alt)="([^"]*)""#)
+    found += html.matches(of: label).filter { !$0.1.isEmpty }.map { "label: \($0.1)" }
+    let literal = try Regex(#""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`"#)
+    let words = try Regex(#"[A-Za-z]{2,} [A-Za-z]{2,}|\b[A-Z][a-z]+|(?=\p{L})[^\x00-\x7F]"#)
+    let names: Set<String> = [
+      "use strict", "NewsAPI", "GDELT", "Accept-Language", "noopener noreferrer",
+      #"<a href="https://leafletjs.com">Leaflet</a>"#,
+    ]
+    for (number, line) in MapPage.script.split(separator: "\n").enumerated() {
+      let trimmed = line.drop { $0 == " " }
+      if trimmed.hasPrefix("//") || trimmed.hasPrefix("/*") || trimmed.hasPrefix("*") { continue }
+      let code = line.split(separator: " //", maxSplits: 1).first ?? line
+      for match in code.matches(of: literal) {
+        let text = String(code[match.range].dropFirst().dropLast()).replacing(
+          try Regex(#"\$\{[^}]*\}"#), with: " ")
+        if !names.contains(text) && text.contains(words) { found.append("map.js:\(number + 1): \(text)") }
+      }
+    }
+    #expect(found.isEmpty, "Words outside the catalogue:\n\(found.joined(separator: "\n"))")
   }
 }

@@ -1,7 +1,11 @@
+import AtlasMessages
 import Fetch
 import Foundation
+import NewsAPI
 import TestSupport
 import Testing
+
+@testable import AtlasServer
 
 /// The service's error sentences in the language a request asks for (issue 31 item 6): `lang=fr` on any
 /// endpoint, else `Accept-Language` (as the map page sends its own); English otherwise. The same sentences as the
@@ -207,5 +211,39 @@ import Testing
     let english = try off.raw(
       "PUT /v1/datasets/live HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
     #expect(english.contains("Writes are off on this server; start serve with --write-token-file FILE"))
+  }
+
+  /// The map page is written in the language `lang=` asks for, from the catalogue (issue 31 item 6): its
+  /// controls' words, and the messages its script says as one JSON object of the catalogue's templates, which
+  /// holds every message the script names (`text("…")`, the months).
+  @Test func theMapPageIsWrittenFromTheCatalogue() async throws {
+    let served = try Served(["--no-news"])
+    let pages: [(String, InterfaceLanguage)] = [
+      ("", .english), ("?lang=fr", .french), ("?poll=900&lang=FR", .french),
+    ]
+    for (query, language) in pages {
+      let page = String(decoding: try await client.get(served.base + "/" + query).body, as: UTF8.self)
+      #expect(page.contains("<html lang=\"\(language.rawValue)\">"), "\(query)")
+      #expect(page.contains(">\(Message.mapNearMe.text(in: language))</button>"), "\(query)")
+      #expect(page.contains(#"aria-label=""# + Message.mapMap.text(in: language) + #"""#), "\(query)")
+      #expect(page.contains(">\(Message.mapOtherLanguage.text(in: language))</a>"), "\(query)")
+      #expect(!page.contains("{{") && !page.contains("}}"), "\(query)")
+      let json = try #require(
+        page.firstMatch(of: /<script id="words" type="application\/json">(.*)<\/script>/)?.1)
+      let words = try #require(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: String])
+      let expected = MapPage.scriptMessages.map { ($0.rawValue, $0.text(in: language)) }
+      #expect(words == Dictionary(uniqueKeysWithValues: expected), "\(query)")
+    }
+    // Every message the script names is one the page holds.
+    let held = Set(MapPage.scriptMessages.map(\.rawValue))
+    let said = MapPage.script.matches(of: /text\("(\w+)"/).map { String($0.1) }
+    #expect(said.count > 30)
+    let named = MapPage.script.matches(of: /"(\w+)"/).map { String($0.1) }.filter {
+      Message(rawValue: $0) != nil
+    }
+    #expect(Set(named).isSuperset(of: HumanDate.months.map(\.rawValue)))
+    for name in said + named {
+      #expect(held.contains(name), "the script says \(name), which the page does not hold")
+    }
   }
 }
