@@ -67,4 +67,99 @@ import Testing
     #expect(result.status == 78)
     #expect(result.stderr.contains("Line 3 of the feeds file"), "\(result.stderr)")
   }
+
+  /// `feeds add` and `feeds list` say a feed's and the feeds file's failures in the reader's language (issue 31
+  /// item 3), with the exit status they have in English: a URL or a country refused, a folder that cannot be
+  /// made, a feeds file that is a folder, not UTF-8 or too large, and `feeds remove` of a feed not there. A script
+  /// run in the settings folder; the sentence in French (LANG=fr_FR.UTF-8), in English (no locale), the status.
+  @Test(arguments: [
+    (
+      #""$0" feeds add fr ftp://example.org/rss"#,
+      "newsatlas: 'ftp://example.org/rss' n'est pas une URL de flux ; donnez une URL http ou https avec un hôte",
+      "newsatlas: 'ftp://example.org/rss' is not a feed URL; give an http or https URL with a host", 64
+    ),
+    (
+      #""$0" feeds add fr "https://example.org/$(head -c 2100 /dev/zero | tr '\0' a)""#,
+      "…' dépasse 2048 caractères.", "…' is longer than 2048 characters.", 64
+    ),
+    (
+      #""$0" feeds add Prusse https://example.org/rss"#,
+      "newsatlas: 'Prusse' n'est pas un des 54 pays de NewsAPI",
+      "newsatlas: 'Prusse' is not one of NewsAPI's 54 countries", 64
+    ),
+    (
+      #"touch newsatlas && "$0" feeds add fr https://example.org/rss"#,
+      "feeds.txt' : la création de son dossier a échoué (Not a directory).",
+      "feeds.txt': creating its folder failed (Not a directory).", 73
+    ),
+    (
+      #"mkdir -p newsatlas/feeds.txt && "$0" feeds list"#,
+      "feeds.txt' n'est pas un fichier ordinaire ; supprimez-le.",
+      "feeds.txt' is not a regular file; remove it.", 78
+    ),
+    (
+      #"mkdir -p newsatlas/feeds.txt && "$0" feeds add de https://example.org/rss"#,
+      "feeds.txt' n'est pas un fichier ordinaire ; supprimez-le.",
+      "feeds.txt' is not a regular file; remove it.", 78
+    ),
+    (
+      #"mkdir -p newsatlas && printf 'fr https://a.example/\xff\n' > newsatlas/feeds.txt && "$0" feeds list"#,
+      "feeds.txt' n'est pas du texte UTF-8.", "feeds.txt' is not UTF-8 text.", 78
+    ),
+    (
+      #"mkdir -p newsatlas && head -c 1100000 /dev/zero | tr '\0' '#' > newsatlas/feeds.txt && "#
+        + #""$0" feeds add fr https://example.org/rss"#,
+      "feeds.txt' dépasse 1 Mio ou ne peut pas être lu ; supprimez-le.",
+      "feeds.txt' is larger than 1 MiB or cannot be read; remove it.", 78
+    ),
+    (
+      #""$0" feeds remove fr https://example.org/rss"#,
+      "newsatlas: fr n'a pas de flux https://example.org/rss ; 'newsatlas feeds list fr' liste ses flux.",
+      "newsatlas: fr has no feed https://example.org/rss; 'newsatlas feeds list fr' lists its feeds.", 1
+    ),
+  ])
+  func failuresInTheReadersLanguage(script: String, french: String, english: String, status: Int32) throws {
+    let setUp = #"mkdir -p "$XDG_CONFIG_HOME" && cd "$XDG_CONFIG_HOME" && "#
+    for (locale, sentence, other) in [("fr_FR.UTF-8", french, english), ("C", english, french)] {
+      try? FileManager.default.removeItem(atPath: scratch.path + "/newsatlas")
+      let result = try CLI.shell(setUp + script, environment: environment.merging(["LANG": locale]) { $1 })
+      #expect(result.status == status, "\(locale) \(script): \(result.stderr)")
+      #expect(result.stderr.contains(sentence), "\(locale) \(script): \(result.stderr)")
+      #expect(!result.stderr.contains(other), "\(locale) \(script): \(result.stderr)")
+      #expect(result.stdout.isEmpty, "\(locale) \(script): \(result.stdout)")
+    }
+  }
+
+  /// Feeds added with `feeds add` (by French country names) that fail when read, from the feed server on
+  /// 127.0.0.1 (a 503 for Germany's, malformed XML for the United Kingdom's): `feeds add` and `feeds list` speak
+  /// French, and `headlines` says each feed's failure in French, its English twin under the C locale, with the
+  /// same exit status.
+  @Test func feedsAddedThatFailAreSaidInFrench() throws {
+    let server = try LocalServer(script: "feed_server.py")
+    let french = environment.merging(["LANG": "fr_FR.UTF-8"]) { $1 }
+    func add(_ country: String, _ url: String) throws -> String {
+      try CLI.run(["feeds", "add", country, url], environment: french).stdout
+    }
+    let (unavailable, malformed) = (server.base + "/status/503", server.base + "/feeds/malformed.xml")
+    #expect(try add("Allemagne", unavailable) == "de : ajouté \(unavailable)\n")
+    #expect(try add("Royaume-Uni", malformed) == "gb : ajouté \(malformed)\n")
+    #expect(try add("royaume uni", malformed) == "gb : a déjà \(malformed)\n")
+    #expect(
+      try CLI.run(["feeds", "list"], environment: french).stdout
+        == "de  Allemagne  \(unavailable)\ngb  Royaume-Uni  \(malformed)\n")
+    let arguments = ["headlines", "--countries", "de,gb", "--provider", "feeds", "--refresh"]
+    let inFrench = try CLI.run(arguments, environment: french)
+    let inEnglish = try run(arguments)
+    #expect(inFrench.status != 0 && inFrench.status == inEnglish.status, "\(inFrench.stderr)")
+    #expect(inFrench.stderr.contains("Le flux \(unavailable) a répondu HTTP 503."), "\(inFrench.stderr)")
+    #expect(
+      inFrench.stderr.contains(
+        "Le flux \(malformed) n'a pas pu être lu : le flux n'est pas du XML bien formé (ligne 8"),
+      "\(inFrench.stderr)")
+    #expect(inEnglish.stderr.contains("The feed \(unavailable) answered HTTP 503."), "\(inEnglish.stderr)")
+    #expect(
+      inEnglish.stderr.contains(
+        "The feed \(malformed) could not be read: the feed is not well-formed XML (line 8"),
+      "\(inEnglish.stderr)")
+  }
 }
