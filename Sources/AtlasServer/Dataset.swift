@@ -46,17 +46,15 @@ public final class Dataset: @unchecked Sendable {
   /// properties seen in the first thousand features.
   public let fields: [(name: String, type: String)]
 
-  /// About how many bytes the dataset holds, for a cache's budget: its features' text in memory, 48 bytes a
-  /// feature (its point, text offsets and id hash), 8 a point (its projected position in the index) and 24 an
-  /// item of the cluster index at each zoom it keeps (the item, its parent, its share of the level's tree and
-  /// cluster table). Measured against the resident memory a filtered dataset of a third of 100k and 1M uniform
-  /// points adds (14 and 147 MB), it is 7–25 % above; the previous estimate (40 bytes a point at every zoom)
-  /// was 2.2× and kept no such filter of 1M points in the default 256 MB.
+  /// About how many bytes the dataset holds, for a cache's budget: its features as allocated (their text in
+  /// memory, points, offsets, id hashes and numeric properties: `FeatureFile.bytesInMemory`), the cluster index
+  /// as it keeps it (`ClusterIndex.keptBytes`: each zoom's items, parents and clusters once, and its k-d tree
+  /// whether built yet or not, so that the trees the first queries at each zoom build are within the budget)
+  /// and each cluster's aggregate (an array: 40 bytes and 8 a property). Benchmarks/README.md compares it with the resident memory
+  /// a filtered dataset adds once a tile at every zoom has built its trees.
   var approximateBytes: Int {
-    let options = index.options
-    var items = 0
-    for zoom in options.minZoom...(options.maxZoom + 1) { items += index.itemCount(atZoom: Double(zoom)) }
-    return file.textBytesInMemory + file.count * 48 + pointCount * 8 + items * 24
+    let aggregates = index.aggregates.count * (40 + 8 * aggregations.count)
+    return file.bytesInMemory + index.keptBytes + aggregates
   }
 
   /// What a dataset written over HTTP keeps on disk (`DatasetWrites`): its base file's identity and version,

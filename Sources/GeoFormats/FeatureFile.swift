@@ -422,6 +422,16 @@ public final class FeatureFile {
     return 0
   }
 
+  /// The bytes the features hold in memory as allocated: their text when it is held (not read back from a file),
+  /// and each one's point, text offsets, id hash and numeric properties: each array's capacity, which appending
+  /// leaves up to twice its count.
+  public var bytesInMemory: Int {
+    var text = 0
+    if case .memory(let bytes) = source { text = bytes.capacity }
+    let offsets = starts.capacity + ends.capacity + idHashes.capacity + values.capacity
+    return text + points.capacity * MemoryLayout<GeoPoint?>.stride + offsets * MemoryLayout<Int>.stride
+  }
+
   /// Where the feature's text is: a descriptor and its byte range there, or nil when it is in memory.
   @inline(__always)
   func place(of index: Int) -> (fd: Int32, start: Int, end: Int)? {

@@ -102,6 +102,9 @@ extension ClusterIndex {
       }
     }
 
+    /// The bytes its arrays hold.
+    var bytes: Int { dense.count * 4 + indices.count * 4 + ids.count * 4 }
+
     /// The parent of item `i`.
     ///
     /// - Complexity: O(1) dense, O(log k) for the k items with a parent otherwise.
@@ -127,6 +130,25 @@ extension ClusterIndex {
       guard proceed() else { return }
       _ = tree(of: level)
     }
+  }
+
+  /// About how many bytes the index keeps besides its input points (the caller's) and its clusters' aggregates
+  /// (`aggregates`, of the caller's type): each point's projected position (8), and each zoom's level once,
+  /// however many zooms share it (those where nothing merged): 4 an item, its parents (4 an item, or 8 an item
+  /// that has one when few do), 28 a cluster (32 with an aggregate) and 12 an item for its k-d tree, built or not
+  /// (a tree left to its first query, `DeferredTree`, is what that query adds).
+  ///
+  /// - Complexity: O(z) for z zooms.
+  public var keptBytes: Int {
+    var bytes = (pointXs.count + pointYs.count) * MemoryLayout<Float>.stride
+    var trees = Set<ObjectIdentifier>()
+    for level in levels where !level.dropped {
+      bytes += level.parents.bytes
+      // A level shared with the zoom below (nothing merged) shares its items, clusters and tree too.
+      guard trees.insert(ObjectIdentifier(level.tree)).inserted else { continue }
+      bytes += level.count * (4 + 12) + level.clusterXs.count * (level.clusterAggregates.isEmpty ? 28 : 32)
+    }
+    return bytes
   }
 
   /// How many zooms' k-d trees are left to their first query (`buildDeferredTrees(while:)` builds them).
