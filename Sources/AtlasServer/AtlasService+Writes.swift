@@ -102,7 +102,8 @@ extension AtlasService {
       throw Problem.said(Problem.badParameter, .serviceBodyNotFeatureCollection)
     }
     do {
-      return try Self.features(path: file.temporaryPath, aggregations: writes.aggregations, name: "the body")
+      return try Self.features(
+        path: file.temporaryPath, aggregations: writes.aggregations, name: Sentence(.theRequestBody))
     } catch {
       throw Problem.worded(
         .badParameter(Self.capitalized(error.description)), Wording { Self.capitalized(error.text(in: $0)) })

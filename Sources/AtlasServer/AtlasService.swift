@@ -143,7 +143,8 @@ public struct AtlasService: Sendable {
   ///
   /// - Throws: `FormatError`, as `FeatureFile.load` does.
   public static func features(
-    path: String, aggregations: [Aggregation], name: String? = nil, showProgress: Bool = false
+    path: String, aggregations: [Aggregation], name: (any CustomStringConvertible & Sendable)? = nil,
+    showProgress: Bool = false
   ) throws(FormatError) -> FeatureFile {
     try FeatureFile.load(
       path: path, propertyNames: aggregations.map(\.property), showProgress: showProgress, name: name,

@@ -7,7 +7,8 @@ import AtlasMessages
 /// Buffered reading of a file for the streaming parsers, with absolute positions for error messages.
 struct ByteReader {
   private let input: InputFile?
-  private let path: String
+  /// How errors name the input: its path, or a `Sentence` said in the reader's language.
+  private let naming: any CustomStringConvertible
   private var buffer: [UInt8] = []
   private var position = 0
   /// The absolute offset of `buffer[0]`, and the line it is on.
@@ -20,18 +21,18 @@ struct ByteReader {
   /// Where each read lands before it joins `buffer`.
   private var chunk: [UInt8] = []
 
-  init(input: InputFile, showProgress: Bool, name: String? = nil) {
+  init(input: InputFile, showProgress: Bool, name: (any CustomStringConvertible)? = nil) {
     self.input = input
-    self.path = name ?? input.path
+    self.naming = name ?? input.path
     progress = ProgressLine(totalBytes: input.size, enabled: showProgress && input.size > 0)
     chunk = [UInt8](repeating: 0, count: 1 << 20)
     buffer.reserveCapacity(1 << 21)
   }
 
   /// A reader over bytes already in memory.
-  init(bytes: [UInt8], name: String) {
+  init(bytes: [UInt8], name: any CustomStringConvertible) {
     input = nil
-    path = name
+    naming = name
     buffer = bytes
     eof = true
     progress = ProgressLine(totalBytes: 0, enabled: false)
@@ -221,6 +222,6 @@ struct ByteReader {
       lineStart = i + 1
     }
     let column = at - lineStart + 1
-    return .data(.formatNotValid, path, format, line, column, base + at, reason)
+    return .data(.formatNotValid, naming, format, line, column, base + at, reason)
   }
 }

@@ -89,7 +89,7 @@ extension FeatureFile {
     case .memory: preconditionFailure("only a file read by offset takes a journal")
     }
     let copy = FeatureFile(
-      path: path, propertyNames: propertyNames, source: .layered(base: base, journal: journal))
+      naming: naming, propertyNames: propertyNames, source: .layered(base: base, journal: journal))
     copy.points = points
     copy.hasIDs = hasIDs
     copy.starts = starts

@@ -35,7 +35,7 @@ extension FeatureFile {
     of pieces: [Piece], propertyNames: [String], members: String = "", writingTo fileDescriptor: Int32,
     name: String
   ) throws(FormatError) -> FeatureFile {
-    let file = FeatureFile(path: name, propertyNames: propertyNames, source: .memory([]))
+    let file = FeatureFile(naming: name, propertyNames: propertyNames, source: .memory([]))
     let width = propertyNames.count
     file.points.reserveCapacity(pieces.count)
     file.starts.reserveCapacity(pieces.count)

@@ -26,8 +26,8 @@ public final class FeatureFile {
   public internal(set) var values: [Double] = []
   public let propertyNames: [String]
   var source: Source
-  /// How errors name the input: its path, or a description.
-  public let path: String
+  /// How errors name the input: its path, or a description (a `Sentence`, said in the reader's language).
+  public let naming: any CustomStringConvertible & Sendable
 
   enum Source {
     case file(fd: Int32)
@@ -47,8 +47,8 @@ public final class FeatureFile {
     }
   }
 
-  init(path: String, propertyNames: [String], source: Source) {
-    self.path = path
+  init(naming: any CustomStringConvertible & Sendable, propertyNames: [String], source: Source) {
+    self.naming = naming
     self.propertyNames = propertyNames
     self.source = source
   }
@@ -59,11 +59,11 @@ public final class FeatureFile {
   /// Features made in memory, each its GeoJSON text and its point; `name` names them in errors. Their numeric
   /// properties are `values` (`propertyNames.count` a feature) when given, else not read: NaN for each.
   public static func features(
-    _ features: [(text: [UInt8], point: GeoPoint?)], name: String, propertyNames: [String] = [],
-    values: [Double]? = nil, hasIDs: Bool = false
+    _ features: [(text: [UInt8], point: GeoPoint?)], name: any CustomStringConvertible & Sendable,
+    propertyNames: [String] = [], values: [Double]? = nil, hasIDs: Bool = false
   ) -> FeatureFile {
     var text: [UInt8] = []
-    let file = FeatureFile(path: name, propertyNames: propertyNames, source: .memory([]))
+    let file = FeatureFile(naming: name, propertyNames: propertyNames, source: .memory([]))
     for feature in features {
       file.starts.append(text.count)
       text += feature.text
@@ -83,7 +83,7 @@ public final class FeatureFile {
   /// GeoJSON file of bare points.
   public static func positions(_ points: [GeoPoint?], name: String) -> FeatureFile {
     let text = Array(#"{"type":"Feature","properties":{}}"#.utf8)
-    let file = FeatureFile(path: name, propertyNames: [], source: .memory(text))
+    let file = FeatureFile(naming: name, propertyNames: [], source: .memory(text))
     file.points = points
     file.starts = [Int](repeating: 0, count: points.count)
     file.ends = [Int](repeating: text.count, count: points.count)
@@ -105,17 +105,19 @@ public final class FeatureFile {
   /// - Parameters:
   ///   - propertyNames: numeric properties to keep per feature, in `values` (NaN where absent).
   ///   - showProgress: a progress line on standard error while a large regular file is read.
-  ///   - name: how errors name the input (default: its path), when the path is not the user's to see.
+  ///   - name: how errors name the input (default: its path), when the path is not the user's to see: a
+  ///     `Sentence` is said in the reader's language.
   ///   - csvFields: how a CSV file's fields become properties.
   /// - Throws: `FormatError` with `.input` when the file cannot be read, `.data` when it is malformed (naming
   ///   line, column and byte for GeoJSON, the line for CSV).
   public static func load(
-    path: String, propertyNames: [String] = [], showProgress: Bool = false, name: String? = nil,
+    path: String, propertyNames: [String] = [], showProgress: Bool = false,
+    name: (any CustomStringConvertible & Sendable)? = nil,
     csvFields: CSVFields = .strings
   ) throws(FormatError) -> FeatureFile {
     let input = try InputFile(path: path)
     var reader = ByteReader(input: input, showProgress: showProgress, name: name)
-    let file = FeatureFile(path: name ?? path, propertyNames: propertyNames, source: .memory([]))
+    let file = FeatureFile(naming: name ?? path, propertyNames: propertyNames, source: .memory([]))
     do {
       // A file that can be read again by offset keeps only positions; anything else keeps the text.
       let isJSON = try file.read(&reader, keepText: !input.isRegular, csvFields: csvFields)
@@ -133,11 +135,12 @@ public final class FeatureFile {
 
   /// Reads a GeoJSON FeatureCollection or CSV text held in memory; `name` names it in errors.
   public static func parse(
-    _ bytes: [UInt8], name: String = "the input", propertyNames: [String] = [],
+    _ bytes: [UInt8], name: any CustomStringConvertible & Sendable = Sentence(.theInput),
+    propertyNames: [String] = [],
     csvFields: CSVFields = .strings
   ) throws(FormatError) -> FeatureFile {
     var reader = ByteReader(bytes: bytes, name: name)
-    let file = FeatureFile(path: name, propertyNames: propertyNames, source: .memory([]))
+    let file = FeatureFile(naming: name, propertyNames: propertyNames, source: .memory([]))
     _ = try file.read(&reader, keepText: true, csvFields: csvFields)
     return file
   }
@@ -151,7 +154,7 @@ public final class FeatureFile {
     reader.skipWhitespace()
     let isJSON = reader.peek == UInt8(ascii: "{")
     if reader.peek == UInt8(ascii: "[") {
-      throw .data(.featuresJSONArray, path)
+      throw .data(.featuresJSONArray, naming)
     }
     if isJSON {
       try readGeoJSON(&reader, keepText: keepText)
@@ -160,7 +163,7 @@ public final class FeatureFile {
     }
     reader.finishProgress()
     if !isJSON && points.allSatisfy({ $0 == nil }) {
-      throw .data(.featuresNoPoints, path)
+      throw .data(.featuresNoPoints, naming)
     }
     return isJSON
   }
@@ -186,7 +189,7 @@ public final class FeatureFile {
       case "type":
         let type = try reader.readValue()
         guard case .string("FeatureCollection") = type else {
-          throw FormatError.data(.featuresWrongType, path)
+          throw FormatError.data(.featuresWrongType, naming)
         }
         sawType = true
       case "features":
@@ -238,7 +241,7 @@ public final class FeatureFile {
     reader.skipWhitespace()
     if !reader.atEnd { throw reader.error(Sentence(.formatTextAfterCollection)) }
     guard sawType, sawFeatures else {
-      throw FormatError.data(.featuresNotCollection, path)
+      throw FormatError.data(.featuresNotCollection, naming)
     }
     if keepText { source = .memory(memory) }
   }
@@ -295,19 +298,19 @@ public final class FeatureFile {
 
   private func add(feature: JSONValue, index: Int) throws(FormatError) {
     guard case .object = feature else {
-      throw FormatError.data(.featureNotObject, index, path)
+      throw FormatError.data(.featureNotObject, index, naming)
     }
     var point: GeoPoint? = nil
     if let geometry = feature["geometry"], case .string("Point")? = geometry["type"] {
       guard case .array(let coordinates)? = geometry["coordinates"], coordinates.count >= 2,
         let longitude = coordinates[0].doubleValue, let latitude = coordinates[1].doubleValue
       else {
-        throw FormatError.data(.featurePointNotNumeric, index, path)
+        throw FormatError.data(.featurePointNotNumeric, index, naming)
       }
       do {
         point = try GeoPoint(latitude: latitude, longitude: longitude)
       } catch {
-        throw FormatError.data(.featureBadPoint, index, path, error.sentence)
+        throw FormatError.data(.featureBadPoint, index, naming, error.sentence)
       }
     }
     points.append(point)
@@ -328,13 +331,13 @@ public final class FeatureFile {
     while let line = try reader.readLine() {
       lineNumber += 1
       guard let text = String(validating: line, as: UTF8.self) else {
-        throw FormatError.data(.csvLineNotUTF8, lineNumber, path)
+        throw FormatError.data(.csvLineNotUTF8, lineNumber, naming)
       }
       if text.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
       // Batch rows' rule (`BatchRows`): lines end with LF or CRLF; the first non-blank line is a header when
       // it names a latitude and a longitude column, and any other first line is data.
       if line.contains(0x0D) {
-        throw FormatError.data(.csvLoneCarriageReturn, lineNumber, path)
+        throw FormatError.data(.csvLoneCarriageReturn, lineNumber, naming)
       }
       let fields = line.withUnsafeBufferPointer { bytes in
         var record = CSVRecord(bytes)
@@ -348,11 +351,11 @@ public final class FeatureFile {
           continue
         }
         if Coordinates.number(fields.first ?? "") == nil {
-          throw FormatError.data(.csvNoColumns, path)
+          throw FormatError.data(.csvNoColumns, naming)
         }
       }
       guard fields.count > max(columns.latitude, columns.longitude) else {
-        throw FormatError.data(.csvTooFewFields, lineNumber, path, fields.count)
+        throw FormatError.data(.csvTooFewFields, lineNumber, naming, fields.count)
       }
       let point = try csvPoint(
         latitude: fields[columns.latitude], longitude: fields[columns.longitude], line: lineNumber)
@@ -403,15 +406,15 @@ public final class FeatureFile {
     let latitudeText = latitude.trimmingSpaces
     let longitudeText = longitude.trimmingSpaces
     guard let latitudeValue = Coordinates.number(latitudeText) else {
-      throw .data(.csvLatitudeNotNumber, line, path, latitudeText)
+      throw .data(.csvLatitudeNotNumber, line, naming, latitudeText)
     }
     guard let longitudeValue = Coordinates.number(longitudeText) else {
-      throw .data(.csvLongitudeNotNumber, line, path, longitudeText)
+      throw .data(.csvLongitudeNotNumber, line, naming, longitudeText)
     }
     if let problem = Coordinates.rangeProblem(
       latitude: latitudeValue, latitudeText, longitude: longitudeValue, longitudeText)
     {
-      throw .data(.csvOutside, line, path, problem)
+      throw .data(.csvOutside, line, naming, problem)
     }
     return GeoPoint(uncheckedLatitude: latitudeValue, longitude: longitudeValue)
   }

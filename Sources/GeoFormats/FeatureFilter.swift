@@ -254,6 +254,6 @@ extension FeatureFile {
       kept.append((text, points[index]))
       keptValues += values[(index * width)..<((index + 1) * width)]
     }
-    return .features(kept, name: path, propertyNames: propertyNames, values: keptValues, hasIDs: hasIDs)
+    return .features(kept, name: naming, propertyNames: propertyNames, values: keptValues, hasIDs: hasIDs)
   }
 }

@@ -178,6 +178,12 @@ import Testing
           + "par '{'."
       ),
       (
+        // The reader's refusal names the body in the request's language too.
+        "PUT", "/v1/datasets/live", "latitude,longitude\n1,2\n3,x\n", "", "400",
+        "Line 3 of 'the request body': the longitude 'x' is not a number.",
+        "Ligne 3 de 'le corps de la requête' : la longitude 'x' n'est pas un nombre."
+      ),
+      (
         "DELETE", "/v1/datasets/live/features/nope", "", "", "404",
         "No feature of 'live' has the id 'nope'; a feature's id is its GeoJSON id member.",
         "Aucun objet de 'live' n'a l'identifiant 'nope' ; l'identifiant d'un objet est son membre id GeoJSON."
