@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import AtlasMessages
@@ -91,5 +92,15 @@ import Testing
     #expect(InterfaceLanguage.requested(query: nil, acceptLanguage: "de") == .english)
     #expect(InterfaceLanguage.requested(query: nil, acceptLanguage: nil) == .english)
     #expect(InterfaceLanguage.requested(query: "xx", acceptLanguage: "fr") == .french)
+  }
+
+  /// The README says how many messages the catalogue holds: the count it gives is the catalogue's (helpers
+  /// adding messages at once each updated it from the count they started from, and it fell behind).
+  @Test func theReadmeCountsTheCatalogue() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    let said = readme.firstMatch(of: /`AtlasMessages` module \((\d+) messages/).flatMap { Int($0.1) }
+    #expect(said == Message.allCases.count, "README: \(String(describing: said))")
   }
 }
