@@ -285,6 +285,8 @@ public enum Message: String, CaseIterable, Sendable {
   case mapCategoryScience
   case mapCategorySports
   case mapCategoryTechnology
+  // A result of headlines that failed, in text: its label, then the error sentence (french-a).
+  case headlinesResultFailed
   case configAbstract
   case configDiscussion
   case configActionHelp
@@ -1693,6 +1695,7 @@ public enum Message: String, CaseIterable, Sendable {
     case .mapCategoryScience: ("Science", "Sciences")
     case .mapCategorySports: ("Sports", "Sports")
     case .mapCategoryTechnology: ("Technology", "Technologie")
+    case .headlinesResultFailed: ("{1}: {2}", "{1} : {2}")
 
     // MARK: config
     case .configAbstract:

@@ -345,7 +345,9 @@ struct HeadlinesCommand: AsyncParsableCommand {
         guard format == .text else { return }
         if let error = result.error {  // as they complete; a lone result's error is the closing sentence
           if jobs.count > 1 {
-            StandardError.write("newsatlas: \(result.job.label): \(error.description(in: .current))\n")
+            StandardError.write(
+              "newsatlas: \(Message.headlinesResultFailed(result.job.label, error.description(in: .current)))\n"
+            )
           }
         } else {
           out.append(Self.text(result, dates: service.dates))
@@ -363,7 +365,8 @@ struct HeadlinesCommand: AsyncParsableCommand {
     guard let worst, let error = worst.error else { return }
     throw CLIError(
       description: Self.failureSentence(
-        failed: failed.count, of: jobs.count, worst: "\(worst.job.label): \(error.description(in: .current))",
+        failed: failed.count, of: jobs.count,
+        worst: Message.headlinesResultFailed(worst.job.label, error.description(in: .current)),
         errorsPrinted: format == .text),
       exitCode: CLIError(newsAPI: error).exitCode)
   }

@@ -132,8 +132,8 @@ import Testing
 
   /// Feeds added with `feeds add` (by French country names) that fail when read, from the feed server on
   /// 127.0.0.1 (a 503 for Germany's, malformed XML for the United Kingdom's): `feeds add` and `feeds list` speak
-  /// French, and `headlines` says each feed's failure in French, its English twin under the C locale, with the
-  /// same exit status.
+  /// French, and `headlines` says each feed's failure in French (after its country, "de  Allemagne : ", a
+  /// French colon), its English twin under the C locale, with the same exit status.
   @Test func feedsAddedThatFailAreSaidInFrench() throws {
     let server = try LocalServer(script: "feed_server.py")
     let french = environment.merging(["LANG": "fr_FR.UTF-8"]) { $1 }
@@ -151,12 +151,16 @@ import Testing
     let inFrench = try CLI.run(arguments, environment: french)
     let inEnglish = try run(arguments)
     #expect(inFrench.status != 0 && inFrench.status == inEnglish.status, "\(inFrench.stderr)")
-    #expect(inFrench.stderr.contains("Le flux \(unavailable) a répondu HTTP 503."), "\(inFrench.stderr)")
+    #expect(
+      inFrench.stderr.contains("newsatlas: de  Allemagne : Le flux \(unavailable) a répondu HTTP 503.\n"),
+      "\(inFrench.stderr)")
     #expect(
       inFrench.stderr.contains(
         "Le flux \(malformed) n'a pas pu être lu : le flux n'est pas du XML bien formé (ligne 8"),
       "\(inFrench.stderr)")
-    #expect(inEnglish.stderr.contains("The feed \(unavailable) answered HTTP 503."), "\(inEnglish.stderr)")
+    #expect(
+      inEnglish.stderr.contains("newsatlas: de  Germany: The feed \(unavailable) answered HTTP 503.\n"),
+      "\(inEnglish.stderr)")
     #expect(
       inEnglish.stderr.contains(
         "The feed \(malformed) could not be read: the feed is not well-formed XML (line 8"),
