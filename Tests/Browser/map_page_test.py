@@ -343,7 +343,8 @@ def main():
         shown, wanted = human_dates(3)
         check(shown == wanted, f"?lang=fr's dates are the CLI's French ones, from the catalogue ({shown})")
         attribution = driver.find_element(By.CSS_SELECTOR, ".leaflet-control-attribution").text
-        check("Frontières : Natural Earth" in attribution, f"the French page's attribution is the catalogue's ({attribution!r})")
+        check("Frontières : Natural Earth" in attribution,
+              f"the French page's attribution is the catalogue's ({attribution!r})")
         # The search box in French: French names completed first, and the service's sentence in French.
         names = driver.execute_script(
             "return [...document.querySelectorAll('#countries option')].map((o) => o.value)")
