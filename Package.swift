@@ -88,7 +88,7 @@ let package = Package(
     .target(
       name: "MBTiles",
       dependencies: [
-        "GeoIndex", "GeoFormats", "AtlasAnswers", "Store",
+        "GeoIndex", "GeoFormats", "AtlasAnswers", "NewsAtlas", "Store",
         .product(name: "CompressNIO", package: "compress-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
       ]),

@@ -698,6 +698,15 @@ public enum Message: String, CaseIterable, Sendable {
   case newsapiMalformed
   case gdeltMalformedOne
   case gdeltMalformed
+  case gdeltTimespan
+  case newsapiOtherProvider
+  case newsapiRequest
+  case curlCannotCreateTransfer
+  case curlCannotStartTransfer
+  case curlLoadProblem
+  case xmlCannotLoad
+  case xmlLacks
+  case clusterTooManyPoints
   case batchNulByte
   case batchRowFailed
   case batchRowTooLong
@@ -3164,6 +3173,44 @@ public enum Message: String, CaseIterable, Sendable {
         "La réponse de GDELT contenait {1} articles mal formés (sans titre, lien ou date), laissés de côté."
       )
 
+    // MARK: What the libraries said in English until now (issue 31 item 3's leftovers)
+    case .gdeltTimespan:
+      ("'{1}' is not a GDELT timespan, such as 1d.", "'{1}' n'est pas une durée GDELT, comme 1d.")
+    case .newsapiOtherProvider:
+      (
+        "NewsAPI does not send another provider's request.",
+        "NewsAPI n'envoie pas la requête d'un autre fournisseur."
+      )
+    case .newsapiRequest: ("NewsAPI's request {1}", "la requête NewsAPI {1}")
+    case .curlCannotCreateTransfer:
+      (
+        "The request to {1} failed: libcurl could not create a transfer (curl_easy_init failed).",
+        "La requête à {1} a échoué : libcurl n'a pas pu créer de transfert (curl_easy_init a échoué)."
+      )
+    case .curlCannotStartTransfer:
+      (
+        "The request to {1} failed: libcurl could not start the transfer ({2}).",
+        "La requête à {1} a échoué : libcurl n'a pas pu démarrer le transfert ({2})."
+      )
+    case .curlLoadProblem: ("libcurl could not be loaded ({1}).", "libcurl n'a pas pu être chargée ({1}).")
+    case .xmlCannotLoad:
+      (
+        "{1} could not be loaded ({2}); install libxml2 (Debian: apt-get install libxml2) or set NEWSATLAS_LIBXML2 "
+          + "to its path to read feeds.",
+        "{1} n'a pas pu être chargé ({2}) ; installez libxml2 (Debian : apt-get install libxml2) ou réglez "
+          + "NEWSATLAS_LIBXML2 sur son chemin pour lire les flux."
+      )
+    case .xmlLacks:
+      (
+        "The libxml2 loaded lacks {1}; NewsAtlas reads feeds with libxml2 2.9 or later (Debian 12's libxml2).",
+        "La libxml2 chargée n'a pas {1} ; NewsAtlas lit les flux avec libxml2 2.9 ou plus récente (libxml2 de "
+          + "Debian 12)."
+      )
+    case .clusterTooManyPoints:
+      (
+        "An index holds at most {1} points, as supercluster's cluster ids do; these are {2}.",
+        "Un index tient au plus {1} points, comme les identifiants de groupe de supercluster ; il y en a ici {2}."
+      )
     // MARK: Batch rows: a run refused whole (its rows' own errors are data, in English)
     case .batchNulByte:
       (

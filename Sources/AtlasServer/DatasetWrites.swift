@@ -4,6 +4,7 @@ import AtlasSettings
 import Foundation
 import GeoFormats
 import GeoIndex
+import NewsAtlas
 import Synchronization
 
 /// The datasets written over HTTP: each change is kept in `--datasets-dir` before the new index is built beside
@@ -572,9 +573,10 @@ final class DatasetWrites: Sendable {
   }
 
   /// An error's sentence in the interface language, when it has one (a dataset's build refuses with a
-  /// `FormatError`), else its description.
+  /// `FormatError`, or a `ClusterError` for more points than an index holds), else its description.
   static func said(_ error: any Error) -> String {
-    (error as? FormatError)?.text(in: .current) ?? String(describing: error)
+    (error as? FormatError)?.text(in: .current) ?? (error as? ClusterError)?.text(in: .current)
+      ?? String(describing: error)
   }
 
   /// Syncs a journal (`fsync`): 0, or -1 with `errno` set (an injected failure syncs nothing).

@@ -28,14 +28,6 @@ public struct SettingsError: Error, CustomStringConvertible, Sendable {
   /// The sentence in English.
   public var description: String { sentence.description }
 
-  /// A sentence already worded in the reader's language (a front end's own).
-  public static func usage(_ text: String) -> SettingsError {
-    SettingsError(kind: .usage, sentence: Sentence(verbatim: text))
-  }
-  public static func configuration(_ text: String) -> SettingsError {
-    SettingsError(kind: .configuration, sentence: Sentence(verbatim: text))
-  }
-
   public static func usage(_ message: Message, _ arguments: any CustomStringConvertible...) -> SettingsError {
     SettingsError(kind: .usage, sentence: Sentence(message, arguments: arguments))
   }

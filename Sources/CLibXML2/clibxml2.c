@@ -8,20 +8,22 @@
 struct cxml_functions cxml_functions;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static const char *failure;
+// What failed, for the caller to word in its reader's language: its kind, the name it concerns and the
+// loader's own words (dlerror's).
+static int failure_kind;
+static const char *failure_detail;
+static char loader_words[512];
 
-// Resolves one function into the table, or leaves `load` with `failure` set when the library lacks it.
+// Resolves one function into the table, or leaves `load` with the failure recorded when the library lacks it.
 #define CXML_RESOLVE(name)                                                                              \
   do {                                                                                                  \
     *(void **)(&cxml_functions.name) = dlsym(library, #name);                                           \
     if (cxml_functions.name == NULL) {                                                                  \
-      failure = "The libxml2 loaded lacks " #name "; NewsAtlas reads feeds with libxml2 2.9 or later "  \
-                "(Debian 12's libxml2).";                                                               \
+      failure_kind = CXML_LOAD_LACKS_FUNCTION;                                                          \
+      failure_detail = #name;                                                                           \
       return;                                                                                           \
     }                                                                                                   \
   } while (0)
-
-static char message[512];
 
 static void load(void) {
   // NEWSATLAS_LIBXML2 names another build of libxml2 2.9 or later (a path, or a name the loader finds).
@@ -30,11 +32,10 @@ static void load(void) {
   // RTLD_LOCAL: libxml2's symbols stay out of the global namespace; nothing is ever unloaded.
   void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
   if (library == NULL) {
-    snprintf(message, sizeof message,
-             "%.200s could not be loaded; install libxml2 (Debian: apt-get install libxml2) or set "
-             "NEWSATLAS_LIBXML2 to its path to read feeds.",
-             name);
-    failure = message;
+    const char *words = dlerror();
+    snprintf(loader_words, sizeof loader_words, "%s", words != NULL ? words : "");
+    failure_kind = CXML_LOAD_CANNOT_OPEN;
+    failure_detail = name;
     return;
   }
   CXML_RESOLVE(xmlInitParser);
@@ -55,17 +56,19 @@ static void load(void) {
   // xmlFree is a variable holding the deallocator (libxml2 is built without per-thread allocation hooks).
   xmlFreeFunc *deallocator = (xmlFreeFunc *)dlsym(library, "xmlFree");
   if (deallocator == NULL || *deallocator == NULL) {
-    failure = "The libxml2 loaded lacks xmlFree; NewsAtlas reads feeds with libxml2 2.9 or later (Debian 12's "
-              "libxml2).";
+    failure_kind = CXML_LOAD_LACKS_FUNCTION;
+    failure_detail = "xmlFree";
     return;
   }
   cxml_functions.xmlFree = *deallocator;
   cxml_functions.xmlInitParser();
 }
 
-const char *cxml_load(void) {
+int cxml_load(const char **detail, const char **loader) {
   pthread_once(&once, load);
-  return failure;
+  if (detail != NULL) *detail = failure_detail;
+  if (loader != NULL) *loader = loader_words;
+  return failure_kind;
 }
 
 static void refuse_entity_decl(void *context, const xmlChar *name, int type, const xmlChar *publicId,

@@ -16,8 +16,11 @@ public enum FeedError: Error, Equatable, Sendable, CustomStringConvertible {
   case tooLarge(bytes: Int)
   /// libxml2 could not make a parser (out of memory).
   case parserUnavailable
-  /// libxml2 could not be opened, or lacks a function NewsAtlas calls: the loader's sentence.
-  case libraryUnavailable(reason: String)
+  /// libxml2 could not be opened: the library as named (`NEWSATLAS_LIBXML2`, else libxml2.so.2) and the
+  /// loader's reason (dlerror's words).
+  case libraryUnavailable(library: String, loader: String)
+  /// The libxml2 opened lacks a function NewsAtlas calls.
+  case libraryLacks(function: String)
 
   /// The sentence in English.
   public var description: String { sentence.description }
@@ -41,7 +44,17 @@ public enum FeedError: Error, Equatable, Sendable, CustomStringConvertible {
     case .empty: Sentence(.feedEmpty)
     case .tooLarge(let bytes): Sentence(.feedTooLarge, bytes)
     case .parserUnavailable: Sentence(.feedNoParser)
-    case .libraryUnavailable(let reason): Sentence(verbatim: reason)
+    case .libraryUnavailable(let library, let loader):
+      Sentence(.xmlCannotLoad, shown(library, 200), shown(loader, 300))
+    case .libraryLacks(let function): Sentence(.xmlLacks, shown(function, 64))
     }
   }
+}
+
+/// A library's, or its loader's, words as a sentence quotes them: at most `limit` characters, no control
+/// character.
+private func shown(_ text: String, _ limit: Int) -> String {
+  String(
+    String.UnicodeScalarView(
+      text.unicodeScalars.prefix(limit).filter { $0.value >= 0x20 && $0.value != 0x7F }))
 }

@@ -23,7 +23,15 @@ public enum FeedParser {
   /// - Throws: `FeedError` when the document is not well-formed, declares an entity, or is not a feed, or when
   ///   libxml2 cannot be loaded (it is opened by the first parse, and set up once before any thread parses).
   public static func parse(_ bytes: [UInt8], url: String) throws(FeedError) -> Feed {
-    if let problem = cxml_load() { throw .libraryUnavailable(reason: String(cString: problem)) }
+    var detail: UnsafePointer<CChar>? = nil
+    var loader: UnsafePointer<CChar>? = nil
+    switch Int(cxml_load(&detail, &loader)) {
+    case 0: break
+    case Int(CXML_LOAD_CANNOT_OPEN):
+      throw .libraryUnavailable(
+        library: detail.map { String(cString: $0) } ?? "", loader: loader.map { String(cString: $0) } ?? "")
+    default: throw .libraryLacks(function: detail.map { String(cString: $0) } ?? "")
+    }
     guard bytes.count <= Int(Int32.max) else { throw .tooLarge(bytes: bytes.count) }
     guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) else {
       throw .empty

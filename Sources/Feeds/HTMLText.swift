@@ -19,7 +19,7 @@ enum HTMLText {
     // Most titles and many descriptions hold neither a tag nor an entity: no parser needed.
     let buffer = UnsafeBufferPointer(start: start, count: count)
     guard buffer.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") }),
-      count <= Int(Int32.max), cxml_load() == nil
+      count <= Int(Int32.max), cxml_load(nil, nil) == 0
     else {
       text.append(start, count: count)
       return text.string

@@ -54,6 +54,9 @@ public enum HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
   case invalidHeader(String)
   case cancelled(String)
   case transport(String, detail: String)
+  /// libcurl could not create the transfer (`curl_easy_init`, nil `detail`) or start it
+  /// (`curl_multi_add_handle`, `detail`: libcurl's sentence and code).
+  case transferNotStarted(String, detail: String?)
   case shutDown
   /// libcurl could not be opened or initialised, or the client could not start its thread, or libcurl's
   /// transfer loop failed; the sentence says which (and what to install).
@@ -78,6 +81,9 @@ public enum HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
     case .invalidHeader(let name): Sentence(.httpInvalidHeader, printable(String(name.prefix(64))))
     case .cancelled(let host): Sentence(.httpCancelled, host)
     case .transport(let host, let detail): Sentence(.httpFailed, host, printable(detail))
+    case .transferNotStarted(let host, nil): Sentence(.curlCannotCreateTransfer, host)
+    case .transferNotStarted(let host, let detail?):
+      Sentence(.curlCannotStartTransfer, host, printable(detail))
     case .shutDown: Sentence(.httpShutDown)
     case .libraryUnavailable(let sentence): sentence
     }
@@ -485,7 +491,7 @@ final class Loop: @unchecked Sendable {
       return
     }
     guard let easy = idle.popLast() ?? ccurl_easy_init() else {
-      transfer.finish(.failure(.transport(transfer.host, detail: "libcurl could not create a transfer")))
+      transfer.finish(.failure(.transferNotStarted(transfer.host, detail: nil)))
       return
     }
     transfer.easy = easy
@@ -525,8 +531,7 @@ final class Loop: @unchecked Sendable {
       }
       let added = ccurl_multi_add_handle(multi, easy)
       guard added == CURLM_OK else {
-        throw HTTPError.transport(
-          transfer.host, detail: "libcurl could not start the transfer (\(Curl.sentence(added)))")
+        throw HTTPError.transferNotStarted(transfer.host, detail: Curl.sentence(added))
       }
       active[transfer.id] = transfer
     } catch {
@@ -571,7 +576,7 @@ final class Loop: @unchecked Sendable {
 
 /// The checked gateway from curl's return codes to `HTTPError`, and the C callbacks.
 enum Curl {
-  /// Why libcurl could not be opened, worded from the catalogue (the shim's English `problem` when it says
+  /// Why libcurl could not be opened, worded from the catalogue (the shim's `problem` quoted when it says
   /// nothing more).
   static func loadFailure(_ problem: String) -> Sentence {
     var detail: UnsafePointer<CChar>? = nil
@@ -582,7 +587,7 @@ enum Curl {
       return Sentence(.curlCannotLoad, String(name.utf8.prefix(200)) ?? name)
     case Int(CCURL_LOAD_LACKS_FUNCTION): return Sentence(.curlLacks, name)
     case Int(CCURL_LOAD_INIT_FAILED): return Sentence(.curlCannotInit)
-    default: return Sentence(verbatim: problem)
+    default: return Sentence(.curlLoadProblem, printable(String(problem.prefix(200))))
     }
   }
 

@@ -34,7 +34,8 @@ public enum ClusterError: Error, Equatable, Sendable, CustomStringConvertible {
   case notAtZoom(id: Int, zoom: Double)
   /// An option outside its range (`ClusterOptions.check`): the value as given and what is accepted.
   case outOfRange(option: ClusterOptions.Option, value: String, accepted: String)
-  case invalidOptions(String)
+  /// More points than cluster ids can number (`limit`, supercluster's 26 bits of an item's position).
+  case tooManyPoints(count: Int, limit: Int)
 
   public var description: String { description(naming: \.rawValue) }
 
@@ -46,7 +47,8 @@ public enum ClusterError: Error, Equatable, Sendable, CustomStringConvertible {
       return "No cluster has the id \(id) at zoom \(ClusterOptions.text(zoom))."
     case .outOfRange(let option, let value, let accepted):
       return "\(name(option)) is \(accepted), not \(value)."
-    case .invalidOptions(let reason): return reason
+    case .tooManyPoints(let count, let limit):
+      return "An index holds at most \(limit) points, as supercluster's cluster ids do; these are \(count)."
     }
   }
 }
@@ -191,7 +193,7 @@ public struct ClusterIndex<Aggregate> {
   ///   - threads: how many threads the build may use (default: one a processor); the index is the same
   ///     whatever the number. Each zoom's k-d sort and neighbour searches are shared between them.
   /// - Throws: `ClusterError.outOfRange` for an option outside its range (`ClusterOptions.check`),
-  ///   `.invalidOptions` for more points than cluster ids can number.
+  ///   `.tooManyPoints` for more points than cluster ids can number.
   /// - Complexity: O(n log n) per zoom.
   public init(
     points: [GeoPoint?], options: ClusterOptions = ClusterOptions(),
@@ -199,9 +201,7 @@ public struct ClusterIndex<Aggregate> {
   ) throws(ClusterError) {
     try options.check()
     // supercluster's ids keep an item's position in 26 bits (`index << 5` in 32-bit arithmetic).
-    guard points.count < 1 << 26 else {
-      throw .invalidOptions("An index holds at most 67,108,863 points, as supercluster's cluster ids do.")
-    }
+    guard points.count < 1 << 26 else { throw .tooManyPoints(count: points.count, limit: (1 << 26) - 1) }
     self.options = options
     self.points = points
 

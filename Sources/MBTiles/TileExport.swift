@@ -5,6 +5,7 @@ import Foundation
 import GeoFormats
 import GeoIndex
 import NIOCore
+import NewsAtlas
 import Store
 
 /// `newsatlas tiles`: every non-empty vector tile of zooms `minZoom...maxZoom`, gzipped, in one MBTiles 1.3
@@ -40,7 +41,8 @@ public enum TileExport {
     do {
       index = try Aggregation.index(of: file, options: options, aggregations: aggregations)
     } catch {
-      throw ExportError(sentence: Sentence(verbatim: error.description), isInput: true)
+      // The front ends check the options first: what is left is more points than an index holds.
+      throw ExportError(sentence: error.sentence(naming: \.rawValue, options: options), isInput: true)
     }
     let writer = ClusterWriter(index: index, file: file, aggregations: aggregations)
     let output: MBTilesWriter

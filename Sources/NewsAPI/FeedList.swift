@@ -64,8 +64,9 @@ public struct FeedList: Sendable, Equatable {
     let shown = printable(String(country.prefix(64)))
     let identification = Country.identified(by: country)
     if case .one(let found) = identification { return found.code }
-    throw .usage(
-      CountryIdentification.refusal(candidates: identification.candidates, shown: shown, in: .current))
+    throw SettingsError(
+      kind: .usage,
+      sentence: CountryIdentification.refusal(candidates: identification.candidates, shown: shown))
   }
 
   /// A feed URL: http or https with a host, no white space or control character, at most 2,048 characters.

@@ -34,12 +34,11 @@ public final class GDELTClient: HeadlinesProvider {
     do {
       _ = try Settings.Key.gdeltBase.validate(baseURL)
     } catch {
-      throw .invalidRequest(Sentence(verbatim: error.description))
+      throw .invalidRequest(error.sentence)
     }
     guard GDELTQuery.seconds(timespan: configuration.gdeltTimespan) != nil else {
       throw .invalidRequest(
-        Sentence(verbatim: "'\(printable(configuration.gdeltTimespan))' is not a GDELT timespan, such as 1d.")
-      )
+        Sentence(.gdeltTimespan, printable(String(configuration.gdeltTimespan.prefix(64)))))
     }
     self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
     self.http = http

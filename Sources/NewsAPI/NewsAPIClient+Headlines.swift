@@ -289,7 +289,7 @@ extension NewsAPIClient {
             case .headlines(let query): return (n, .success(try await self.topHeadlines(query)))
             case .search(let query): return (n, .success(try await self.everything(query)))
             case .gdelt, .other:
-              throw .invalidRequest(Sentence(verbatim: "NewsAPI does not send another provider's request."))
+              throw .invalidRequest(Sentence(.newsapiOtherProvider))
             }
           } catch {
             return (n, .failure(error))

@@ -155,7 +155,7 @@ public final class NewsAPIClient: Sendable {
       _ = try Settings.Key.apiKey.validate(key)
       _ = try Settings.Key.apiBase.validate(baseURL)
     } catch {
-      throw .invalidRequest(Sentence(verbatim: error.description))
+      throw .invalidRequest(error.sentence)
     }
     self.key = key
     self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
@@ -385,7 +385,7 @@ public final class NewsAPIClient: Sendable {
     let description =
       "\(path.replacingOccurrences(of: "/v2/", with: "")) \(parameters.filter { $0.0 != "page" && $0.0 != "pageSize" }.map { "\($0.0)=\($0.1)" }.joined(separator: " "))"
     if cache.offline {
-      guard let decodedCache else { throw .notCached(Sentence(verbatim: description)) }  // the request itself
+      guard let decodedCache else { throw .notCached(Sentence(.newsapiRequest, description)) }
       cache.warn(Message.staleOffline(description, spokenDuration(age, in: .current)))
       counters.count(hit: true)
       return decodedCache

@@ -70,7 +70,9 @@ public struct Settings: Sendable {
     /// NewsAPI source ids, comma-separated (`bbc-news,le-monde`), as `HeadlinesRequest.sourceIDs` reads them.
     public static func sourceIDs(_ text: String) throws(SettingsError) -> [String] {
       do { return try HeadlinesRequest.sourceIDs([text]) } catch {
-        throw .usage(error.description(naming: \.rawValue, in: .current))
+        // sourceIDs refuses an id by its form, or more ids than a request takes.
+        guard case .sourceShape(let part) = error else { throw .usage(.tooManySources) }
+        throw .usage(.sourceIdShape, printable(String(part.prefix(64))))
       }
     }
 
@@ -81,51 +83,51 @@ public struct Settings: Sendable {
       case .country:
         let identification = Country.identified(by: value)
         guard case .one(let country) = identification else {
-          throw .usage(
-            CountryIdentification.refusal(candidates: identification.candidates, shown: shown, in: .current))
+          throw SettingsError(
+            kind: .usage,
+            sentence: CountryIdentification.refusal(candidates: identification.candidates, shown: shown))
         }
         return country.code
       case .language:
         guard let language = newsLanguage(value) else {
-          throw .usage(Message.notALanguage(shown, newsLanguages.joined(separator: ", ")))
+          throw .usage(.notALanguage, shown, newsLanguages.joined(separator: ", "))
         }
         return language
       case .category:
         guard newsCategories.contains(value.lowercased()) else {
-          throw .usage(Message.notACategory(shown, newsCategories.joined(separator: ", ")))
+          throw .usage(.notACategory, shown, newsCategories.joined(separator: ", "))
         }
         return value.lowercased()
       case .sources:
         return try Self.sourceIDs(value).joined(separator: ",")
       case .sortBy:
         guard let order = searchOrders.first(where: { $0.lowercased() == value.lowercased() }) else {
-          throw .usage(Message.notASortOrder(shown))
+          throw .usage(.notASortOrder, shown)
         }
         return order
       case .interfaceLanguage:
         guard let language = InterfaceLanguage(rawValue: value.lowercased()) else {
-          throw .usage(Message.notAnInterfaceLanguage(shown))
+          throw .usage(.notAnInterfaceLanguage, shown)
         }
         return language.rawValue
       case .apiBase, .gdeltBase:
         guard let url = HTTPURL(value), url.query == nil, url.fragment == nil else {
           let (what, example) =
             self == .apiBase
-            ? (Message.apiBaseName(), "https://newsapi.org")
-            : (Message.gdeltBaseName(), "https://api.gdeltproject.org")
-          throw .usage(
-            Message.notABase(what, printable(HTTPURL.redacted(String(value.prefix(200)))), example))
+            ? (Sentence(.apiBaseName), "https://newsapi.org")
+            : (Sentence(.gdeltBaseName), "https://api.gdeltproject.org")
+          throw .usage(.notABase, what, printable(HTTPURL.redacted(String(value.prefix(200)))), example)
         }
         return value
       case .provider:
         guard let choice = ProviderChoice.named(value) else {
-          throw .usage(Message.notAProvider(shown, ProviderChoice.spoken()))
+          throw .usage(.notAProvider, shown, ProviderChoice.spoken())
         }
         return choice.rawValue
       case .ttlHeadlines, .ttlSearch, .ttlSources, .quotaDay, .quotaHalfDay, .gdeltSpacing:
         let minimum = self == .quotaDay || self == .quotaHalfDay ? 1 : 0
         guard let number = Int(value), number >= minimum else {
-          throw .usage(Message.notAWholeNumber(rawValue, minimum, shown))
+          throw .usage(.notAWholeNumber, rawValue, minimum, shown)
         }
         return String(number)
       case .apiKey:
@@ -145,7 +147,7 @@ public struct Settings: Sendable {
         } else if !value.unicodeScalars.allSatisfy(allowed) {
           problem = .apiKeyCharacters
         }
-        if let problem { throw .usage(Message.apiKeyProblem(problem())) }
+        if let problem { throw .usage(.apiKeyProblem, Sentence(problem)) }
         return value
       }
     }
@@ -169,7 +171,7 @@ public struct Settings: Sendable {
     let file = try SettingsFile.read(path: path)
     let settings = try Settings(file: file)
     if settings.values[.apiKey] != nil, file.othersCanRead {
-      throw .configuration(Message.keyFileReadable(path))
+      throw .configuration(.keyFileReadable, path)
     }
     return settings
   }
@@ -183,13 +185,12 @@ public struct Settings: Sendable {
   init(file: SettingsFile) throws(SettingsError) {
     self.file = file
     for entry in file.entries {
-      let place = Message.lineOfFile(entry.line, file.path)
+      let place = Sentence(.lineOfFile, entry.line, file.path)
       guard let key = Key(rawValue: entry.key) else {
         let near = Key.allCases.first { $0.rawValue == entry.key.lowercased().replacing("_", with: "-") }
         throw .configuration(
-          Message.notASetting(
-            entry.line, file.path, printable(String(entry.key.prefix(64))),
-            near.map { Message.didYouMean($0.rawValue) } ?? ""))
+          .notASetting, entry.line, file.path, printable(String(entry.key.prefix(64))),
+          near.map { Sentence(.didYouMean, $0.rawValue) as any CustomStringConvertible } ?? "")
       }
       let text: String
       switch entry.value {
@@ -197,8 +198,8 @@ public struct Settings: Sendable {
       case .integer(let number) where key.isNumber: text = String(number)
       default:
         throw .configuration(
-          (key.isNumber ? Message.settingMustBeStringOrNumber : Message.settingMustBeString)(
-            entry.line, file.path, key.rawValue))
+          key.isNumber ? .settingMustBeStringOrNumber : .settingMustBeString, entry.line, file.path,
+          key.rawValue)
       }
       do {
         values[key] = try key.validate(text)

@@ -138,20 +138,23 @@ extension CountryIdentification {
   /// The sentence refusing a text as a country: no country has it (no candidates), or it may be any of
   /// `candidates`, which it lists (eight at most).
   public static func refusal(candidates: [Country], shown: String, in language: InterfaceLanguage) -> String {
-    if candidates.isEmpty {
-      return Message.unknownCountry(shown, in: language)
-    } else {
+    refusal(candidates: candidates, shown: shown).text(in: language)
+  }
+
+  /// The same refusal, to be said in the reader's language.
+  public static func refusal(candidates: [Country], shown: String) -> Sentence {
+    guard !candidates.isEmpty else { return Sentence(.unknownCountry, shown) }
+    func list(_ language: InterfaceLanguage) -> String {
       let named = candidates.prefix(8).map {
         "\($0.code) (\(language == .french ? $0.nameFrench : $0.name))"
       }
-      let list =
-        candidates.count > 8
+      return candidates.count > 8
         ? Message.andMore(named.joined(separator: ", "), candidates.count - 8, in: language)
         : named.count > 1
           ? Message.listOr(named.dropLast().joined(separator: ", "), named.last!, in: language)
           : named.joined()
-      return Message.ambiguousCountry(shown, list, in: language)
     }
+    return Sentence(.ambiguousCountry, english: [shown, list(.english)], french: [shown, list(.french)])
   }
 }
 
@@ -197,14 +200,15 @@ public enum Folding {
 }
 
 extension ClusterError {
-  /// The sentence in `language`: an id no cluster has (at that zoom); an option's range stays as `description`
-  /// words it (the front ends check the options before any request).
+  /// The sentence in `language`: an id no cluster has (at that zoom), more points than an index holds; an
+  /// option's range stays as `description` words it (the front ends check the options before any request).
   public func text(in language: InterfaceLanguage) -> String {
     switch self {
     case .noCluster(let id): return Message.clusterNoSuchId(id, in: language)
     case .notAtZoom(let id, let zoom):
       return Message.clusterNotAtZoom(id, ClusterOptions.text(zoom), in: language)
-    default: return description
+    case .tooManyPoints(let count, let limit): return Message.clusterTooManyPoints(limit, count, in: language)
+    case .outOfRange: return description
     }
   }
 
@@ -214,18 +218,29 @@ extension ClusterError {
   public func text(
     in language: InterfaceLanguage, naming name: (ClusterOptions.Option) -> String, options: ClusterOptions
   ) -> String {
-    guard case .outOfRange(let option, let value, _) = self else { return text(in: language) }
-    let accepted =
-      switch option {
-      case .minZoom: Message.clusterAcceptsZoom(ClusterOptions.zoomLimit, in: language)
-      case .maxZoom: Message.clusterAcceptsMaxZoom(options.minZoom, ClusterOptions.zoomLimit, in: language)
-      case .minPoints: Message.clusterAcceptsMinPoints(ClusterOptions.minPointsLimit, in: language)
-      case .radius: Message.clusterAcceptsRadius(ClusterOptions.text(options.extent), in: language)
-      case .extent: Message.clusterAcceptsExtent(ClusterOptions.extentLimit, in: language)
-      case .nodeSize:
-        Message.clusterAcceptsNodeSize(
-          ClusterOptions.nodeSizes.lowerBound, ClusterOptions.nodeSizes.upperBound, in: language)
-      }
-    return Message.clusterOptionRange(name(option), accepted, value, in: language)
+    sentence(naming: name, options: options).text(in: language)
+  }
+
+  /// The sentence, to be said in the reader's language, an option called by `name`, its range from `options`
+  /// (as `text(in:naming:options:)`).
+  public func sentence(naming name: (ClusterOptions.Option) -> String, options: ClusterOptions) -> Sentence {
+    switch self {
+    case .noCluster(let id): return Sentence(.clusterNoSuchId, id)
+    case .notAtZoom(let id, let zoom): return Sentence(.clusterNotAtZoom, id, ClusterOptions.text(zoom))
+    case .tooManyPoints(let count, let limit): return Sentence(.clusterTooManyPoints, limit, count)
+    case .outOfRange(let option, let value, _):
+      let accepted =
+        switch option {
+        case .minZoom: Sentence(.clusterAcceptsZoom, ClusterOptions.zoomLimit)
+        case .maxZoom: Sentence(.clusterAcceptsMaxZoom, options.minZoom, ClusterOptions.zoomLimit)
+        case .minPoints: Sentence(.clusterAcceptsMinPoints, ClusterOptions.minPointsLimit)
+        case .radius: Sentence(.clusterAcceptsRadius, ClusterOptions.text(options.extent))
+        case .extent: Sentence(.clusterAcceptsExtent, ClusterOptions.extentLimit)
+        case .nodeSize:
+          Sentence(
+            .clusterAcceptsNodeSize, ClusterOptions.nodeSizes.lowerBound, ClusterOptions.nodeSizes.upperBound)
+        }
+      return Sentence(.clusterOptionRange, name(option), accepted, value)
+    }
   }
 }

@@ -9,6 +9,7 @@ import GeoFormats
 import GeoIndex
 import Logging
 import NewsAPI
+import NewsAtlas
 import Store
 
 #if canImport(Glibc)
@@ -317,7 +318,7 @@ struct ServeCommand: AsyncParsableCommand {
       dataset.index.buildDeferredTrees()  // before serving: no request waits for a tree
       return dataset
     } catch {
-      throw .usage(error.description)
+      throw .usage(error.text(in: .current))
     }
   }
 }

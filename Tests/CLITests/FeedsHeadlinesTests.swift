@@ -103,7 +103,8 @@ import Testing
     #expect(
       feed.stderr.contains(
         library.hasPrefix("/")
-          ? "\(library) could not be loaded; install libxml2" : "libxml2 loaded lacks xmlInitParser"),
+          ? "\(library) could not be loaded (\(library): cannot open shared object file: No such file or "
+            + "directory); install libxml2" : "libxml2 loaded lacks xmlInitParser"),
       "\(feed.stderr)")
     let local = try CLI.run(["nearest", "48.85", "2.35"], environment: environment)
     #expect(local.status == 0 && local.stdout.hasPrefix("fr  France"), "\(local.stderr)")

@@ -84,6 +84,12 @@ import Testing
       "the cache has no answer for GDELT's headlines of France"
     ),
     (
+      // NewsAPI offline with nothing cached: the request is named in the reader's language (it was quoted bare).
+      #"NEWSATLAS_API_BASE=http://127.0.0.1:$1 "$0" search climat --offline"#,
+      "Hors ligne, et le cache n'a pas de réponse pour la requête NewsAPI everything q=climat ;",
+      "Offline, and the cache has no answer for NewsAPI's request everything q=climat;"
+    ),
+    (
       // MBTiles: the tiles command's file that cannot be written (a folder there, a folder missing).
       #"mkdir -p d && "$0" tiles --out d"#,
       "d est un dossier, pas un fichier ordinaire ; donnez un nouveau fichier ou un fichier MBTiles à remplacer.",
@@ -153,6 +159,88 @@ import Testing
     #expect(inFrench.stderr.contains(french), "\(inFrench.stderr)")
     let inEnglish = try CLI.run(arguments)
     #expect(inEnglish.status == inFrench.status)
+    #expect(inEnglish.stderr.contains(english), "\(inEnglish.stderr)")
+  }
+
+  /// Fetch: a transfer libcurl cannot create (`curl_easy_init` gives none) or start (`curl_multi_add_handle`
+  /// refuses it), met through a libcurl whose one function fails (`NEWSATLAS_LIBCURL`: a library built here
+  /// with that function, the rest the system's libcurl): a catalogue sentence with curl's own words quoted.
+  @Test(arguments: [
+    (
+      // libcurl's own calls (its connection cache makes a handle) get a real one; NewsAtlas's get none.
+      #"""
+      #define _GNU_SOURCE
+      #include <dlfcn.h>
+      #include <string.h>
+      void *curl_easy_init(void) {
+        Dl_info info;
+        if (dladdr(__builtin_return_address(0), &info) && info.dli_fname && strstr(info.dli_fname, "libcurl")) {
+          void *(*real)(void) = (void *(*)(void))dlsym(RTLD_NEXT, "curl_easy_init");
+          return real();
+        }
+        return 0;
+      }
+      """#,
+      "La requête à 127.0.0.1:$ a échoué : libcurl n'a pas pu créer de transfert (curl_easy_init a échoué).",
+      "The request to 127.0.0.1:$ failed: libcurl could not create a transfer (curl_easy_init failed)."
+    ),
+    (
+      // CURLM_INTERNAL_ERROR.
+      "int curl_multi_add_handle(void *multi, void *easy) { (void)multi; (void)easy; return 4; }",
+      "La requête à 127.0.0.1:$ a échoué : libcurl n'a pas pu démarrer le transfert (Internal error, CURLMcode 4).",
+      "The request to 127.0.0.1:$ failed: libcurl could not start the transfer (Internal error, CURLMcode 4)."
+    ),
+  ])
+  func aTransferLibcurlCannotCreateOrStart(source: String, french: String, english: String) throws {
+    let port = String(LocalServer.closedPort())
+    let script = #"""
+      mkdir -p "$XDG_CONFIG_HOME" && cd "$XDG_CONFIG_HOME" && printf '%s\n' "$2" > failing.c &&
+      "$(command -v cc || command -v clang)" -shared -fPIC -o libfailing.so failing.c -Wl,--no-as-needed \
+        -l:libcurl.so.4 -ldl &&
+      NEWSATLAS_LIBCURL="$PWD/libfailing.so" NEWSATLAS_API_BASE="http://127.0.0.1:$1" "$0" search climat
+      """#
+    let environment = ["NEWSAPI_KEY": "k"]
+    let inFrench = try CLI.shell(
+      script, [port, source], environment: environment.merging(["LANG": "fr_FR.UTF-8"]) { $1 })
+    #expect(inFrench.status == 69)
+    #expect(inFrench.stderr == "newsatlas: " + french.replacing("$", with: port) + "\n", "\(inFrench.stderr)")
+    let inEnglish = try CLI.shell(script, [port, source], environment: environment)
+    #expect(inEnglish.status == 69)
+    #expect(
+      inEnglish.stderr == "newsatlas: " + english.replacing("$", with: port) + "\n", "\(inEnglish.stderr)")
+  }
+
+  /// Feeds: a libxml2 that cannot be opened (the loader's own words quoted) or lacks a function, as a feed from
+  /// the feed server on 127.0.0.1 meets it, in the reader's language.
+  @Test(arguments: [
+    (
+      "/nowhere/libxml2.so",
+      "n'a pas pu être lu : /nowhere/libxml2.so n'a pas pu être chargé (/nowhere/libxml2.so: cannot open shared "
+        + "object file: No such file or directory) ; installez libxml2 (Debian : apt-get install libxml2) ou "
+        + "réglez NEWSATLAS_LIBXML2 sur son chemin pour lire les flux.",
+      "could not be read: /nowhere/libxml2.so could not be loaded (/nowhere/libxml2.so: cannot open shared object "
+        + "file: No such file or directory); install libxml2 (Debian: apt-get install libxml2) or set "
+        + "NEWSATLAS_LIBXML2 to its path to read feeds."
+    ),
+    (
+      "libc.so.6",
+      "n'a pas pu être lu : la libxml2 chargée n'a pas xmlInitParser ; NewsAtlas lit les flux avec libxml2 2.9 ou "
+        + "plus récente (libxml2 de Debian 12).",
+      "could not be read: the libxml2 loaded lacks xmlInitParser; NewsAtlas reads feeds with libxml2 2.9 or "
+        + "later (Debian 12's libxml2)."
+    ),
+  ])
+  func aLibxml2ThatCannotBeUsedIsFrench(library: String, french: String, english: String) throws {
+    let server = try LocalServer(script: "feed_server.py")
+    let arguments = [
+      "headlines", "--country", "fr", "--provider", "feeds", "--feed", server.base + "/feeds/rdf.xml",
+    ]
+    let inFrench = try CLI.run(
+      arguments, environment: ["LANG": "fr_FR.UTF-8", "NEWSATLAS_LIBXML2": library])
+    #expect(inFrench.status == 69)
+    #expect(inFrench.stderr.contains(french), "\(inFrench.stderr)")
+    let inEnglish = try CLI.run(arguments, environment: ["NEWSATLAS_LIBXML2": library])
+    #expect(inEnglish.status == 69)
     #expect(inEnglish.stderr.contains(english), "\(inEnglish.stderr)")
   }
 
@@ -228,8 +316,8 @@ import Testing
   }
 
   /// No sentence of the converted lower layers is written outside the catalogue: a string literal of three
-  /// words or more in their sources fails, but for a programmer's precondition, the feeds file's comment line
-  /// (file content) and a transfer libcurl cannot create or start (a transport failure's detail).
+  /// words or more in their sources fails, but for a programmer's precondition and the feeds file's comment line
+  /// (file content).
   @Test(arguments: [
     "GeoFormats", "AtlasSettings", "Store/CacheDatabase.swift", "Fetch/HTTPClient.swift",
     "NewsAPI/FeedList.swift",
@@ -244,13 +332,14 @@ import Testing
     "AtlasServer/AtlasService+Map.swift",
     // Article dates (the stricter scan below reads every word).
     "NewsAPI/HumanDate.swift",
+    // The news library's refusals before a request, the settings' and GeoIndex's typed errors as said.
+    "NewsAPI/NewsAPIClient+Headlines.swift", "NewsAPI/NewsAPIClient+Sources.swift",
+    "NewsAPI/Settings.swift", "NewsAtlas/Country.swift", "AtlasSettings/SettingsError.swift",
   ])
   func noEnglishOutsideTheCatalogue(path: String) throws {
     let found = try FrenchInterfaceTests.englishLiterals(under: "Sources/" + path).filter { literal in
-      // The feeds file's comment line is file content; a transfer libcurl cannot create or start is a transport
-      // failure whose detail stays as libcurl-level words (quoted, as libcurl's own).
-      !literal.contains("\"# NewsAtlas feeds") && !literal.contains("\"libcurl could not create a transfer")
-        && !literal.contains("\"libcurl could not start the transfer")
+      // The feeds file's comment line is file content.
+      !literal.contains("\"# NewsAtlas feeds")
     }
     #expect(found.isEmpty, "English outside the catalogue:\n\(found.joined(separator: "\n"))")
   }

@@ -1,3 +1,4 @@
+import AtlasMessages
 import Foundation
 import GeoIndex
 import NewsAtlas
@@ -112,5 +113,22 @@ import Testing
     #expect(codes.contains("cn"))  // Chine contains "in"
     #expect(codes.firstIndex(of: "id")! < codes.firstIndex(of: "cn")!)
     #expect(Country.search("").count == 54)
+  }
+}
+
+/// GeoIndex's typed errors said by the front ends from the catalogue (issue 31 item 3): the core stays free of
+/// it, its numbers carried in the error.
+@Suite struct ClusterErrorSentenceTests {
+  @Test func moreThanAnIndexHoldsIsSaidInTheReadersLanguage() {
+    let error = ClusterError.tooManyPoints(count: 67_108_864, limit: 67_108_863)
+    let french =
+      "Un index tient au plus 67108863 points, comme les identifiants de groupe de supercluster ; il y en a ici "
+      + "67108864."
+    #expect(error.text(in: .french) == french)
+    #expect(error.sentence(naming: \.rawValue, options: ClusterOptions()).text(in: .french) == french)
+    #expect(error.text(in: .english) == error.description)
+    #expect(
+      error.description
+        == "An index holds at most 67108863 points, as supercluster's cluster ids do; these are 67108864.")
   }
 }

@@ -48,17 +48,20 @@ struct cxml_functions {
   xmlFreeFunc xmlFree;
 };
 
-/// Filled once by `cxml_load`; read only after it returned NULL.
+/// Filled once by `cxml_load`; read only after it returned 0.
 extern struct cxml_functions cxml_functions;
 
 /// Opens libxml2.so.2 (or the library the environment's `NEWSATLAS_LIBXML2` names), resolves every function
 /// above and calls xmlInitParser (libxml2's rule before threads parse), once per process (later calls return
-/// the first call's answer). Returns NULL on success, otherwise one sentence saying what failed (static
-/// storage).
-const char *cxml_load(void);
+/// the first call's answer). Returns 0 on success, otherwise what failed, for the caller to word:
+/// `CXML_LOAD_CANNOT_OPEN` (`*detail`: the library's name as given; `*loader`: the loader's reason, dlerror's
+/// words) or `CXML_LOAD_LACKS_FUNCTION` (`*detail`: the function). Either pointer may be NULL; the strings are
+/// static storage.
+enum { CXML_LOAD_CANNOT_OPEN = 1, CXML_LOAD_LACKS_FUNCTION = 2 };
+int cxml_load(const char **detail, const char **loader);
 
 /// A parser context whose SAX handler stops at the first entity declaration; NULL when out of memory.
-/// Free it with cxml_xmlFreeParserCtxt. Only after `cxml_load` returned NULL.
+/// Free it with cxml_xmlFreeParserCtxt. Only after `cxml_load` returned 0.
 xmlParserCtxtPtr cxml_new_parser_ctxt_refusing_entities(void);
 
 static inline void cxml_xmlFreeParserCtxt(xmlParserCtxtPtr context) { cxml_functions.xmlFreeParserCtxt(context); }

@@ -1,0 +1,54 @@
+import AtlasMessages
+import Fetch
+import NewsAPI
+import TestSupport
+import Testing
+
+/// What the news library refuses before any request, as a library user meets it (the CLI and `serve` check the
+/// same settings earlier): catalogue sentences said in the reader's language (issue 31 item 3), where English
+/// was passed through verbatim.
+@Suite struct LibrarySentencesTests {
+  static func unreached(_ url: String, _ headers: [(String, String)]) throws(HTTPError) -> HTTPResponse {
+    throw .shutDown
+  }
+
+  /// The sentence of the `.invalidRequest` that `body` throws.
+  func refusal(_ body: () throws(NewsAPIError) -> Void) -> Sentence? {
+    do throws(NewsAPIError) {
+      try body()
+    } catch {
+      if case .invalidRequest(let sentence) = error { return sentence }
+    }
+    return nil
+  }
+
+  @Test func gdeltRefusesABaseAndATimespanInTheReadersLanguage() throws {
+    let http = FakeTransport(answer: Self.unreached)
+    let base = try #require(
+      refusal { () throws(NewsAPIError) in _ = try GDELTClient(baseURL: "ftp://example.org", http: http) })
+    #expect(base.text(in: .english).hasPrefix("The GDELT base 'ftp://example.org' is not an http"), "\(base)")
+    #expect(
+      base.text(in: .french).hasPrefix("La base de GDELT 'ftp://example.org' n'est pas une URL"), "\(base)")
+    var configuration = NewsConfiguration()
+    configuration.gdeltTimespan = "1 day"
+    let timespan = try #require(
+      refusal { () throws(NewsAPIError) in _ = try GDELTClient(http: http, configuration: configuration) })
+    #expect(timespan.text(in: .english) == "'1 day' is not a GDELT timespan, such as 1d.")
+    #expect(timespan.text(in: .french) == "'1 day' n'est pas une durée GDELT, comme 1d.")
+    #expect(http.requests.isEmpty)
+  }
+
+  @Test func newsAPIRefusesAKeyAndABaseInTheReadersLanguage() throws {
+    let http = FakeTransport(answer: Self.unreached)
+    let key = try #require(
+      refusal { () throws(NewsAPIError) in _ = try NewsAPIClient(key: "a\tb", http: http) })
+    #expect(key.text(in: .english).hasPrefix("The API key holds a control character"), "\(key)")
+    #expect(key.text(in: .french).hasPrefix("La clé d'API contient un caractère de contrôle"), "\(key)")
+    let base = try #require(
+      refusal { () throws(NewsAPIError) in _ = try NewsAPIClient(key: "k", baseURL: "newsapi.org", http: http)
+      })
+    #expect(base.text(in: .english).hasPrefix("The API base 'newsapi.org' is not an http"), "\(base)")
+    #expect(base.text(in: .french).hasPrefix("La base de l'API 'newsapi.org' n'est pas une URL"), "\(base)")
+    #expect(http.requests.isEmpty)
+  }
+}
