@@ -33,6 +33,13 @@ ADDED = {
     # Israel is missing from the app's list; its marker sits near the country's geographic centre (Negev north).
     "il": {"name_en": "Israel", "name_fr": "Israël", "lat": 31.05, "lon": 34.85},
 }
+# The app's French names capitalise every word, as English titles do; French capitalises a country's name
+# only at its first word and at its proper nouns (Émirats arabes unis, République tchèque, Arabie saoudite).
+FRENCH_NAMES = {
+    "ae": "Émirats arabes unis",
+    "cz": "République tchèque",
+    "sa": "Arabie saoudite",
+}
 CORRECTED = {
     # The app put South Africa's marker on Cape Town; the brief asks for the geographic centre.
     "za": {"lat": -30.5595, "lon": 22.9375},
@@ -57,7 +64,7 @@ def main() -> None:
         countries.append({
             "code": code,
             "name": m["name_en"],
-            "nameFr": m["name_fr"],
+            "nameFr": FRENCH_NAMES.get(code, m["name_fr"]),
             "latitude": round(m["lat"], 6),
             "longitude": round(m["lon"], 6),
             "language": language,

@@ -707,6 +707,8 @@ public enum Message: String, CaseIterable, Sendable {
   case xmlCannotLoad
   case xmlLacks
   case clusterTooManyPoints
+  case searchDomainShape
+  case serviceUnknownCountry
   case batchNulByte
   case batchRowFailed
   case batchRowTooLong
@@ -3211,6 +3213,20 @@ public enum Message: String, CaseIterable, Sendable {
         "An index holds at most {1} points, as supercluster's cluster ids do; these are {2}.",
         "Un index tient au plus {1} points, comme les identifiants de groupe de supercluster ; il y en a ici {2}."
       )
+    case .searchDomainShape:
+      (
+        "'{1}' is not a domain name, such as bbc.co.uk (several are comma-separated: bbc.co.uk,lemonde.fr).",
+        "'{1}' n'est pas un nom de domaine, comme bbc.co.uk (plusieurs sont séparés par des virgules : "
+          + "bbc.co.uk,lemonde.fr)."
+      )
+    case .serviceUnknownCountry:
+      (
+        "'{1}' is not one of NewsAPI's 54 countries by code or name, such as fr or France; /v1/countries lists "
+          + "them, /v1/countries?q=NAME finds one.",
+        "'{1}' n'est pas un des 54 pays de NewsAPI par code ou par nom, comme fr ou France ; /v1/countries les "
+          + "liste, /v1/countries?q=NOM en trouve un."
+      )
+
     // MARK: Batch rows: a run refused whole (its rows' own errors are data, in English)
     case .batchNulByte:
       (

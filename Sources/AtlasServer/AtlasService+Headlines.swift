@@ -45,9 +45,17 @@ extension AtlasService {
         offered: [.country, .near, .cluster],
         clusterOptions: store["markers"]?.index.options ?? ClusterOptions())
     } catch {
-      let wording = Wording { error.description(naming: \.rawValue, in: $0) }
-      throw Problem.worded(
-        error.isNotFound ? .notFound(error.description) : .badParameter(error.description), wording)
+      // A text no country has: the service's users find one with /v1/countries, not the command line's list.
+      let wording: Wording
+      if case .unknownCountry(let text) = error {
+        let sentence = CountryIdentification.refusal(
+          candidates: [], shown: printable(String(text.prefix(64))), service: true)
+        wording = Wording { sentence.text(in: $0) }
+      } else {
+        wording = Wording { error.description(naming: \.rawValue, in: $0) }
+      }
+      let english = wording.text(.english)
+      throw Problem.worded(error.isNotFound ? .notFound(english) : .badParameter(english), wording)
     }
     // A source's headlines come from NewsAPI (as the CLI's --source): another provider named is refused.
     if !headlines.sources.isEmpty && choice != .newsapi && choice != .auto {

@@ -30,9 +30,8 @@ extension AtlasService {
       guard case .one(let country) = identification else {
         let shown = printable(String(text.prefix(64)))
         let candidates = identification.candidates
-        let wording = Wording {
-          CountryIdentification.refusal(candidates: candidates, shown: shown, in: $0)
-        }
+        let sentence = CountryIdentification.refusal(candidates: candidates, shown: shown, service: true)
+        let wording = Wording { sentence.text(in: $0) }
         throw Problem.worded(.notFound(wording.text(InterfaceLanguage.english)), wording)
       }
       found = [country]

@@ -1,6 +1,7 @@
 import AtlasMessages
 import Fetch
 import NewsAtlas
+import Store
 
 extension NewsAPIClient {
   /// The jobs for NewsAPI source ids (`--source`, the favourite sources), each checked against the sources list:
@@ -51,6 +52,18 @@ extension NewsAPIClient {
     guard let catalog = await sourcesToCheckAgainst() else { return }
     let known = catalog.map(\.id)
     for id in ids where !known.contains(id) { throw Self.unknownSource(id, known: known) }
+  }
+
+  /// Checks source ids against the sources list `database` holds for the service at `base`, whatever its age,
+  /// sending nothing (`config set sources`): with no list cached the ids pass, to be checked when used.
+  ///
+  /// - Throws: `.invalidRequest` naming the nearest known ids for an id the list does not hold.
+  public static func checkCachedSources(_ ids: [String], base: String, database: any ResponseStore)
+    throws(NewsAPIError)
+  {
+    guard !ids.isEmpty, let catalog = cachedSources(in: database, base: base) else { return }
+    let known = catalog.map(\.id)
+    for id in ids where !known.contains(id) { throw unknownSource(id, known: known) }
   }
 
   /// The refusal of a source id the sources list does not hold, naming the nearest known ids.

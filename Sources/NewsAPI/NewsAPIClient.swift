@@ -199,6 +199,31 @@ public final class NewsAPIClient: Sendable {
     return try await articles("/v2/everything", Self.parameters(query))
   }
 
+  /// Checks a search as `everything` would before sending it (its words, dates, fields, domains, paging),
+  /// for a front end that spends a request before it (the sources list, to check `sources` against).
+  ///
+  /// - Throws: `.invalidRequest` saying what NewsAPI would refuse.
+  public static func check(_ query: SearchQuery) throws(NewsAPIError) { _ = try parameters(query) }
+
+  /// Whether `text` is a domain name as `domains` and `excludeDomains` take one (`bbc.co.uk`): two labels or
+  /// more, each 1 to 63 letters, digits and hyphens, not beginning or ending with a hyphen; 253 characters at
+  /// most (RFC 1035's host names).
+  static func isDomainName(_ text: String) -> Bool {
+    let labels = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+    return text.utf8.count <= 253 && labels.count >= 2
+      && labels.allSatisfy { label in
+        (1...63).contains(label.count) && label.first != UInt8(ascii: "-") && label.last != UInt8(ascii: "-")
+          && label.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+              UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"):
+              true
+            default: false
+            }
+          }
+      }
+  }
+
   /// The query string of an `everything` request, or why the service would refuse it.
   static func parameters(_ query: SearchQuery) throws(NewsAPIError) -> [(String, String)] {
     guard !(query.q ?? "").allSatisfy(\.isWhitespace) || !query.sources.isEmpty || !query.domains.isEmpty
@@ -237,6 +262,9 @@ public final class NewsAPIClient: Sendable {
     for (field, typed) in zip(searchIn, query.searchIn)
     where !["title", "description", "content"].contains(field) {
       throw .invalidRequest(Sentence(.searchInFields, printable(typed)))
+    }
+    for domain in query.domains + query.excludeDomains where !isDomainName(domain) {
+      throw .invalidRequest(Sentence(.searchDomainShape, printable(String(domain.prefix(64)))))
     }
     try checkPaging(pageSize: query.pageSize, page: query.page)
     var parameters: [(String, String)] = []
@@ -329,7 +357,12 @@ public final class NewsAPIClient: Sendable {
   /// information, the path, and the parameters percent-encoded and sorted, so that two requests share a key
   /// only when they are the same request (`q=x&sortBy=popularity` is one parameter `q`, escaped, not two).
   func cacheKey(_ path: String, _ parameters: [(String, String)]) -> String {
-    HTTPURL.redacted(baseURL) + path + "?"
+    Self.cacheKey(base: baseURL, path, parameters)
+  }
+
+  /// The cache's key for a request to `base` (without a final `/`).
+  static func cacheKey(base: String, _ path: String, _ parameters: [(String, String)]) -> String {
+    HTTPURL.redacted(base) + path + "?"
       + parameters.map { Self.escape($0.0) + "=" + Self.escape($0.1) }.sorted().joined(separator: "&")
   }
 
@@ -345,10 +378,17 @@ public final class NewsAPIClient: Sendable {
   /// The sources list as the cache holds it, whatever its age, and whether a run would use it without sending.
   func cachedSources() -> (sources: [NewsSource], fresh: Bool)? {
     let path = "/v2/top-headlines/sources"
-    guard let cache, let stored = cache.database.lookup(cacheKey(path, [])),
+    guard let cache, let sources = Self.cachedSources(in: cache.database, base: baseURL) else { return nil }
+    return (sources, answersFromCache(path, []))
+  }
+
+  /// The sources list `database` holds for the service at `base`, whatever its age; nil when none is cached.
+  static func cachedSources(in database: any ResponseStore, base: String) -> [NewsSource]? {
+    let base = base.hasSuffix("/") ? String(base.dropLast()) : base
+    guard let stored = database.lookup(cacheKey(base: base, "/v2/top-headlines/sources", [])),
       let body = try? JSONDecoder().decode(SourcesBody.self, from: Data(stored.body))
     else { return nil }
-    return (body.sources.map { $0.normalized() }, answersFromCache(path, []))
+    return body.sources.map { $0.normalized() }
   }
 
   /// The answer to one request, decoded. Identical requests in flight at once (a server's concurrent

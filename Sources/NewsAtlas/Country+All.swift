@@ -7,7 +7,7 @@ import GeoIndex
 extension Country {
   /// NewsAPI's 54 top-headlines countries, in its order (alphabetical by code).
   public static let all: [Country] = [
-    Country(code: "ae", name: "United Arab Emirates", nameFrench: "Émirats Arabes Unis", latitude: 24.182503, longitude: 54.279205, language: "ar"),
+    Country(code: "ae", name: "United Arab Emirates", nameFrench: "Émirats arabes unis", latitude: 24.182503, longitude: 54.279205, language: "ar"),
     Country(code: "ar", name: "Argentina", nameFrench: "Argentine", latitude: -35.697271, longitude: -64.532385, language: "es"),
     Country(code: "at", name: "Austria", nameFrench: "Autriche", latitude: 47.631858, longitude: 13.797778, language: "de"),
     Country(code: "au", name: "Australia", nameFrench: "Australie", latitude: -25.697338, longitude: 134.022772, language: "en"),
@@ -19,7 +19,7 @@ extension Country {
     Country(code: "cn", name: "China", nameFrench: "Chine", latitude: 38.073255, longitude: 104.691139, language: "zh"),
     Country(code: "co", name: "Colombia", nameFrench: "Colombie", latitude: 4.187754, longitude: -72.644507, language: "es"),
     Country(code: "cu", name: "Cuba", nameFrench: "Cuba", latitude: 21.476177, longitude: -79.698179, language: "es"),
-    Country(code: "cz", name: "Czechia", nameFrench: "République Tchèque", latitude: 49.749174, longitude: 15.383273, language: "en"),
+    Country(code: "cz", name: "Czechia", nameFrench: "République tchèque", latitude: 49.749174, longitude: 15.383273, language: "en"),
     Country(code: "de", name: "Germany", nameFrench: "Allemagne", latitude: 51.083045, longitude: 10.426171, language: "de"),
     Country(code: "eg", name: "Egypt", nameFrench: "Égypte", latitude: 26.60517, longitude: 30.240135, language: "ar"),
     Country(code: "fr", name: "France", nameFrench: "France", latitude: 46.642368, longitude: 2.194024, language: "fr"),
@@ -49,7 +49,7 @@ extension Country {
     Country(code: "ro", name: "Romania", nameFrench: "Roumanie", latitude: 45.824549, longitude: 25.094158, language: "en"),
     Country(code: "rs", name: "Serbia", nameFrench: "Serbie", latitude: 44.026799, longitude: 20.856774, language: "en"),
     Country(code: "ru", name: "Russia", nameFrench: "Russie", latitude: 59.039434, longitude: 98.670499, language: "ru"),
-    Country(code: "sa", name: "Saudi Arabia", nameFrench: "Arabie Saoudite", latitude: 24.136038, longitude: 44.600958, language: "ar"),
+    Country(code: "sa", name: "Saudi Arabia", nameFrench: "Arabie saoudite", latitude: 24.136038, longitude: 44.600958, language: "ar"),
     Country(code: "se", name: "Sweden", nameFrench: "Suède", latitude: 62.73421, longitude: 17.062432, language: "sv"),
     Country(code: "sg", name: "Singapore", nameFrench: "Singapour", latitude: 1.352825, longitude: 103.810258, language: "en"),
     Country(code: "si", name: "Slovenia", nameFrench: "Slovénie", latitude: 46.137592, longitude: 14.890637, language: "en"),

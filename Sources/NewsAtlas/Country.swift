@@ -141,9 +141,12 @@ extension CountryIdentification {
     refusal(candidates: candidates, shown: shown).text(in: language)
   }
 
-  /// The same refusal, to be said in the reader's language.
-  public static func refusal(candidates: [Country], shown: String) -> Sentence {
-    guard !candidates.isEmpty else { return Sentence(.unknownCountry, shown) }
+  /// The same refusal, to be said in the reader's language. `service` words a text no country has for the
+  /// service's users, whose list of countries is `/v1/countries` (the command line's is `newsatlas countries`).
+  public static func refusal(candidates: [Country], shown: String, service: Bool = false) -> Sentence {
+    guard !candidates.isEmpty else {
+      return Sentence(service ? .serviceUnknownCountry : .unknownCountry, shown)
+    }
     func list(_ language: InterfaceLanguage) -> String {
       let named = candidates.prefix(8).map {
         "\($0.code) (\(language == .french ? $0.nameFrench : $0.name))"

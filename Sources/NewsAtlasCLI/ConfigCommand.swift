@@ -4,6 +4,7 @@ import AtlasSettings
 import Fetch
 import GeoFormats
 import NewsAPI
+import Store
 
 #if canImport(Glibc)
   import Glibc
@@ -84,9 +85,27 @@ struct ConfigCommand: ParsableCommand {
       print(key == .apiKey ? String(repeating: "•", count: 4) + current.suffix(4) : current)
     case "set":
       guard let value else { throw CLIError.usage(Message.configGiveValue(key.rawValue)) }
-      try settings.set(key, value == "-" ? try Self.standardInputLine() : value)
+      let given = value == "-" ? try Self.standardInputLine() : value
+      if key == .sources { try Self.checkCachedSources(given, settings: settings) }
+      try settings.set(key, given)
     default:
       try settings.set(key, nil)
+    }
+  }
+
+  /// Source ids checked against the sources list the cache holds for the service in use, whatever its age, as
+  /// `headlines` checks them: a typo is refused now, naming the nearest ids, not at use. Nothing is sent: with
+  /// no list cached (or no cache) the ids are kept as they are.
+  static func checkCachedSources(_ value: String, settings: Settings) throws {
+    let ids = try Settings.Key.sourceIDs(value)  // their form first, as `set` checks it
+    let path = UserFolders().cacheFile
+    guard access(path, F_OK) == 0,
+      let database = CacheDatabase(path: path, warn: { StandardError.write("newsatlas: \($0)\n") })
+    else { return }
+    do {
+      try NewsAPIClient.checkCachedSources(ids, base: try settings.apiBase(given: nil), database: database)
+    } catch let error as NewsAPIError {
+      throw CLIError(newsAPI: error)
     }
   }
 

@@ -22,9 +22,6 @@ struct ServiceOptions: ParsableArguments {
     parsing: .unconditional, help: ArgumentHelp(Message.timeoutHelp(), valueName: "seconds"))
   var timeout = NewsConfiguration.defaults.requestTimeout
 
-  @Option(parsing: .unconditional, help: ArgumentHelp(Message.concurrencyHelp(), valueName: "n"))
-  var concurrency = NewsConfiguration.defaults.concurrency
-
   @Option(help: ArgumentHelp(Message.formatTextOrJSON()))
   var format: TextOrJSON = .text
 
@@ -48,7 +45,7 @@ struct ServiceOptions: ParsableArguments {
 
   /// A client from the flags, else the environment (`NEWSAPI_KEY`, `NEWSATLAS_API_BASE`), else the settings file.
   func client(settings: Settings, keyRequired: Bool = true) throws(CLIError) -> (NewsAPIClient, HTTPClient) {
-    let http = try httpClient()
+    let http = try httpClient(concurrency: NewsConfiguration.defaults.concurrency)
     let base: String
     var key: String
     do {
@@ -78,10 +75,10 @@ struct ServiceOptions: ParsableArguments {
   /// set (or, for a dry run of `newsapi`, without one: it sends nothing), GDELT (no key; its base from
   /// `NEWSATLAS_GDELT_BASE` or the `gdelt-base` setting) and the feeds: the feeds file's, or `oneOff` feeds
   /// (`--feed`) for every country asked.
-  func providers(settings: Settings, choice: ProviderChoice, dryRun: Bool, oneOff: [String] = [])
-    throws(CLIError) -> (NewsProviders, HTTPClient)
-  {
-    let http = try httpClient()
+  func providers(
+    settings: Settings, choice: ProviderChoice, dryRun: Bool, oneOff: [String] = [], concurrency: Int
+  ) throws(CLIError) -> (NewsProviders, HTTPClient) {
+    let http = try httpClient(concurrency: concurrency)
     do {
       let base = try settings.apiBase(given: apiBase)
       let gdeltBase = try settings.gdeltBase()
@@ -113,8 +110,9 @@ struct ServiceOptions: ParsableArguments {
     }
   }
 
-  /// The libcurl client the flags describe.
-  private func httpClient() throws(CLIError) -> HTTPClient {
+  /// The libcurl client the flags describe, with at most `concurrency` requests in flight (headlines'
+  /// `--concurrency`; search and sources send one request at a time).
+  private func httpClient(concurrency: Int) throws(CLIError) -> HTTPClient {
     guard timeout > 0, timeout <= 86_400 else {
       throw .usage(Message.timeoutRange())
     }
@@ -284,6 +282,9 @@ struct HeadlinesCommand: AsyncParsableCommand {
   @Option(name: .customLong("source"), help: ArgumentHelp(Message.headlinesSourceHelp(), valueName: "id"))
   var sources: [String] = []
 
+  @Option(parsing: .unconditional, help: ArgumentHelp(Message.concurrencyHelp(), valueName: "n"))
+  var concurrency = NewsConfiguration.defaults.concurrency
+
   @OptionGroup var service: ServiceOptions
 
   func run() async throws {
@@ -309,7 +310,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
       throw CLIError.usage(Message.headlinesSourceNeedsNewsAPI())
     }
     let (providers, http) = try service.providers(
-      settings: settings, choice: choice, dryRun: dryRun, oneOff: feeds)
+      settings: settings, choice: choice, dryRun: dryRun, oneOff: feeds, concurrency: concurrency)
     defer { http.shutdown() }
     // The sources, each checked against NewsAPI's sources list (a nearest id named for a typo), join the jobs:
     // packed with the countries' sources into the same requests, counted in the same budget.
@@ -582,6 +583,8 @@ struct SearchCommand: AsyncParsableCommand {
     defer { http.shutdown() }
     let page: ArticlePage
     do {
+      // Everything NewsAPI would refuse, refused before the sources list is asked for.
+      try NewsAPIClient.check(search)
       try await client.checkSearchSources(search.sources)
       page = try await client.everything(search)
     } catch {

@@ -127,6 +127,68 @@ import Testing
       "\(result.stderr)")
   }
 
+  /// `config set sources` checks the ids against the sources list the cache holds, with the nearest-ids sentence
+  /// the other commands say, in the reader's language, and sends nothing; with no list cached the ids are kept
+  /// (checked at use, as `aBadFavouriteSourceIsTheSettingsFault` shows).
+  @Test func configSetChecksSourcesAgainstTheCachedList() throws {
+    let result = try CLI.shell(
+      """
+      "$0" sources >/dev/null || exit 9
+      "$0" config set sources bbc-news,le-mnde; echo "status $?"
+      "$0" config set sources le-mnde --lang fr; echo "status $?"
+      "$0" config get sources; echo "status $?"
+      "$0" config set sources BBC-News,le-monde && "$0" config get sources
+      """, environment: environment)
+    #expect(
+      result.stdoutLines == ["status 64", "status 64", "status 1", "bbc-news,le-monde"],
+      "\(result.stdout) \(result.stderr)")
+    #expect(
+      result.stderrLines.prefix(2) == [
+        "newsatlas: 'le-mnde' is not a NewsAPI source id; the nearest are le-monde, el-mundo, lenta ('newsatlas "
+          + "sources NAME' finds one by name).",
+        "newsatlas: 'le-mnde' n'est pas un identifiant de source NewsAPI ; les plus proches sont le-monde, "
+          + "el-mundo, lenta ('newsatlas sources NOM' en trouve une par son nom).",
+      ], "\(result.stderr)")
+    // The sources list once, by `sources`: `config set` sent nothing.
+    let log = try server.log()
+    #expect(log.count == 1, "\(log)")
+  }
+
+  /// search's domains are domain names, refused before any request (the sources list included), in the
+  /// reader's language; search takes no --concurrency (it sends one request at a time).
+  @Test func searchRefusesWhatIsNotADomainBeforeAnyRequest() throws {
+    for (flag, value) in [("--domains", "bbc co uk"), ("--exclude-domains", "lemonde.fr,-x.com")] {
+      let shown = value.split(separator: ",").last!
+      let english = try CLI.run(
+        ["search", "climat", "--sources", "bbc-news", flag, value], environment: environment)
+      #expect(english.status == 64)
+      #expect(
+        english.stderr
+          == "newsatlas: '\(shown)' is not a domain name, such as bbc.co.uk (several are comma-separated: "
+          + "bbc.co.uk,lemonde.fr).\n", "\(english.stderr)")
+      let french = try CLI.run(
+        ["search", "climat", "--sources", "bbc-news", flag, value, "--lang", "fr"], environment: environment)
+      #expect(french.status == 64)
+      #expect(
+        french.stderr
+          == "newsatlas: '\(shown)' n'est pas un nom de domaine, comme bbc.co.uk (plusieurs sont séparés par des "
+          + "virgules : bbc.co.uk,lemonde.fr).\n", "\(french.stderr)")
+    }
+    let log = try server.log()
+    #expect(log.isEmpty, "\(log)")
+    let concurrency = try CLI.run(["search", "climat", "--concurrency", "4"], environment: environment)
+    #expect(concurrency.status == 64)
+    #expect(
+      concurrency.stderr.hasPrefix("newsatlas: Unknown option '--concurrency'."), "\(concurrency.stderr)")
+    #expect(try server.log().isEmpty)
+    let allowed = try CLI.run(
+      ["search", "climat", "--domains", "bbc.co.uk, Le-Monde.fr", "--exclude-domains", "x.com"],
+      environment: environment)
+    #expect(allowed.status == 0, "\(allowed.stderr)")
+    let sent = try server.log()
+    #expect(sent.count == 1, "\(sent)")
+  }
+
   /// search's language and order default to the settings; a language is a code or a name.
   @Test func searchDefaultsToTheSettings() throws {
     let result = try CLI.shell(

@@ -27,13 +27,13 @@ import Testing
     #expect(english.status == 400)
     #expect(
       try error(english)
-        == "'xx' is not one of NewsAPI's 54 countries by code or name, such as fr or France; 'newsatlas countries' "
-        + "lists them.")
+        == "'xx' is not one of NewsAPI's 54 countries by code or name, such as fr or France; /v1/countries lists "
+        + "them, /v1/countries?q=NAME finds one.")
     let byQuery = try await client.get(served.base + unknown + "&lang=fr")
     let byHeader = try await client.get(served.base + unknown, headers: french)
     let frenchSentence =
-      "'xx' n'est pas un des 54 pays de NewsAPI par code ou par nom, comme fr ou France ; 'newsatlas countries' "
-      + "les liste."
+      "'xx' n'est pas un des 54 pays de NewsAPI par code ou par nom, comme fr ou France ; /v1/countries les "
+      + "liste, /v1/countries?q=NOM en trouve un."
     let (queried, headed) = (try error(byQuery), try error(byHeader))
     #expect(byQuery.status == 400 && queried == frenchSentence)
     #expect(byHeader.status == 400 && headed == frenchSentence)
@@ -42,7 +42,7 @@ import Testing
     let (again, first) = (try error(englishAgain), try error(english))
     #expect(again == first)
     let united = try error(try await client.get(served.base + "/v1/headlines?country=united&lang=fr"))
-    #expect(united.contains("ae (Émirats Arabes Unis)"), "\(united)")
+    #expect(united.contains("ae (Émirats arabes unis)"), "\(united)")
     for (path, sentence) in [
       (
         "/v1/headlines?country=fr&provider=rss",
@@ -116,10 +116,15 @@ import Testing
     let uni = try await client.get(served.base + "/v1/countries?q=uni", headers: [("Accept-Language", "fr")])
     #expect(
       try error(uni)
-        == "'uni' peut être ae (Émirats Arabes Unis), gb (Royaume-Uni) ou us (États-Unis) ; donnez un code.")
+        == "'uni' peut être ae (Émirats arabes unis), gb (Royaume-Uni) ou us (États-Unis) ; donnez un code.")
     let none = try await client.get(served.base + "/v1/countries?q=atlantis&lang=fr")
     let noneSaid = try error(none)
-    #expect(none.status == 404 && noneSaid.hasPrefix("'atlantis' n'est pas un des 54 pays de NewsAPI"))
+    #expect(
+      none.status == 404
+        && noneSaid
+          == "'atlantis' n'est pas un des 54 pays de NewsAPI par code ou par nom, comme fr ou France ; "
+          + "/v1/countries les liste, /v1/countries?q=NOM en trouve un.",
+      "\(noneSaid)")
   }
 
   /// An error answer depends on the request's language, so it says so to caches (`Vary: Accept-Language`),
