@@ -125,6 +125,8 @@ final class DatasetWrites: Sendable {
       }
       // The zooms' trees the build left to their first query are built here, not by a request (one takes
       // 77 ms at 1M items, on the request tasks' pool), unless changes wait: their build replaces this index.
+      // One that arrives meanwhile stops the tree in progress between two of its nodes (the tree is dropped),
+      // so it waits a node's sort, not a whole tree.
       store[name]?.index.buildDeferredTrees { waitingCount(name) == 0 }
       seams.treesEnded()
     }

@@ -121,14 +121,16 @@ extension ClusterIndex {
   }
 
   /// Builds every zoom's k-d tree that the build left to its first query (`DeferredTree`), a zoom at a time
-  /// while `proceed()` holds (asked before each): a server calls it on its own thread after it swaps an index
-  /// in, so that no request waits for a tree. Answers are the same whether it is called or not.
+  /// while `proceed()` holds: a server calls it on its own thread after it swaps an index in, so that no
+  /// request waits for a tree. `proceed` is asked before each zoom and between the nodes of a large tree (from
+  /// either thread of the build): once it is false the tree in progress is dropped (`deferredTreeCount` is as
+  /// if it had not been started) and the call returns within a node's sort, so a change that arrives meanwhile
+  /// does not wait for a whole tree. Answers are the same whether it is called or not.
   ///
   /// - Complexity: O(n log n) for each such zoom of n items.
   public func buildDeferredTrees(while proceed: () -> Bool = { true }) {
     for level in levels where !level.dropped && !level.tree.isBuilt {
-      guard proceed() else { return }
-      _ = tree(of: level)
+      guard proceed(), tree(of: level, while: proceed) != nil else { return }
     }
   }
 
@@ -156,12 +158,19 @@ extension ClusterIndex {
 
   /// The level's k-d tree, built now from the level's items if neither the build nor a query has built it.
   func tree(of level: Level) -> PlanarKDTree {
-    level.tree.get(nodeSize: options.nodeSize) {
-      var xs = [Double](repeating: 0, count: level.count)
-      var ys = [Double](repeating: 0, count: level.count)
-      for i in 0..<level.count { (xs[i], ys[i]) = mercator(level, i) }
-      return (xs, ys)
-    }
+    tree(of: level, while: { true })!
+  }
+
+  /// The level's k-d tree, or nil if `proceed()` turned false while it was being built (`DeferredTree`).
+  func tree(of level: Level, while proceed: () -> Bool) -> PlanarKDTree? {
+    level.tree.get(
+      nodeSize: options.nodeSize,
+      positions: {
+        var xs = [Double](repeating: 0, count: level.count)
+        var ys = [Double](repeating: 0, count: level.count)
+        for i in 0..<level.count { (xs[i], ys[i]) = mercator(level, i) }
+        return (xs, ys)
+      }, while: proceed)
   }
 
   /// The item's position in supercluster's Mercator units (a lone point's as the index rounds it).

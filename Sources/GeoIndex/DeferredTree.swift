@@ -46,14 +46,26 @@ final class DeferredTree: Sendable {
   /// - Complexity: O(1) once built; the first call O(n log n), on every core the index may use for a large
   ///   level.
   func get(nodeSize: Int, positions: () -> (xs: [Double], ys: [Double])) -> PlanarKDTree {
+    get(nodeSize: nodeSize, positions: positions, while: { true })!
+  }
+
+  /// The tree, or nil if it was not built yet and `proceed()` turned false while this call built it (asked
+  /// between nodes, `PlanarKDTree.init(xs:ys:nodeSize:forks:while:)`): then nothing is kept, and a later call
+  /// builds it whole. A caller waiting for the lock meanwhile builds it itself.
+  func get(
+    nodeSize: Int, positions: () -> (xs: [Double], ys: [Double]), while proceed: () -> Bool
+  ) -> PlanarKDTree? {
     if let built = built.load() { return built.tree }
     missed?()
-    return building.withLock { _ in
+    return building.withLock { _ -> PlanarKDTree? in
       lockings.add(1, ordering: .relaxed)
       if let built = built.load() { return built.tree }  // built while this caller waited
       let (xs, ys) = positions()
-      let tree = PlanarKDTree(
-        xs: xs, ys: ys, nodeSize: nodeSize, forks: xs.count >= PlanarKDTree.parallelThreshold ? forks : 0)
+      guard
+        let tree = PlanarKDTree(
+          xs: xs, ys: ys, nodeSize: nodeSize, forks: xs.count >= PlanarKDTree.parallelThreshold ? forks : 0,
+          while: proceed)
+      else { return nil }
       builds.add(1, ordering: .relaxed)
       return built.storeIfNil(Built(tree)).tree
     }

@@ -29,6 +29,24 @@ struct PlanarKDTree: Sendable {
   /// Builds the tree over items `0..<xs.count` at (`xs[i]`, `ys[i]`); the first `forks` levels of nodes of at
   /// least `parallelThreshold` items sort their halves on two threads (the same tree whatever `forks` is).
   init(xs: [Double], ys: [Double], nodeSize: Int, forks: Int = 0) {
+    self = Self(xs: xs, ys: ys, nodeSize: nodeSize, forks: forks, proceed: nil)!
+  }
+
+  /// The same tree, or nil as soon as `proceed()` is false: it is asked before sorting each node of at least
+  /// `stopSpan` items (about 128 times for a million items, on whichever thread sorts the node), so a caller
+  /// that has better things to do waits a fraction of a build, not all of it.
+  init?(xs: [Double], ys: [Double], nodeSize: Int, forks: Int = 0, while proceed: () -> Bool) {
+    let tree = withoutActuallyEscaping(proceed) { proceed in
+      Self(xs: xs, ys: ys, nodeSize: nodeSize, forks: forks, proceed: proceed)
+    }
+    guard let tree else { return nil }
+    self = tree
+  }
+
+  /// Nodes at least this long ask `proceed` before they are sorted.
+  static let stopSpan = 1 << 13
+
+  private init?(xs: [Double], ys: [Double], nodeSize: Int, forks: Int, proceed: (() -> Bool)?) {
     precondition(xs.count == ys.count && xs.count < Int(UInt32.max))
     self.nodeSize = Swift.min(Swift.max(nodeSize, 2), 65_535)
     // Sorted as one packed array (one swap moves an item), then split into kdbush's two arrays.
@@ -37,10 +55,11 @@ struct PlanarKDTree: Sendable {
       initialized = xs.count
     }
     let size = self.nodeSize
-    items.withUnsafeMutableBufferPointer { items in
-      let sorter = Sorter(items: items, nodeSize: size)
-      sorter.sort(left: 0, right: items.count - 1, axis: 0, forks: forks)
+    let sorted = items.withUnsafeMutableBufferPointer { items in
+      Sorter(items: items, nodeSize: size, proceed: proceed).sort(
+        left: 0, right: items.count - 1, axis: 0, forks: forks)
     }
+    guard sorted else { return nil }
     ids = items.map(\.id)
     coords = [Float](unsafeUninitializedCapacity: 2 * items.count) { buffer, initialized in
       for (i, item) in items.enumerated() {
@@ -64,9 +83,15 @@ struct PlanarKDTree: Sendable {
   private struct Sorter {
     let items: UnsafeMutableBufferPointer<Item>
     let nodeSize: Int
+    /// Asked before a node of `stopSpan` items or more is sorted; nil: always go on.
+    var proceed: (() -> Bool)? = nil
 
-    func sort(left: Int, right: Int, axis: Int, forks: Int = 0) {
-      if right - left <= nodeSize { return }
+    /// Sorts the node `left...right`; false if it stopped because `proceed()` was false (the items are then
+    /// in no useful order).
+    @discardableResult
+    func sort(left: Int, right: Int, axis: Int, forks: Int = 0) -> Bool {
+      if right - left <= nodeSize { return true }
+      if right - left >= PlanarKDTree.stopSpan, let proceed, !proceed() { return false }
       let middle = (left + right) >> 1
       if axis == 0 {
         FloydRivest.select(items, k: middle, left: left, right: right, by: XAxis.self)
@@ -74,14 +99,17 @@ struct PlanarKDTree: Sendable {
         FloydRivest.select(items, k: middle, left: left, right: right, by: YAxis.self)
       }
       // The halves touch disjoint items.
+      var leftSorted = true
+      var rightSorted = true
       if forks > 0 && right - left >= PlanarKDTree.parallelThreshold {
         ForkJoin.both(
-          { sort(left: left, right: middle - 1, axis: 1 - axis, forks: forks - 1) },
-          { sort(left: middle + 1, right: right, axis: 1 - axis, forks: forks - 1) })
+          { leftSorted = sort(left: left, right: middle - 1, axis: 1 - axis, forks: forks - 1) },
+          { rightSorted = sort(left: middle + 1, right: right, axis: 1 - axis, forks: forks - 1) })
       } else {
-        sort(left: left, right: middle - 1, axis: 1 - axis)
-        sort(left: middle + 1, right: right, axis: 1 - axis)
+        leftSorted = sort(left: left, right: middle - 1, axis: 1 - axis)
+        rightSorted = leftSorted && sort(left: middle + 1, right: right, axis: 1 - axis)
       }
+      return leftSorted && rightSorted
     }
 
     /// Marks a wanted item in `Item.id` (item numbers stay below it).

@@ -90,6 +90,35 @@ import Testing
     #expect(tree.counts == (lockings: callers, builds: 1))
   }
 
+  /// `buildDeferredTrees` stops within a tree, between its nodes, once `proceed` turns false (a server's builder
+  /// when a change arrives): the tree in progress is dropped, not finished, and a query builds it whole.
+  @Test func buildingDeferredTreesStopsWithinATree() throws {
+    final class Asked: Sendable { let count = Atomic<Int>(0) }
+    let index = try ClusterIndex(points: Self.points)
+    // The small deferred trees (the low zooms') built first, so that the first one left is large enough to be
+    // asked between its nodes.
+    for level in index.levels where !level.tree.isBuilt && level.count < PlanarKDTree.stopSpan {
+      _ = index.tree(of: level)
+    }
+    let before = index.deferredTreeCount
+    let offset = try #require(index.levels.indices.first { !index.levels[$0].tree.isBuilt })
+    #expect(index.levels[offset].count >= PlanarKDTree.stopSpan)
+    let asked = Asked()
+    // Yes before the first zoom, no from then on.
+    index.buildDeferredTrees { asked.count.add(1, ordering: .relaxed).newValue == 1 }
+    #expect(asked.count.load(ordering: .relaxed) == 2)
+    #expect(index.deferredTreeCount == before)
+    #expect(index.levels[offset].tree.counts == (lockings: 1, builds: 0))
+    let zoom = index.options.minZoom + offset
+    let fresh = try ClusterIndex(points: Self.points)
+    for k in 0..<4 {
+      let (x, y) = ((1 << zoom) / 2 + k % 2, (1 << zoom) / 2 + k / 2)
+      #expect(
+        index.tile(zoom: zoom, x: x, y: y) == fresh.tile(zoom: zoom, x: x, y: y), "tile \(zoom)/\(x)/\(y)")
+    }
+    #expect(index.levels[offset].tree.counts == (lockings: 2, builds: 1))
+  }
+
   /// The first deferred level with enough items for its tree to be built on two threads.
   static func largeDeferredLevel(_ index: ClusterIndex<Void>) -> Int? {
     index.levels.indices.first {
