@@ -128,6 +128,7 @@ extension ClusterIndex {
   /// does not wait for a whole tree. Answers are the same whether it is called or not.
   ///
   /// - Complexity: O(n log n) for each such zoom of n items.
+  @_specialize(where Aggregate == [Double])  // see `ClusterIndex`
   public func buildDeferredTrees(while proceed: () -> Bool = { true }) {
     for level in levels where !level.dropped && !level.tree.isBuilt {
       guard proceed(), tree(of: level, while: proceed) != nil else { return }

@@ -156,6 +156,7 @@ extension ClusterIndex {
   ///
   /// Includes a buffer of `radiusPixels` around the tile; tiles on the left and right edges of the world also
   /// include the points wrapped around from the other edge.
+  @_specialize(where Aggregate == [Double])  // see `ClusterIndex`
   public func tile(zoom z: Int, x: Int, y: Int) -> [TileFeature]? {
     let level = level(limitZoom(Double(z)))
     let z2 = pow(2, Double(z))

@@ -114,7 +114,9 @@ public struct TileFeature: Hashable, Sendable {
 /// interchangeable with it for the same input and options.
 ///
 /// `Aggregate` is the type of the per-cluster value built by `map` and `reduce` (supercluster's map/reduce
-/// options); use `Void` for none.
+/// options); use `Void` for none. Called from another module, a generic function runs unspecialised unless it
+/// says otherwise: the build, `buildDeferredTrees` and `tile` have a specialisation for `[Double]` (the
+/// aggregates of the service, the CLI and the Python package), which their generic entry points use.
 public struct ClusterIndex<Aggregate> {
   /// One zoom's items as the build writes them, in supercluster's data-array order, every field of every
   /// item at full width; a finished zoom is kept as a compact `Level`.
@@ -195,6 +197,7 @@ public struct ClusterIndex<Aggregate> {
   /// - Throws: `ClusterError.outOfRange` for an option outside its range (`ClusterOptions.check`),
   ///   `.tooManyPoints` for more points than cluster ids can number.
   /// - Complexity: O(n log n) per zoom.
+  @_specialize(where Aggregate == [Double])  // see `ClusterIndex`
   public init(
     points: [GeoPoint?], options: ClusterOptions = ClusterOptions(),
     map: ((Int) -> Aggregate)?, reduce: ((inout Aggregate, Aggregate) -> Void)?, threads: Int? = nil
