@@ -32,15 +32,23 @@ let points: [GeoPoint?] = (0..<count).map { _ in
   return GeoPoint(uncheckedLatitude: latitude, longitude: longitude)
 }
 var index: ClusterIndex<Void>? = nil
+func minorFaults() -> Int {
+  var usage = rusage()
+  getrusage(RUSAGE_SELF.rawValue, &usage)
+  return usage.ru_minflt
+}
 var walls: [Double] = []
 var cpus: [Double] = []
+var faults: [Double] = []
 for _ in 0..<rounds {
   index = nil
   let wall = seconds(CLOCK_MONOTONIC)
   let cpu = seconds(CLOCK_PROCESS_CPUTIME_ID)
+  let faulted = minorFaults()
   index = try ClusterIndex(points: points)
   walls.append((seconds(CLOCK_MONOTONIC) - wall) * 1000)
   cpus.append((seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu) * 1000)
+  faults.append(Double(minorFaults() - faulted) / 1000)
 }
 var hash: UInt64 = 0xcbf2_9ce4_8422_2325
 func mix(_ value: UInt64) { hash = (hash ^ value) &* 0x0000_0100_0000_01B3 }
@@ -54,4 +62,6 @@ for offset in index!.levels.indices {
   }
 }
 func list(_ values: [Double]) -> String { values.map { String(Int($0.rounded())) }.joined(separator: " ") }
-print("wall ms \(list(walls)) | cpu ms \(list(cpus)) | hash \(String(hash, radix: 16))")
+print(
+  "wall ms \(list(walls)) | cpu ms \(list(cpus)) | minor faults k \(list(faults)) | hash \(String(hash, radix: 16))"
+)

@@ -4,9 +4,11 @@
 For each build in turn: start it, PUT N seeded points (live_bench.py's), then WRITES times a POST of one feature
 followed by a GET of tile 0/0/0 that must carry the new ETag (the time from the POST's first byte to that tile:
 the write visible), the server's CPU time over the same span (/proc/PID/stat, all its threads), the dataset's
-`buildMilliseconds` (/v1/datasets), and then a tile at zoom 10, whose k-d tree a build may leave to its first
-query (the time of that first deep tile is printed apart). The builds run PAIRS times each, alternating; the load
-average is printed with every line. Medians over a build's writes in a round.
+`buildMilliseconds` (/v1/datasets), the server's minor page faults over the span (memory it was given anew
+and touched: a load-robust measure beside CPU), and then a tile at zoom 10, whose k-d tree a build may leave to
+its first query (the time of that first deep tile is printed apart). The builds run PAIRS times each,
+alternating; the load average is printed with every line. Medians over a build's writes in a round. The servers
+get this script's environment (GLIBC_TUNABLES, say).
 
     NEWSATLAS_A=path/to/before NEWSATLAS_B=path/to/after python3 Benchmarks/write_ab.py N [PAIRS] [WRITES]
 """
@@ -21,10 +23,19 @@ WRITES = int(sys.argv[3]) if len(sys.argv) > 3 else 7
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds(pid):
+def stat(pid):
+    """The fields of /proc/PID/stat after the command's name (the first is field 3, the state)."""
     with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
+        return f.read().rsplit(")", 1)[1].split()
+
+
+def cpu_seconds(pid):
+    fields = stat(pid)
     return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def minor_faults(pid):
+    return int(stat(pid)[7])  # field 10, minflt
 
 
 def load():
@@ -41,15 +52,17 @@ def measure(label, binary, body, scratch):
         port = int(re.search(r":(\d+)\s*$", server.stdout.readline()).group(1))
         client = Client(port)
         client.ask("PUT", "/v1/datasets/live", body, write=True)
-        visible, cpus, builds, deep = [], [], [], []
+        visible, cpus, faults, builds, deep = [], [], [], [], []
         for k in range(WRITES):
             _, before, _ = client.ask("GET", "/tiles/live/0/0/0.mvt")
             cpu = cpu_seconds(server.pid)
+            faulted = minor_faults(server.pid)
             begin = time.perf_counter()
             client.ask("POST", "/v1/datasets/live/features", collection(1, seed=k, prefix=f"w{k}-"), write=True)
             _, after, _ = client.ask("GET", "/tiles/live/0/0/0.mvt")
             visible.append(time.perf_counter() - begin)
             cpus.append(cpu_seconds(server.pid) - cpu)
+            faults.append(minor_faults(server.pid) - faulted)
             if after == before:
                 raise SystemExit("the tile's ETag did not change")
             listing = json.loads(client.ask("GET", "/v1/datasets")[2])
@@ -59,7 +72,8 @@ def measure(label, binary, body, scratch):
             client.ask("GET", "/tiles/live/10/511/400.mvt")
             deep.append(time.perf_counter() - begin)
         print(f"{label} n={COUNT:,} load {load()}: POST to tile 0/0/0 median {median(visible) * 1000:,.1f} ms "
-              f"(min {min(visible) * 1000:,.1f}); server CPU median {median(cpus) * 1000:,.0f} ms; build median "
+              f"(min {min(visible) * 1000:,.1f}); server CPU median {median(cpus) * 1000:,.0f} ms, minor faults "
+              f"{median(faults) / 1000:,.1f}k; build median "
               f"{median(builds):,.1f} ms; first tile 10/511/400 after it median {median(deep) * 1000:,.1f} ms",
               flush=True)
     finally:

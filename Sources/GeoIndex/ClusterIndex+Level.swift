@@ -38,24 +38,35 @@ extension ClusterIndex {
       parents = Parents(draft.parents)
       let count = draft.xs.count
       let clusterCount = draft.counts.reduce(0) { $0 + ($1 > 1 ? 1 : 0) }
-      items.reserveCapacity(count)
-      clusterXs.reserveCapacity(clusterCount)
-      clusterYs.reserveCapacity(clusterCount)
-      clusterIds.reserveCapacity(clusterCount)
-      clusterCounts.reserveCapacity(clusterCount)
-      if draft.aggregated { clusterAggregates.reserveCapacity(clusterCount) }
-      for i in 0..<count {
-        guard draft.counts[i] > 1 else {
-          items.append(UInt32(truncatingIfNeeded: draft.ids[i]))  // a lone point: its input index
-          continue
+      // Written through buffers: a level of a million items is compacted at most zooms of a large build.
+      var items: [UInt32] = []
+      let clusterItems = [Int](unsafeUninitializedCapacity: clusterCount) {
+        clusterItems, clustersInitialized in
+        items = [UInt32](unsafeUninitializedCapacity: count) { items, initialized in
+          draft.counts.withUnsafeBufferPointer { counts in
+            draft.ids.withUnsafeBufferPointer { ids in
+              var k = 0
+              for i in 0..<count {
+                if counts[i] > 1 {
+                  clusterItems[k] = i
+                  items[i] = Self.clusterTag | UInt32(truncatingIfNeeded: k)
+                  k += 1
+                } else {
+                  items[i] = UInt32(truncatingIfNeeded: ids[i])  // a lone point: its input index
+                }
+              }
+            }
+          }
+          initialized = count
         }
-        items.append(Self.clusterTag | UInt32(clusterXs.count))
-        clusterXs.append(draft.xs[i])
-        clusterYs.append(draft.ys[i])
-        clusterIds.append(draft.ids[i])
-        clusterCounts.append(draft.counts[i])
-        if draft.aggregated { clusterAggregates.append(draft.aggregateIndices[i]) }
+        clustersInitialized = clusterCount
       }
+      self.items = items
+      clusterXs = clusterItems.map { draft.xs[$0] }
+      clusterYs = clusterItems.map { draft.ys[$0] }
+      clusterIds = clusterItems.map { draft.ids[$0] }
+      clusterCounts = clusterItems.map { draft.counts[$0] }
+      if draft.aggregated { clusterAggregates = clusterItems.map { draft.aggregateIndices[$0] } }
     }
 
     /// The same items, clusters and tree (shared, not copied) with other parents: the level of a zoom at
