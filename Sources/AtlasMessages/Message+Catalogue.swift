@@ -423,8 +423,9 @@ public enum Message: String, CaseIterable, Sendable {
   case keptJournalForeign
   case keptJournalUnreadable
   case keptCannotServe
-  // acc30: a dataset's removal whose journal stays
+  // acc30: a dataset's removal whose journal stays, a parameter to an endpoint that takes none
   case datasetRemovedJournalLeft
+  case serviceTakesNoParameter
   case clusterNoSuchId
   case clusterOptionRange
   case clusterAcceptsZoom
@@ -2278,7 +2279,12 @@ public enum Message: String, CaseIterable, Sendable {
         "Le jeu de données gardé '{1}' ne peut pas être servi ({2}) ; retirez-le ou envoyez de nouveau le jeu de "
           + "données par PUT."
       )
-    // acc30: a dataset's removal whose journal stays
+    // acc30: a dataset's removal whose journal stays, a parameter to an endpoint that takes none
+    case .serviceTakesNoParameter:
+      (
+        "This endpoint takes no parameter '{1}'; it takes none.",
+        "Ce point d'accès ne prend pas de paramètre '{1}' ; il n'en prend aucun."
+      )
     case .datasetRemovedJournalLeft:
       (
         "The dataset '{1}' is removed, but its journal '{2}' could not be removed ({3}); it names no base now, so "

@@ -50,6 +50,7 @@ extension AtlasService {
     for (i, (key, _)) in parameters.pairs.enumerated() {
       // `lang` (en or fr) is every endpoint's: the language of its error sentence.
       guard names.contains(where: { key == $0 }) || key == "lang" else {
+        if names.isEmpty { throw .said(Problem.badParameter, .serviceTakesNoParameter, key.prefix(64)) }
         throw .said(
           Problem.badParameter, .serviceUnknownParameter, key.prefix(64),
           names.sorted().joined(separator: ", "))

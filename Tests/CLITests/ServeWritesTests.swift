@@ -256,6 +256,31 @@ import Testing
       for i in 0..<count { #expect(all.body.contains(#""id":"add\#(i)-0""#), "add\(i)") }
     }
   }
+
+  /// A write's refusals are whole sentences in the request's language: a parameter to a write (which takes
+  /// none) says so (it read "…; it takes ."), and a body that cannot be read is named in the answer's language
+  /// (it was 'the body' in French answers too).
+  @Test func aWritesRefusalsAreSentencesInTheRequestsLanguage() async throws {
+    let scratch = try ScratchDirectory()
+    try await Application(router: try Self.service(scratch.path).router()).test(.router) { client in
+      let query = try await Self.send(client, .put, "/v1/datasets/live?x=1", Self.collection(3, version: 1))
+      #expect(
+        query.status == 400
+          && query.body.hasPrefix(#"{"error":"This endpoint takes no parameter 'x'; it takes none."}"#),
+        "\(query.body)")
+      let french = try await Self.send(
+        client, .put, "/v1/datasets/live?x=1&lang=fr", Self.collection(3, version: 1))
+      #expect(french.body.contains("il n'en prend aucun."), "\(french.body)")
+      let csv = "lat,lon\n91,0\n"
+      let english = try await Self.send(client, .put, "/v1/datasets/live", csv)
+      #expect(
+        english.status == 400 && english.body.contains("Line 2 of 'the request body'"), "\(english.body)")
+      let inFrench = try await Self.send(client, .put, "/v1/datasets/live?lang=fr", csv)
+      #expect(
+        inFrench.status == 400 && inFrench.body.contains("Ligne 2 de 'le corps de la requête'"),
+        "\(inFrench.body)")
+    }
+  }
 }
 
 /// The same through `newsatlas serve` itself: readers beside writers, a SIGKILL in the middle of a PUT, the
