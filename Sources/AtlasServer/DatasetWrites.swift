@@ -743,7 +743,8 @@ final class DatasetWriteSeams: @unchecked Sendable {  // every member is guarded
   /// The next `count` journal syncs fail (EIO) without syncing.
   func failJournalSyncs(_ count: Int) { condition.withLock { failingJournalSyncs = count } }
 
-  /// The next `count` removals of a journal after a new base is in place fail (EIO) and leave it.
+  /// The next `count` removals of a journal (after a new base is in place, or a dataset's removal) fail (EIO)
+  /// and leave it.
   func failJournalRemovals(_ count: Int) { condition.withLock { failingJournalRemovals = count } }
 
   /// The error number of an injected journal-removal failure, or nil (remove it for real).
