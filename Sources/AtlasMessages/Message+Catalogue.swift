@@ -480,6 +480,9 @@ public enum Message: String, CaseIterable, Sendable {
   case keyNotAccepted
   case serviceAnswered
   case notItsJSON
+  // What a service answered instead of its JSON (ServiceAnswer), inside notItsJSON and gdeltNotItsJSON (fr31).
+  case answerEmpty
+  case answerBegins
   case notCached
   case budgetSpent
   case planOverBudget
@@ -489,6 +492,7 @@ public enum Message: String, CaseIterable, Sendable {
   case feedUnreadable
   case gdeltRefused
   case gdeltAnswered
+  case gdeltNotItsJSON
   case gdeltOff
   case noRouteGDELTOff
   case noFeedsFor
@@ -2424,6 +2428,8 @@ public enum Message: String, CaseIterable, Sendable {
         "NewsAPI answered HTTP {1} with something that is not its JSON ({2}).",
         "NewsAPI a répondu HTTP {1} avec autre chose que son JSON ({2})."
       )
+    case .answerEmpty: ("an empty answer", "une réponse vide")
+    case .answerBegins: ("it begins '{1}'", "la réponse commence par '{1}'")
     case .notCached:
       (
         "Offline, and the cache has no answer for {1}; run the command once online first.",
@@ -2519,6 +2525,11 @@ public enum Message: String, CaseIterable, Sendable {
       )
     case .gdeltRefused: ("GDELT refused the query: {1}", "GDELT a refusé la requête : {1}")
     case .gdeltAnswered: ("GDELT answered HTTP {1}: {2}", "GDELT a répondu HTTP {1} : {2}")
+    case .gdeltNotItsJSON:
+      (
+        "GDELT answered HTTP {1} with something that is not its JSON ({2}).",
+        "GDELT a répondu HTTP {1} avec autre chose que son JSON ({2})."
+      )
     case .gdeltOff:
       ("GDELT is turned off here, so it cannot answer.", "GDELT est coupé ici, il ne peut donc pas répondre.")
     case .noRouteGDELTOff:

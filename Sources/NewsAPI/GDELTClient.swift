@@ -415,21 +415,23 @@ public final class GDELTClient: HeadlinesProvider {
           }
           return body
         }
-        error = .gdelt(status: 200, message: "the answer is not GDELT's JSON")
+        error = .gdelt(status: 200, answer: NewsAPIClient.answer(response.body))
       } else {
-        error = .gdelt(status: response.status, message: Self.sentence(response.body))
+        error = .gdelt(status: response.status, answer: Self.answer(response.body))
       }
       if attempt == 1, error.isGDELTRateLimit || response.status >= 500 { continue }
       throw error
     }
   }
 
-  /// GDELT's plain-text answer, made one printable line of at most 200 characters.
-  static func sentence(_ body: [UInt8]) -> String {
+  /// GDELT's plain-text answer, made one printable line of at most 200 characters, and its kind: its rate
+  /// limit ("Please limit requests to one every 5 seconds …"), another sentence of its own, or nothing.
+  static func answer(_ body: [UInt8]) -> ServiceAnswer {
     let text = String(decoding: body.prefix(600), as: UTF8.self)
       .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
       .filter { !$0.isEmpty }.joined(separator: " ")
     let line = printable(String(text.prefix(200)))
-    return line.isEmpty ? "an empty answer" : line
+    if line.isEmpty { return .empty }
+    return line.lowercased().contains("limit requests") ? .tooFast(line) : .said(line)
   }
 }

@@ -401,7 +401,7 @@ public final class NewsAPIClient: Sendable {
       try await self.body(path, parameters, key: key, as: type)
     }
     guard let value = try? JSONDecoder().decode(T.self, from: Data(body)) else {
-      throw .unexpectedResponse(status: 200, detail: "the body is not the JSON NewsAPI sends")
+      throw .unexpectedResponse(status: 200, answer: Self.answer(body))
     }
     return value
   }
@@ -571,13 +571,13 @@ public final class NewsAPIClient: Sendable {
         status: response.status, code: failure.code ?? "unknown", message: failure.message ?? "no message",
         retryAfterSeconds: retryAfter)
     }
-    if response.status == 200 {
-      return .unexpectedResponse(status: 200, detail: "the body is not the JSON NewsAPI sends")
-    }
-    let text = String(decoding: response.body.prefix(60), as: UTF8.self)
-      .replacingOccurrences(of: "\n", with: " ")
-    return .unexpectedResponse(
-      status: response.status, detail: text.isEmpty ? "an empty body" : "it begins '\(text)'")
+    return .unexpectedResponse(status: response.status, answer: answer(response.body))
+  }
+
+  /// A body that is not the service's JSON, as an error says it: empty, or what it begins with.
+  static func answer(_ body: [UInt8]) -> ServiceAnswer {
+    let text = String(decoding: body.prefix(60), as: UTF8.self).replacingOccurrences(of: "\n", with: " ")
+    return text.isEmpty ? .empty : .begins(text)
   }
 
   /// `Retry-After` (RFC 9110, 10.2.3) in whole seconds from now: delay-seconds (digits only) or an HTTP date;

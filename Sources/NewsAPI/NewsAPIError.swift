@@ -14,7 +14,7 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The service answered `{"status":"error"}`: its HTTP status, code (kept even when unknown) and message.
   case service(status: Int, code: String, message: String, retryAfterSeconds: Int?)
   /// The service answered something that is not NewsAPI JSON (a proxy's HTML page, say).
-  case unexpectedResponse(status: Int, detail: String)
+  case unexpectedResponse(status: Int, answer: ServiceAnswer)
   /// Offline, and the cache holds no answer to this request.
   case notCached(Sentence)
   /// Sending would go past the plan's budget; `--force` sends anyway.
@@ -27,14 +27,15 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
   /// A feed's server answered with a status other than 2xx (`reason` nil), or a 2xx whose body is not a feed
   /// NewsAtlas reads (`reason`: the parser's sentence). `url` has no user information.
   case feed(url: String, status: Int, reason: Sentence?)
-  /// GDELT did not answer with its JSON: its HTTP status and its sentence (it answers a bad query, or a client
-  /// that asks too often, with a 200 and a line of plain text), or what the body began with.
-  case gdelt(status: Int, message: String)
+  /// GDELT did not answer with its JSON: its HTTP status and what it answered instead (it answers a bad query,
+  /// or a client that asks too often, with a 200 and a line of plain text).
+  case gdelt(status: Int, answer: ServiceAnswer)
 
-  /// Whether GDELT's sentence (or status) says the client asks too often.
+  /// Whether GDELT's status, or the kind of line it answered, says the client asks too often.
   var isGDELTRateLimit: Bool {
-    guard case .gdelt(let status, let message) = self else { return false }
-    return status == 429 || message.lowercased().contains("limit requests")
+    guard case .gdelt(let status, let answer) = self else { return false }
+    if case .tooFast = answer { return true }
+    return status == 429
   }
 
   /// The service refused the key itself (`apiKeyInvalid`, `apiKeyDisabled`, `apiKeyMissing`): a new key
@@ -60,7 +61,13 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
     case .notCached: return "offline"
     case .budgetSpent, .planOverBudget, .cacheUnavailable: return "quota"
     case .feed(_, let status, _): return (200..<300).contains(status) ? "decoding" : "http"
-    case .gdelt(let status, _): return isGDELTRateLimit ? "quota" : status == 200 ? "service" : "http"
+    case .gdelt(let status, let answer):
+      if isGDELTRateLimit { return "quota" }
+      guard status == 200 else { return "http" }
+      switch answer {
+      case .said, .tooFast: return "service"
+      case .empty, .begins: return "decoding"
+      }
     }
   }
 
@@ -135,8 +142,8 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
       if status == 426 { return closed(Message.beyondPlan(code, message, in: language)) }
       if code.hasPrefix("apiKey") { return closed(Message.keyNotAccepted(code, message, in: language)) }
       return closed(Message.serviceAnswered(status, code, message, in: language))
-    case .unexpectedResponse(let status, let detail):
-      return Message.notItsJSON(status, detail, in: language)
+    case .unexpectedResponse(let status, let answer):
+      return Message.notItsJSON(status, answer.text(in: language), in: language)
     case .notCached(let what):
       return Message.notCached(what.text(in: language), in: language)
     case .budgetSpent(let usage):
@@ -155,11 +162,15 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
     case .feed(let url, let status, let reason):
       guard let reason else { return Message.feedAnswered(url, status, in: language) }
       return Message.feedUnreadable(url, reason.lowercased.text(in: language), in: language)
-    case .gdelt(let status, let message):
-      return closed(
-        status == 200
-          ? Message.gdeltRefused(message, in: language) : Message.gdeltAnswered(status, message, in: language)
-      )
+    case .gdelt(let status, let answer):
+      switch answer {
+      case .empty, .begins:
+        return Message.gdeltNotItsJSON(status, answer.text(in: language), in: language)
+      case .said(let line), .tooFast(let line):
+        return closed(
+          status == 200
+            ? Message.gdeltRefused(line, in: language) : Message.gdeltAnswered(status, line, in: language))
+      }
     }
   }
 
@@ -167,5 +178,28 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
     usage.nextFreeAt.map {
       Message.nextFreeIn(spokenDuration($0.timeIntervalSinceNow, in: language), in: language)
     } ?? ""
+  }
+}
+
+/// What a service answered instead of its JSON: its own words, or what NewsAtlas says of the body (in the
+/// reader's language, from the catalogue). The kind, not the words, says whether it asks the client to wait.
+public enum ServiceAnswer: Equatable, Hashable, Sendable {
+  /// No body at all.
+  case empty
+  /// A body that is not the service's JSON: what it begins with (at most 60 bytes, one line), quoted.
+  case begins(String)
+  /// The service's own line of plain text (GDELT's answer to a bad query), quoted as it said it.
+  case said(String)
+  /// The service's own line asking the client to wait between requests (GDELT's "Please limit requests to one
+  /// every 5 seconds"): its rate limit.
+  case tooFast(String)
+
+  /// The answer as a clause of a sentence in `language`: the catalogue's words around the service's own.
+  public func text(in language: InterfaceLanguage) -> String {
+    switch self {
+    case .empty: Message.answerEmpty(in: language)
+    case .begins(let start): Message.answerBegins(start, in: language)
+    case .said(let line), .tooFast(let line): line
+    }
   }
 }

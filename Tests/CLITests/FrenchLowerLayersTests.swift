@@ -162,6 +162,63 @@ import Testing
     #expect(inEnglish.stderr.contains(english), "\(inEnglish.stderr)")
   }
 
+  /// What NewsAPI or GDELT answers instead of its JSON (`ServiceAnswer`), from the test server on 127.0.0.1: the
+  /// catalogue's words in the reader's language around the service's own bytes, quoted; exit 69 and no retry
+  /// but after a server error, while GDELT's own "limit requests" line is its rate limit (exit 75, one retry)
+  /// by its kind, in either language.
+  @Test(arguments: [
+    (
+      ["search", "portal"], "",
+      "NewsAPI a répondu HTTP 200 avec autre chose que son JSON (la réponse commence par '<html>Sign in to the "
+        + "hotel Wi-Fi</html>').",
+      "NewsAPI answered HTTP 200 with something that is not its JSON (it begins '<html>Sign in to the hotel "
+        + "Wi-Fi</html>').", Int32(69), 1
+    ),
+    (
+      ["search", "emptybody"], "",
+      "NewsAPI a répondu HTTP 502 avec autre chose que son JSON (une réponse vide).",
+      "NewsAPI answered HTTP 502 with something that is not its JSON (an empty answer).", 69, 2
+    ),
+    (
+      ["headlines", "--country", "de", "--provider", "gdelt"], "/notjson",
+      #"GDELT a répondu HTTP 200 avec autre chose que son JSON (la réponse commence par '{"articles": 5}')."#,
+      #"GDELT answered HTTP 200 with something that is not its JSON (it begins '{"articles": 5}')."#, 69, 1
+    ),
+    (
+      ["headlines", "--country", "de", "--provider", "gdelt"], "/empty",
+      "GDELT a répondu HTTP 200 avec autre chose que son JSON (une réponse vide).",
+      "GDELT answered HTTP 200 with something that is not its JSON (an empty answer).", 69, 1
+    ),
+    (
+      ["headlines", "--country", "de", "--provider", "gdelt"], "/toofast",
+      "GDELT a refusé la requête : Please limit requests to one every 5 seconds",
+      "GDELT refused the query: Please limit requests to one every 5 seconds", 75, 2
+    ),
+  ])
+  func anAnswerThatIsNotTheServicesJSON(
+    arguments: [String], gdeltPath: String, french: String, english: String, status: Int32, requests: Int
+  ) throws {
+    let server = try LocalServer()
+    let script = #"""
+      mkdir -p "$XDG_CONFIG_HOME/newsatlas" &&
+        printf 'gdelt-spacing = 0\n' > "$XDG_CONFIG_HOME/newsatlas/config.toml" && "$0" "$@"
+      """#
+    let environment = [
+      "NEWSAPI_KEY": LocalServer.newsAPIKey, "NEWSATLAS_API_BASE": server.base,
+      "NEWSATLAS_GDELT_BASE": server.base + gdeltPath,
+    ]
+    let inFrench = try CLI.shell(
+      script, arguments, environment: environment.merging(["LANG": "fr_FR.UTF-8"]) { $1 })
+    #expect(inFrench.status == status, "\(inFrench.stderr)")
+    #expect(inFrench.stderr.contains(french), "\(inFrench.stderr)")
+    #expect(!inFrench.stderr.contains(english), "\(inFrench.stderr)")
+    #expect(try server.log().count == requests)
+    let inEnglish = try CLI.shell(script, arguments, environment: environment)
+    #expect(inEnglish.status == status, "\(inEnglish.stderr)")
+    #expect(inEnglish.stderr.contains(english), "\(inEnglish.stderr)")
+    #expect(try server.log().count == 2 * requests)
+  }
+
   /// Fetch: a transfer libcurl cannot create (`curl_easy_init` gives none) or start (`curl_multi_add_handle`
   /// refuses it), met through a libcurl whose one function fails (`NEWSATLAS_LIBCURL`: a library built here
   /// with that function, the rest the system's libcurl): a catalogue sentence with curl's own words quoted.
@@ -335,6 +392,8 @@ import Testing
     // The news library's refusals before a request, the settings' and GeoIndex's typed errors as said.
     "NewsAPI/NewsAPIClient+Headlines.swift", "NewsAPI/NewsAPIClient+Sources.swift",
     "NewsAPI/Settings.swift", "NewsAtlas/Country.swift", "AtlasSettings/SettingsError.swift",
+    // What a service answered instead of its JSON (fr31).
+    "NewsAPI/NewsAPIClient.swift", "NewsAPI/GDELTClient.swift", "NewsAPI/NewsAPIError.swift",
   ])
   func noEnglishOutsideTheCatalogue(path: String) throws {
     let found = try FrenchInterfaceTests.englishLiterals(under: "Sources/" + path).filter { literal in

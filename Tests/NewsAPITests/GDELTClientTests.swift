@@ -137,6 +137,15 @@ import Testing
     let failed = try await client(down, InMemoryResponseStore()).headlines(
       [HeadlinesJob(country: Country.named(code: "fr")!)], options: HeadlinesOptions())
     #expect(failed[0].error?.kind == "http" && failed[0].error?.httpStatus == 503)
+
+    // A 200 that is not GDELT's JSON (empty, or JSON of another shape): a decoding error, sent once, never its
+    // rate limit.
+    for body in ["", #"{"articles": 5}"#] {
+      let odd = FakeTransport { _, _ in HTTPResponse(status: 200, rawHeaders: [], body: Array(body.utf8)) }
+      let answered = try await client(odd, InMemoryResponseStore()).headlines(
+        [HeadlinesJob(country: Country.named(code: "fr")!)], options: HeadlinesOptions())
+      #expect(answered[0].error?.kind == "decoding" && odd.requests.count == 1, "\(body)")
+    }
   }
 
   @Test func offlineAnswersOnlyFromTheCache() async throws {

@@ -148,7 +148,7 @@ import Testing
   @Test func nonJSONErrorsAndBadKeys() async throws {
     await #expect(
       throws: NewsAPIError.unexpectedResponse(
-        status: 503, detail: "it begins '<html>Service Unavailable</html>'")
+        status: 503, answer: .begins("<html>Service Unavailable</html>"))
     ) {
       try await client.topHeadlines(HeadlinesQuery(country: "ua"))
     }

@@ -87,7 +87,8 @@ def by_sources(ids):
 # Each country's articles come from Fixtures/gdelt/volumes.json (articles a day), evenly spaced over the day
 # before the current quarter hour; names and FIPS codes from Data/gdelt-countries.tsv. A base path picks a
 # behaviour: /toofast (every answer is the rate-limit sentence), /toofast-once (the first is), /badquery,
-# /paced-MS (the rate-limit sentence for a request less than MS ms after the previous one), /down (503 HTML).
+# /paced-MS (the rate-limit sentence for a request less than MS ms after the previous one), /down (503 HTML),
+# /notjson (a 200 of JSON that is not GDELT's), /empty (a 200 with no body).
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 with open(os.path.join(ROOT, "Tests", "Fixtures", "gdelt", "volumes.json")) as f:
     GDELT_VOLUMES = json.load(f)
@@ -222,6 +223,10 @@ class Handler(BaseHTTPRequestHandler):
             if query.get("q") == "okerror":  # NewsAPI's error body with a 200
                 return self.send(200, json.dumps({"status": "error", "code": "unexpectedError",
                                                   "message": "Something went wrong on our side."}).encode())
+            if query.get("q") == "portal":  # a 200 that is a proxy's page, not NewsAPI's JSON
+                return self.send(200, b"<html>Sign in to the hotel Wi-Fi</html>", "text/html")
+            if query.get("q") == "emptybody":  # a gateway's error with no body at all
+                return self.send(502, b"", "text/html")
             if query.get("q") == "nulltitle":  # one malformed article between two good ones
                 bad = dict(article("x"), title=None)
                 return ok([article("Good one"), bad, article("Good two")], 3)
@@ -253,6 +258,10 @@ class Handler(BaseHTTPRequestHandler):
             return text(GDELT_TOO_FAST)
         if mode == "down":
             return self.send(503, b"<html>Service Unavailable</html>", "text/html")
+        if mode == "notjson":
+            return self.send(200, b'{"articles": 5}')
+        if mode == "empty":
+            return self.send(200, b"", "text/html")
         q = query.get("query", "")
         if mode == "badquery" or not q:
             return text("Your search contained a keyword that was too short or too common to search for.")
