@@ -285,8 +285,9 @@ public enum Message: String, CaseIterable, Sendable {
   case mapCategoryScience
   case mapCategorySports
   case mapCategoryTechnology
-  // A result of headlines that failed, in text: its label, then the error sentence (french-a).
-  case headlinesResultFailed
+  // A label and what it labels, with the language's colon: a result of headlines that failed and its error
+  // sentence (french-a), an article's source and title (fr31).
+  case labelled
   case configAbstract
   case configDiscussion
   case configActionHelp
@@ -1711,7 +1712,7 @@ public enum Message: String, CaseIterable, Sendable {
     case .mapCategoryScience: ("Science", "Sciences")
     case .mapCategorySports: ("Sports", "Sports")
     case .mapCategoryTechnology: ("Technology", "Technologie")
-    case .headlinesResultFailed: ("{1}: {2}", "{1} : {2}")
+    case .labelled: ("{1}: {2}", "{1} : {2}")
 
     // MARK: config
     case .configAbstract:

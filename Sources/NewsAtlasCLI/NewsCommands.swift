@@ -347,7 +347,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
         if let error = result.error {  // as they complete; a lone result's error is the closing sentence
           if jobs.count > 1 {
             StandardError.write(
-              "newsatlas: \(Message.headlinesResultFailed(result.job.label, error.description(in: .current)))\n"
+              "newsatlas: \(Message.labelled(result.job.label, error.description(in: .current)))\n"
             )
           }
         } else {
@@ -367,7 +367,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
     throw CLIError(
       description: Self.failureSentence(
         failed: failed.count, of: jobs.count,
-        worst: Message.headlinesResultFailed(worst.job.label, error.description(in: .current)),
+        worst: Message.labelled(worst.job.label, error.description(in: .current)),
         errorsPrinted: format == .text),
       exitCode: CLIError(newsAPI: error).exitCode)
   }
@@ -701,10 +701,11 @@ struct SourcesCommand: AsyncParsableCommand {
 }
 
 extension Article {
-  /// Two lines for people: date (as `dates` shows it), source and title, then the link; the service's text
-  /// made safe for a terminal (no control character, so no escape sequence and no forged line).
+  /// Two lines for people: date (as `dates` shows it), source and title (with the reader's colon, "Source :
+  /// titre" in French), then the link; the service's text made safe for a terminal (no control character, so no
+  /// escape sequence and no forged line).
   func textLines(_ dates: HumanDate) -> String {
-    "    \(printable(dates.text(publishedAt)))  \(printable(source.name)): \(printable(title))\n"
+    "    \(printable(dates.text(publishedAt)))  \(Message.labelled(printable(source.name), printable(title)))\n"
       + "                \(printable(url))\n"
   }
 }

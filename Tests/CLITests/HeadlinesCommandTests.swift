@@ -118,6 +118,21 @@ import Testing
     #expect(json.stdout.contains("\"publishedAt\":\"2024-04-20T20:52:20.5931133Z\""))
   }
 
+  /// An article's line says its source and title with the reader's colon: "Example : us one" in French (it kept
+  /// the English colon), "Example: us one" in English, in headlines and search alike.
+  @Test func theArticleLinesColonIsTheReaders() throws {
+    let french = environment.merging(["LANG": "fr_FR.UTF-8", "TZ": "Europe/Paris"]) { $1 }
+    let headlines = try CLI.run(["headlines", "--country", "us"], environment: french)
+    #expect(
+      headlines.stdoutLines.dropFirst().first == "    Le 20/04/2024 à 22:52  Example : us one", "\(headlines)"
+    )
+    let search = try CLI.run(["search", "climat"], environment: french)
+    #expect(search.stdout.contains("  Example : About climat\n"), "\(search.stdout)")
+    let english = try CLI.run(
+      ["headlines", "--country", "us"], environment: environment.merging(["TZ": "Europe/Paris"]) { $1 })
+    #expect(english.stdoutLines.dropFirst().first == "    20 Apr 2024, 22:52  Example: us one", "\(english)")
+  }
+
   /// search's filters reach the service; dates are checked before anything is sent (a request of the day's 100).
   @Test func searchFiltersAndDates() throws {
     let search = try CLI.run(
