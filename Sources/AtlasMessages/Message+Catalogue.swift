@@ -459,6 +459,8 @@ public enum Message: String, CaseIterable, Sendable {
   case helpDefault
   case helpValues
   case helpDefaultAfterValues
+  // Between the items of a list whose items hold commas (config's keys): French spaces its ';' off (fr31).
+  case listSemicolon
   case helpShowHelpLine
   case helpShowVersion
   case helpSubcommandHelpLine
@@ -2042,6 +2044,7 @@ public enum Message: String, CaseIterable, Sendable {
     case .helpSubcommandsHeading: ("SUBCOMMANDS:", "SOUS-COMMANDES :")
     case .helpDefault: ("(default:", "(par défaut :")
     case .helpDefaultAfterValues: ("; default:", " ; par défaut :")
+    case .listSemicolon: ("; ", " ; ")
     case .helpValues: ("(values:", "(valeurs :")
     case .helpShowHelpLine: ("Show help information.", "Afficher l'aide.")
     case .helpShowVersion: ("Show the version.", "Afficher la version.")

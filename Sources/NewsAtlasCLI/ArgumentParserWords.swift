@@ -54,6 +54,11 @@ enum ArgumentParserWords {
   /// ArgumentParser's help (or `--version`'s line) with its own words in `language`: the headings that begin
   /// a line, `(default: …)`, `(values: …)` and the help and version lines. The commands' own text is the
   /// catalogue's already.
+  ///
+  /// ArgumentParser wraps at spaces only, so a phrase with a space may end one line and begin the next
+  /// (`(values: text, json;` then `default: text)`): each half is said in `language` where it stands. And French
+  /// puts a space before `;` and `:`, where ArgumentParser may break: a line it begins with one (`; 75 réessayer`)
+  /// gives it back to the line before, and an option group's title ends with ` :`.
   static func help(_ text: String, in language: InterfaceLanguage) -> String {
     guard language != .english else { return text }
     var lines: [String] = []
@@ -62,12 +67,49 @@ enum ArgumentParserWords {
       for heading in headings where line.hasPrefix(heading.texts.en) {
         line = heading.text(in: language) + line.dropFirst(heading.texts.en.count)
       }
+      if let last = lines.last, let (before, after) = brokenPhrase(last, line, in: language) {
+        lines[lines.count - 1] = before
+        line = after
+      }
       for phrase in phrases where line.contains(phrase.texts.en) {
         line = line.replacingAll(phrase.texts.en, with: phrase.text(in: language))
+      }
+      // An option group's title, which ArgumentParser writes in capitals followed by its own ':'.
+      if line.first != " ", line.hasSuffix(":"), !line.hasSuffix(" :"), line == line.uppercased() {
+        line = line.dropLast() + " :"
+      }
+      let indent = line.prefix { $0 == " " }
+      let rest = line.dropFirst(indent.count)
+      if let mark = rest.first, mark == ";" || mark == ":", rest.dropFirst().first ?? " " == " ",
+        let last = lines.last, !last.isEmpty
+      {
+        lines[lines.count - 1] = last + " " + String(mark)
+        line = String(indent) + rest.dropFirst().drop { $0 == " " }
       }
       lines.append(line)
     }
     return lines.joined(separator: "\n")
+  }
+
+  /// Two lines of help with a phrase broken at its one space (`…, json;` and `   default: text)`), each half
+  /// said in `language` (`…, json ;` and `   par défaut : text)`); nil when no phrase is broken there.
+  static func brokenPhrase(_ first: String, _ second: String, in language: InterfaceLanguage)
+    -> (String, String)?
+  {
+    let indent = second.prefix { $0 == " " }
+    for phrase in phrases {
+      let english = phrase.texts.en.split(separator: " ")
+      let said = phrase.text(in: language).drop { $0 == " " }
+      guard english.count == 2, let space = said.firstIndex(of: " "),
+        first.hasSuffix(english[0]), second.dropFirst(indent.count).hasPrefix(english[1] + " ")
+      else { continue }
+      let lead = phrase.text(in: language).prefix { $0 == " " }
+      return (
+        String(first.dropLast(english[0].count) + lead + said[..<space]),
+        String(indent + said[said.index(after: space)...] + second.dropFirst(indent.count + english[1].count))
+      )
+    }
+    return nil
   }
 
   /// `'a', 'b' or 'c'` (ArgumentParser's list of values; `'a' and 'b'` for two) in `language`.

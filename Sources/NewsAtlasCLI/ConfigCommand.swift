@@ -16,7 +16,8 @@ struct ConfigCommand: ParsableCommand {
     abstract: Message.configAbstract(),
     discussion: helpDiscussion(
       Message.configDiscussion(
-        Settings.Key.allCases.map { "\($0.rawValue) (\($0.help))" }.joined(separator: "; ")))
+        Settings.Key.allCases.map { "\($0.rawValue) (\($0.help))" }.joined(separator: Message.listSemicolon())
+      ))
   )
 
   @Argument(help: ArgumentHelp(Message.configActionHelp()))

@@ -54,9 +54,14 @@ struct ServeCommand: AsyncParsableCommand {
   var cors: String?
 
   @Option(
+    name: .customLong("threads"),
     help: ArgumentHelp(
       Message.serveThreadsHelp(), valueName: "n"))
-  var threads: Int = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+  var requestedThreads: Int?
+
+  /// The cores asked for, else all of this machine's (not a default in the help, which would show this one's and
+  /// say it twice: the help says "all").
+  var threads: Int { requestedThreads ?? Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 
   @Option(
     name: .customLong("tile-cache-mb"),

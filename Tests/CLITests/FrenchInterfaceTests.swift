@@ -297,6 +297,43 @@ import Testing
     #expect(english.contains("USAGE: newsatlas nearest") && english.contains("Show help information."))
   }
 
+  /// French help keeps its words and punctuation where ArgumentParser wraps (at spaces only): no line begins with
+  /// the ';' or ':' French spaces off (`; 75 réessayer`, `: tous)`), which belongs to the line before, and a
+  /// phrase broken across two lines is French in both halves (`(valeurs : text, json ;` / `par défaut : text)`;
+  /// it read `json;` / `default: text)`). And serve's --threads says its default once, in both languages (issue
+  /// 31 item 7: it added this machine's core count, `(default: 2)`). The keys of config's help are listed with ` ; `
+  /// and an option group's title ends with ` :`.
+  @Test func frenchHelpWrapsAsFrench() throws {
+    for command in [""] + Self.commands {
+      let help = try CLI.run(command.isEmpty ? ["--help"] : [command, "--help"], environment: Self.french)
+        .stdout
+      for line in help.split(separator: "\n") {
+        let text = line.drop { $0 == " " }
+        #expect(
+          !text.hasPrefix("; ") && !text.hasPrefix(": ") && text != ";" && text != ":", "\(command): \(line)")
+      }
+      #expect(!help.contains("default"), "\(command): \(help)")
+    }
+    // The keys' list in config's help, an option group's title.
+    let config = Self.collapsed(try CLI.run(["config", "--help"], environment: Self.french).stdout)
+    #expect(config.contains("(un des 54)) ; language (la langue"), "\(config)")
+    #expect(!config.contains(");"), "\(config)")
+    let headlines = try CLI.run(["headlines", "--help"], environment: Self.french).stdout
+    #expect(
+      headlines.contains(
+        "\nREGROUPEMENT (AVEC --CLUSTER : LES OPTIONS DE LA CARTE D'OÙ VIENT SON IDENTIFIANT) :\n"))
+    let countries = try CLI.run(["countries", "--help"], environment: Self.french).stdout
+    #expect(countries.contains("(valeurs : text, json ;\n"), "\(countries)")
+    #expect(countries.contains("                          par défaut : text)\n"), "\(countries)")
+    for (environment, word) in [([:], "default"), (Self.french, "par défaut")] {
+      let serve = Self.collapsed(try CLI.run(["serve", "--help"], environment: environment).stdout)
+      let threads =
+        serve.components(separatedBy: "--threads <n>").dropFirst().first?
+        .components(separatedBy: "--tile-cache-mb").first ?? ""
+      #expect(threads.components(separatedBy: word).count == 2, "\(threads)")
+    }
+  }
+
   /// A list of choices ends with "ou" in French: the providers' list was "auto, newsapi, gdelt or feeds".
   @Test func theProvidersListIsFrench() throws {
     let result = try CLI.run(["headlines", "--country", "fr", "--provider", "rss"], environment: Self.french)
