@@ -25,9 +25,6 @@ struct ServiceOptions: ParsableArguments {
   @Option(help: ArgumentHelp(Message.formatTextOrJSON()))
   var format: TextOrJSON = .text
 
-  @Flag(help: ArgumentHelp(Message.utcHelp()))
-  var utc = false
-
   @OptionGroup var interface: InterfaceOptions
 
   @Flag(help: ArgumentHelp(Message.refreshHelp()))
@@ -40,8 +37,10 @@ struct ServiceOptions: ParsableArguments {
   var force = false
 
   /// How text output shows an article's date: in the reader's time zone (`TZ`, else the system's) and the
-  /// interface's language.
-  var dates: HumanDate { HumanDate(language: interface.lang ?? .current, utc: utc) }
+  /// interface's language, or `--utc`'s ISO 8601.
+  func dates(_ options: DateOptions) -> HumanDate {
+    HumanDate(language: interface.lang ?? .current, utc: options.utc)
+  }
 
   /// A client from the flags, else the environment (`NEWSAPI_KEY`, `NEWSATLAS_API_BASE`), else the settings file.
   func client(settings: Settings, keyRequired: Bool = true) throws(CLIError) -> (NewsAPIClient, HTTPClient) {
@@ -171,6 +170,12 @@ struct ServiceOptions: ParsableArguments {
   }
 }
 
+/// `--utc`, for the commands whose text shows articles' dates (headlines, search; not sources, which has none).
+struct DateOptions: ParsableArguments {
+  @Flag(help: ArgumentHelp(Message.utcHelp()))
+  var utc = false
+}
+
 extension CLIError {
   /// sysexits(3) statuses for the service's failures: 78 no key configured, 77 a key the service rejects
   /// (fix the key), 64 a request refused before sending, 75 the quota (try later), 69 anything else the network
@@ -287,6 +292,8 @@ struct HeadlinesCommand: AsyncParsableCommand {
 
   @OptionGroup var service: ServiceOptions
 
+  @OptionGroup var dateOptions: DateOptions
+
   func run() async throws {
     let settings = try LaunchSettings.load()
     for url in feeds { _ = try FeedList.validate(url: url) }
@@ -351,7 +358,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
             )
           }
         } else {
-          out.append(Self.text(result, dates: service.dates))
+          out.append(Self.text(result, dates: service.dates(dateOptions)))
           out.flush()
         }
       }
@@ -557,6 +564,8 @@ struct SearchCommand: AsyncParsableCommand {
 
   @OptionGroup var service: ServiceOptions
 
+  @OptionGroup var dateOptions: DateOptions
+
   func run() async throws {
     let settings = try LaunchSettings.load()
     var search = SearchQuery(q: query)
@@ -600,7 +609,7 @@ struct SearchCommand: AsyncParsableCommand {
       return
     }
     out.append(Message.searchCount(page.articles.count, page.totalResults) + "\n")
-    let dates = service.dates
+    let dates = service.dates(dateOptions)
     for article in page.articles { out.append(article.textLines(dates)) }
   }
 }

@@ -118,6 +118,17 @@ import Testing
     #expect(json.stdout.contains("\"publishedAt\":\"2024-04-20T20:52:20.5931133Z\""))
   }
 
+  /// --utc is offered only where text shows articles' dates: headlines and search, not sources (a list of
+  /// sources, no date), which refuses it as any option it does not take.
+  @Test func onlyCommandsWithDatesTakeUTC() throws {
+    for command in ["headlines", "search"] {
+      #expect(try CLI.run([command, "--help"]).stdout.contains("  --utc  "), "\(command)")
+    }
+    #expect(!(try CLI.run(["sources", "--help"]).stdout.contains("--utc")))
+    let refused = try CLI.run(["sources", "--utc"], environment: environment)
+    #expect(refused.status == 64 && refused.stderr.contains("'--utc'"), "\(refused.stderr)")
+  }
+
   /// An article's line says its source and title with the reader's colon: "Example : us one" in French (it kept
   /// the English colon), "Example: us one" in English, in headlines and search alike.
   @Test func theArticleLinesColonIsTheReaders() throws {
