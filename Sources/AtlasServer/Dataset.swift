@@ -23,6 +23,8 @@ public final class Dataset: @unchecked Sendable {
   public let aggregations: [Aggregation]
   /// Seconds spent building the cluster index (the nearest tree is built on its first use).
   public let buildSeconds: Double
+  /// Whether the index extends the one served before (`init(…extending:)`) instead of being built whole.
+  let extendedIndex: Bool
   /// west, south, east, north of the points (the world when there are none).
   public let bounds: (west: Double, south: Double, east: Double, north: Double)
   /// FNV-1a (64-bit) over the points' coordinates, the options, the aggregates and the source file's size and
@@ -115,6 +117,7 @@ public final class Dataset: @unchecked Sendable {
     writer = ClusterWriter(index: index, file: file, aggregations: dataset.aggregations)
     aggregations = dataset.aggregations
     buildSeconds = dataset.buildSeconds
+    extendedIndex = dataset.extendedIndex
     bounds = dataset.bounds
     contentHash = dataset.contentHash
     pointCount = dataset.pointCount
@@ -127,9 +130,13 @@ public final class Dataset: @unchecked Sendable {
 
   /// Builds a dataset, kept by writes over HTTP when `kept` is given (read from the datasets folder when
   /// `keptHere`, by default when `kept` is given).
+  ///
+  /// `extending` is the dataset served before, when `file` holds its features with others after them (a
+  /// `POST …/features`): its index is extended (`ClusterIndex.appending`, the same index as a whole build)
+  /// rather than built again.
   init(
     name: String, file: FeatureFile?, options: ClusterOptions, aggregations: [Aggregation], version: Int,
-    kept: Kept?, keptHere: Bool? = nil
+    kept: Kept?, keptHere: Bool? = nil, extending previous: Dataset? = nil
   ) throws(ClusterError) {
     self.version = version
     self.kept = kept
@@ -142,7 +149,15 @@ public final class Dataset: @unchecked Sendable {
     self.aggregations = aggregations
     var start = timespec()
     clock_gettime(CLOCK_MONOTONIC, &start)
-    index = try Aggregation.index(of: file, options: options, aggregations: aggregations)
+    if let previous, previous.index.options == options, previous.index.inputCount <= file.count,
+      let extended = try previous.index.appending(Array(file.points[previous.index.inputCount...]))
+    {
+      index = extended
+      extendedIndex = true
+    } else {
+      index = try Aggregation.index(of: file, options: options, aggregations: aggregations)
+      extendedIndex = false
+    }
     var end = timespec()
     clock_gettime(CLOCK_MONOTONIC, &end)
     buildSeconds = Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) * 1e-9

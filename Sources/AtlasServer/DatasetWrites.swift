@@ -159,7 +159,8 @@ final class DatasetWrites: Sendable {
     let elapsed = ContinuousClock.now - start
     metrics.datasetBuilt(
       changes: changed,
-      seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+      seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18,
+      extended: store[name]?.extendedIndex ?? false)
     return outcomes
   }
 
@@ -207,6 +208,7 @@ final class DatasetWrites: Sendable {
     var outcomes: [Outcome?] = []
     var ahead = 0  // the bytes of `records` already written ahead (each once)
     var identity = kept.identity
+    var removed = false  // whether a feature was removed (the index cannot then be extended: `Dataset.init`)
     for change in changes {
       switch change {
       case .add(let added):
@@ -233,6 +235,7 @@ final class DatasetWrites: Sendable {
           continue
         }
         features.remove(found)
+        removed = true
         let (record, hash) = DatasetJournal.removeRecord(id: id, version: version)
         records += record
         identity = DatasetJournal.chained(identity, hash)
@@ -252,7 +255,8 @@ final class DatasetWrites: Sendable {
           name: name, file: features, options: options, aggregations: aggregations, version: version,
           kept: Dataset.Kept(
             nonce: kept.nonce, identity: identity, baseVersion: kept.baseVersion, baseBytes: kept.baseBytes,
-            journalBytes: first + records.count))
+            journalBytes: first + records.count),
+          extending: removed ? nil : before)
         store.swap(name, to: dataset)
         afterSwap(name, dataset)
         return (outcomes.map { $0 ?? .served(dataset, created: false) }, changed)

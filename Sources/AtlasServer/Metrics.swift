@@ -38,6 +38,7 @@ final class Metrics: Sendable {
     /// Dataset changes written and served, changes whose write failed, builds, and the builds' durations.
     var datasetChanges = 0
     var datasetChangesFailed = 0
+    var datasetBuildsExtended = 0
     var datasetBuilds = Histogram()
     /// Journals compacted into a new base, and compactions that failed (or whose folder sync did).
     var compactions = 0
@@ -76,10 +77,11 @@ final class Metrics: Sendable {
 
   /// One build of a written dataset, serving `changes` changes (more than one when they were coalesced), from
   /// the batch's start to its swap, in seconds.
-  func datasetBuilt(changes: Int, seconds: Double) {
+  func datasetBuilt(changes: Int, seconds: Double, extended: Bool = false) {
     counters.withLock { counters in
       counters.datasetChanges += changes
       counters.datasetBuilds.record(seconds)
+      if extended { counters.datasetBuildsExtended += 1 }
     }
   }
 
@@ -187,6 +189,10 @@ final class Metrics: Sendable {
       # HELP newsatlas_dataset_writes_failed_total Dataset changes whose write or build failed (500).
       # TYPE newsatlas_dataset_writes_failed_total counter
       newsatlas_dataset_writes_failed_total \(counters.datasetChangesFailed)
+      # HELP newsatlas_dataset_builds_extended_total Builds that extended the served index with added features \
+      instead of clustering every zoom again (the same index).
+      # TYPE newsatlas_dataset_builds_extended_total counter
+      newsatlas_dataset_builds_extended_total \(counters.datasetBuildsExtended)
       # HELP newsatlas_dataset_compactions_total Dataset journals compacted into a new base file (tried).
       # TYPE newsatlas_dataset_compactions_total counter
       newsatlas_dataset_compactions_total \(counters.compactions)

@@ -113,6 +113,19 @@ extension ClusterIndex {
       }
     }
 
+    /// Every parent id moved by `shift` (cluster ids count the input points: `ClusterIndex.appending`), for a
+    /// level of `count` items, those beyond the old ones without a parent.
+    func shifted(by shift: Int32, count: Int) -> Parents {
+      var moved = self
+      if !dense.isEmpty {
+        moved.dense = dense.map { $0 == -1 ? -1 : $0 &+ shift }
+        moved.dense.append(contentsOf: repeatElement(-1, count: count - dense.count))
+      } else {
+        moved.ids = ids.map { $0 &+ shift }
+      }
+      return moved
+    }
+
     /// The bytes its arrays hold.
     var bytes: Int { dense.count * 4 + indices.count * 4 + ids.count * 4 }
 

@@ -176,6 +176,8 @@ public struct ClusterIndex<Aggregate> {
   public let options: ClusterOptions
   /// The input positions (nil where a feature had no Point geometry), for tiles.
   @usableFromInline let points: [GeoPoint?]
+  /// How many input features it was built from (those without a Point included).
+  public var inputCount: Int { points.count }
   /// Levels for zooms `minZoom...maxZoom + 1`, at `zoom - minZoom`.
   @usableFromInline var levels: [Level]
   /// Each input point's projected position as the index keeps it (single precision, as supercluster rounds
@@ -184,6 +186,8 @@ public struct ClusterIndex<Aggregate> {
   @usableFromInline let pointYs: [Float]
   /// Every cluster's aggregate (supercluster's `clusterProps`).
   public private(set) var aggregates: [Aggregate] = []
+  /// Whether it was built with `map` and `reduce`.
+  let aggregating: Bool
 
   /// Builds the index.
   ///
@@ -245,20 +249,40 @@ public struct ClusterIndex<Aggregate> {
     // input (up to about the mean spacing of the points) and carried down the zooms.
     let searchRadius = max(
       Self.radius(zoom: options.maxZoom, options: options), 1 / Double(max(1, level.xs.count)).squareRoot())
-    var clearances = NeighborLists.clearances(
+    let clearances = NeighborLists.clearances(
       xs: level.xs, ys: level.ys, searchRadius: searchRadius, forks: forks)
+    var aggregation: (map: (Int) -> Aggregate, reduce: (inout Aggregate, Aggregate) -> Void)? = nil
+    if let map, let reduce { aggregation = (map, reduce) }
+    aggregating = aggregation != nil
+    var aggregates: [Aggregate] = []
+    levels = Self.zooms(
+      from: options.maxZoom, level: level, clearances: clearances, above: [], sameItems: false,
+      options: options, featureCount: points.count, forks: forks, treeForks: treeForks,
+      aggregation: aggregation, aggregates: &aggregates)
+    self.aggregates = aggregates
+  }
+
+  /// Clusters the zooms from `zoom` down to `minZoom`, `level` being the items of `zoom + 1` (with their
+  /// `clearances`, `NeighborLists.clearances`), below the finished levels `above` (from `maxZoom + 1` down to
+  /// `zoom + 2`; `sameItems` when the last of them holds the same items as `level`, which then shares its
+  /// storage); returns every level, from `minZoom` up.
+  static func zooms(
+    from startZoom: Int, level: Draft, clearances: [Double], above: [Level], sameItems: Bool,
+    options: ClusterOptions, featureCount: Int, forks: Int, treeForks: Int,
+    aggregation: (map: (Int) -> Aggregate, reduce: (inout Aggregate, Aggregate) -> Void)?,
+    aggregates: inout [Aggregate]
+  ) -> [Level] {
+    var clearances = clearances
     // The level being clustered (finished once the zoom below has written its parents, then kept compact),
     // and the compact levels so far, from `maxZoom + 1` down.
     var current = level
-    var finished: [Level] = []
+    var finished = above
     finished.reserveCapacity(options.maxZoom - options.minZoom + 2)
     // Whether `current` holds the same items, in the same order, as the last finished level (nothing merged
     // at its zoom), which then lends it its items, clusters and tree.
-    var sameItems = false
+    var sameItems = sameItems
     var neighbors: [Int] = []
     neighbors.reserveCapacity(64)
-    var aggregation: (map: (Int) -> Aggregate, reduce: (inout Aggregate, Aggregate) -> Void)? = nil
-    if let map, let reduce { aggregation = (map, reduce) }
     // The neighbour lists for the coming zoom, when they were found as its level was made.
     var pending: NeighborLists? = nil
 
@@ -275,7 +299,7 @@ public struct ClusterIndex<Aggregate> {
       draft = Draft()  // done with it: free it now
     }
 
-    for zoom in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
+    for zoom in stride(from: startZoom, through: options.minZoom, by: -1) {
       let radius = Self.radius(zoom: zoom, options: options)
       var next: Draft
       var unchanged = true
@@ -290,7 +314,7 @@ public struct ClusterIndex<Aggregate> {
         pending = nil
         let changed: Bool
         (next, changed, clearances) = Self.cluster(
-          &current, radius: radius, zoom: zoom, options: options, featureCount: points.count,
+          &current, radius: radius, zoom: zoom, options: options, featureCount: featureCount,
           lists: lists, clearances: clearances, forks: forks, aggregation: aggregation,
           aggregates: &aggregates, neighbors: &neighbors)
         if !changed {
@@ -328,7 +352,7 @@ public struct ClusterIndex<Aggregate> {
       sameItems = unchanged
     }
     finish(&current, zoom: options.minZoom, sameItems: sameItems)
-    levels = finished.reversed()
+    return finished.reversed()
   }
 
   /// Clusters one zoom: reads the level of `zoom + 1` (marking parents in it), returns the level of `zoom`

@@ -139,6 +139,12 @@ import Testing
       #expect(entry.json["featureCount"] as? Int == state.features.count)
       // Journals were compacted (into bases the restart below reads), none failed.
       let metrics = try await Base.send(client, .get, "/metrics", headers: []).body
+      // Adds without a removal in their batch extended the served index (`ClusterIndex.appending`), and the
+      // answers above were a fresh build's all the same.
+      let extended = metrics.firstMatch(of: /\nnewsatlas_dataset_builds_extended_total ([0-9]+)\n/).map {
+        Int($0.1)!
+      }
+      #expect((extended ?? 0) >= 3, "seed \(seed): \(extended ?? 0) extended builds")
       let compactions = metrics.firstMatch(of: /\nnewsatlas_dataset_compactions_total ([0-9]+)\n/).map {
         Int($0.1)!
       }
