@@ -72,9 +72,10 @@ def measure(label, binary, body, scratch):
             client.ask("GET", "/tiles/live/10/511/400.mvt")
             deep.append(time.perf_counter() - begin)
         print(f"{label} n={COUNT:,} load {load()}: POST to tile 0/0/0 median {median(visible) * 1000:,.1f} ms "
-              f"(min {min(visible) * 1000:,.1f}); server CPU median {median(cpus) * 1000:,.0f} ms, minor faults "
+              f"(min {min(visible) * 1000:,.1f}, max {max(visible) * 1000:,.1f}); server CPU median {median(cpus) * 1000:,.0f} ms, minor faults "
               f"{median(faults) / 1000:,.1f}k; build median "
-              f"{median(builds):,.1f} ms; first tile 10/511/400 after it median {median(deep) * 1000:,.1f} ms",
+              f"{median(builds):,.1f} ms; first tile 10/511/400 after it median {median(deep) * 1000:,.1f} ms "
+              f"(max {max(deep) * 1000:,.1f})",
               flush=True)
     finally:
         server.terminate()
