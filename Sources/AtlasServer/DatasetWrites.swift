@@ -180,16 +180,18 @@ final class DatasetWrites: Sendable {
       do {
         fresh = try PrivateFile(beside: journalPath, naming: Sentence(.theDatasetNamed, name))
       } catch {
-        return (changes.map { _ in .refused(failure(name, error.sentence, 0)) }, 0)
+        let problem = failure(name, error.sentence, 0)
+        return (changes.map { _ in .refused(problem) }, 0)
       }
       fd = fresh!.fileDescriptor
     } else {
       fresh = nil
       fd = open(journalPath, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
       guard fd >= 0 else {
-        return (
-          changes.map { _ in .refused(failure(name, Sentence(.datasetStepOpening, journalPath), errno)) }, 0
-        )
+        // One problem for the batch, with the errno of the failed call (read once, before anything else can
+        // change it).
+        let problem = failure(name, Sentence(.datasetStepOpening, journalPath), errno)
+        return (changes.map { _ in .refused(problem) }, 0)
       }
     }
     defer {
@@ -199,9 +201,8 @@ final class DatasetWrites: Sendable {
     // The file cut to its whole records (a write refused before may have left bytes after them, which no
     // dataset reads).
     guard ftruncate(fd, off_t(first)) == 0 else {
-      return (
-        changes.map { _ in .refused(failure(name, Sentence(.datasetStepCuttingBack, journalPath), errno)) }, 0
-      )
+      let problem = failure(name, Sentence(.datasetStepCuttingBack, journalPath), errno)
+      return (changes.map { _ in .refused(problem) }, 0)
     }
     if first == 0 { records = DatasetJournal.header(nonce: kept.nonce, baseVersion: kept.baseVersion) }
     let features = before.file.journaledCopy(journal: dup(fd))
