@@ -1,3 +1,4 @@
+import SeededPoints
 import Testing
 
 @testable import GeoIndex
@@ -7,28 +8,22 @@ import Testing
 /// depend on each zoom's k-d tree (clusters over the world, a tile), on seeded inputs with clumps, duplicates,
 /// points at a pole and on the antimeridian, features without a point, and other options.
 @Suite struct ClusterAppendingTests {
-  /// SplitMix64 in [0, 1).
-  struct Seeded {
-    var state: UInt64
-    mutating func unit() -> Double {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
-    }
-
-    /// A point of one of six kinds: none, anywhere, in a clump, near the north pole, on the antimeridian, or the
-    /// same place again.
-    mutating func point(_ kind: Int) -> GeoPoint? {
-      switch kind {
-      case 0: return nil
-      case 1: return GeoPoint(uncheckedLatitude: unit() * 170 - 85, longitude: unit() * 360 - 180)
-      case 2: return GeoPoint(uncheckedLatitude: 48.85 + unit() * 0.5, longitude: 2.35 + unit() * 0.5)
-      case 3: return GeoPoint(uncheckedLatitude: 90 - unit() * 0.01, longitude: unit() * 360 - 180)
-      case 4: return GeoPoint(uncheckedLatitude: unit() * 10, longitude: unit() < 0.5 ? 180 : -180)
-      default: return GeoPoint(uncheckedLatitude: 48.85, longitude: 2.35)
-      }
+  /// A point of one of six kinds: none, anywhere, in a clump, near the north pole, on the antimeridian, or the
+  /// same place again.
+  static func point(_ kind: Int, _ random: inout SeededSpherePoints) -> GeoPoint? {
+    switch kind {
+    case 0: return nil
+    case 1: return random.next()
+    case 2:
+      return GeoPoint(
+        uncheckedLatitude: 48.85 + random.nextUnit() * 0.5, longitude: 2.35 + random.nextUnit() * 0.5)
+    case 3:
+      return GeoPoint(
+        uncheckedLatitude: 90 - random.nextUnit() * 0.01, longitude: random.nextUnit() * 360 - 180)
+    case 4:
+      return GeoPoint(
+        uncheckedLatitude: random.nextUnit() * 10, longitude: random.nextUnit() < 0.5 ? 180 : -180)
+    default: return GeoPoint(uncheckedLatitude: 48.85, longitude: 2.35)
     }
   }
 
@@ -57,15 +52,17 @@ import Testing
 
   @Test(arguments: 0..<4)
   func anExtendedIndexIsTheWholeBuild(part: Int) throws {
-    var random = Seeded(state: UInt64(part) * 7919 + 1)
+    var random = SeededSpherePoints(seed: UInt32(part) * 7919 + 1)
     for trial in (part * 30)..<((part + 1) * 30) {
       let n = [0, 1, 5, 40, 300, 2000][trial % 6]
-      var base: [GeoPoint?] = (0..<n).map { _ in random.point(trial % 7 == 0 ? 1 : Int(random.unit() * 6)) }
+      var base: [GeoPoint?] = (0..<n).map { _ in
+        Self.point(trial % 7 == 0 ? 1 : Int(random.nextUnit() * 6), &random)
+      }
       if trial % 5 == 0 { base += base.prefix(3) }
       // Up to 70 points: beyond `appendedLimit` the index is built whole, which must be the same too.
-      let m = [0, 1, 1, 2, 3, 9, 70][Int(random.unit() * 7)]
+      let m = [0, 1, 1, 2, 3, 9, 70][Int(random.nextUnit() * 7)]
       let added: [GeoPoint?] = (0..<m).map { _ in
-        random.point(random.unit() < 0.6 ? 1 : Int(random.unit() * 6))
+        Self.point(random.nextUnit() < 0.6 ? 1 : Int(random.nextUnit() * 6), &random)
       }
       var options = ClusterOptions()
       if trial % 4 == 1 {
@@ -88,11 +85,11 @@ import Testing
   /// One to three points at a time onto 30,000 uniform ones (and now and then into a clump): each extended index
   /// is the whole build's, and so is the index extended again from it.
   @Test func repeatedAppendsStayTheWholeBuild() throws {
-    var random = Seeded(state: 99)
-    var points: [GeoPoint?] = (0..<30_000).map { _ in random.point(1) }
+    var random = SeededSpherePoints(seed: 99)
+    var points: [GeoPoint?] = (0..<30_000).map { _ in Self.point(1, &random) }
     var index = try ClusterIndex(points: points)
     for step in 0..<8 {
-      let added: [GeoPoint?] = (0..<(step % 3 + 1)).map { _ in random.point(step % 4 == 3 ? 2 : 1) }
+      let added: [GeoPoint?] = (0..<(step % 3 + 1)).map { _ in Self.point(step % 4 == 3 ? 2 : 1, &random) }
       index = try #require(try index.appending(added))
       points += added
       let difference = Self.difference(try ClusterIndex(points: points), index)
