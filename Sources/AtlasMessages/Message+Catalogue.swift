@@ -742,18 +742,21 @@ public enum Message: String, CaseIterable, Sendable {
     case .exitStatusDiscussion:
       (
         """
-        EXIT STATUS (sysexits): 0 success; 64 a bad command line; 65 bad data (a malformed file, failed batch \
-        rows, the good ones still written); 69 the network or the service failed; 73 an output file that \
-        cannot be created; 74 a read or write failed; 75 try later (quota, request budget, a locked cache); 77 \
-        the service rejected the key; 78 a configuration problem (no key, a bad setting); 130 and 143 \
-        interrupted.
+        EXIT STATUS (sysexits): 0 success; 1 nothing to get or remove (config get of a setting not set, feeds \
+        remove of a feed not listed); 64 a bad command line; 65 bad data (a malformed file, failed batch rows, \
+        the good ones still written; a countries query that matches none); 69 the network or the service \
+        failed; 73 an output file that cannot be created; 74 a read or write failed; 75 try later (quota, \
+        request budget, a locked cache); 77 the service rejected the key; 78 a configuration problem (no key, a \
+        bad setting); 130 and 143 interrupted.
         """,
         """
-        CODE DE SORTIE (sysexits) : 0 succès ; 64 une ligne de commande erronée ; 65 des données erronées (un \
-        fichier mal formé, des lignes de lot en échec, les bonnes tout de même écrites) ; 69 le réseau ou le \
-        service a échoué ; 73 un fichier de sortie impossible à créer ; 74 une lecture ou une écriture a \
-        échoué ; 75 réessayer plus tard (quota, budget de requêtes, cache verrouillé) ; 77 le service a refusé \
-        la clé ; 78 un problème de configuration (pas de clé, un réglage erroné) ; 130 et 143 interrompu.
+        CODE DE SORTIE (sysexits) : 0 succès ; 1 rien à lire ou à retirer (config get d'un réglage non réglé, \
+        feeds remove d'un flux absent) ; 64 une ligne de commande erronée ; 65 des données erronées (un fichier \
+        mal formé, des lignes de lot en échec, les bonnes tout de même écrites ; une requête countries sans \
+        résultat) ; 69 le réseau ou le service a échoué ; 73 un fichier de sortie impossible à créer ; 74 une \
+        lecture ou une écriture a échoué ; 75 réessayer plus tard (quota, budget de requêtes, cache \
+        verrouillé) ; 77 le service a refusé la clé ; 78 un problème de configuration (pas de clé, un réglage \
+        erroné) ; 130 et 143 interrompu.
         """
       )
     case .rootDiscussion:

@@ -73,7 +73,7 @@ import Testing
   }
 
   /// Help that reads right: usage lines as people type them, one default for --threads (not this machine's
-  /// core count), the exit statuses in the overview.
+  /// core count), the exit statuses in the overview, 1 among them (config get, feeds remove).
   @Test func helpTexts() throws {
     let nearest = try CLI.run(["nearest", "--help"]).stdout
     #expect(nearest.contains("newsatlas nearest LAT LON [--count <n>]"))
@@ -84,15 +84,23 @@ import Testing
       .joined(separator: " ")
     #expect(threads.components(separatedBy: "default").count == 2, "\(threads)")
     let root = try CLI.run(["--help"]).stdout
-    #expect(root.contains("EXIT STATUS (sysexits): 0 success; 64 a bad command line;"))
+    #expect(root.contains("EXIT STATUS (sysexits): 0 success; 1 nothing to get or remove"))
     // Every command's help lists the exit statuses, not only the root's (issue 31 item 7), in its language.
     for command in FrenchInterfaceTests.commands {
       let english = FrenchInterfaceTests.collapsed(try CLI.run([command, "--help"]).stdout)
-      #expect(english.contains("EXIT STATUS (sysexits): 0 success; 64 a bad command line;"), "\(command)")
+      #expect(english.contains("EXIT STATUS (sysexits): 0 success; 1 nothing to get or remove"), "\(command)")
+      #expect(english.contains("64 a bad command line; 65 bad data"), "\(command)")
       let french = FrenchInterfaceTests.collapsed(
         try CLI.run([command, "--help"], environment: FrenchInterfaceTests.french).stdout)
-      #expect(french.contains("CODE DE SORTIE (sysexits) : 0 succès ; 64 une ligne"), "\(command)")
+      #expect(
+        french.contains("CODE DE SORTIE (sysexits) : 0 succès ; 1 rien à lire ou à retirer"), "\(command)")
+      #expect(french.contains("; 64 une ligne"), "\(command)")
     }
+    // Each status the help names is the one the command exits with: 1 for config get of a setting not set and
+    // feeds remove of a feed not listed, 65 for a countries query that matches none.
+    #expect(try CLI.run(["config", "get", "country"]).status == 1)
+    #expect(try CLI.run(["feeds", "remove", "fr", "https://nope.example/x.xml"]).status == 1)
+    #expect(try CLI.run(["countries", "zz"]).status == 65)
     #expect(!(try CLI.run(["headlines", "--help"]).stdout.contains("<all>")))
   }
 
