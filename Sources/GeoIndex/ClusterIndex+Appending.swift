@@ -1,8 +1,10 @@
 extension ClusterIndex {
   /// The index of these points followed by `added`: the same index as `ClusterIndex(points: points + added,
   /// options: options)` builds (the same levels, ids, parents, order and trees), without clustering again the
-  /// zooms where the added points are too far from everything to change anything. Nil when the index was built
-  /// with `map` and `reduce` (their closures are not kept: build it again whole).
+  /// zooms where the added points are too far from everything to change anything. Nil when it would not save a
+  /// whole build, which the caller then makes: an index built with `map` and `reduce` (their closures are not
+  /// kept), more than `appendedLimit` added points, an empty input, retained zooms, or an added point within
+  /// reach of another at `maxZoom`.
   ///
   /// An added point far from every other at a zoom is no one's neighbour there and has none: the zoom's walk
   /// leaves every item as it was and copies the new one to the end of the level, and each cluster's id moves by
@@ -22,16 +24,14 @@ extension ClusterIndex {
   ///   a million uniform points and one added point, zoom 5 to 9).
   @_specialize(where Aggregate == [Double])  // see `ClusterIndex`
   public func appending(_ added: [GeoPoint?], threads: Int? = nil) throws(ClusterError) -> ClusterIndex? {
-    guard !aggregating else { return nil }
-    let all = points + added
-    guard all.count < 1 << 26 else { throw .tooManyPoints(count: all.count, limit: (1 << 26) - 1) }
     let n = points.count
     let m = added.count
     // Checking each added point against the whole input costs O(n) apiece: a large batch is built whole.
-    guard m <= Self.appendedLimit, n > 0, options.retainedZooms == nil, !levels.contains(where: \.dropped)
-    else {
-      return try ClusterIndex(points: all, options: options, map: nil, reduce: nil, threads: threads)
-    }
+    guard !aggregating, m <= Self.appendedLimit, n > 0, options.retainedZooms == nil,
+      !levels.contains(where: \.dropped)
+    else { return nil }
+    let all = points + added
+    guard all.count < 1 << 26 else { throw .tooManyPoints(count: all.count, limit: (1 << 26) - 1) }
     var pointXs = self.pointXs
     var pointYs = self.pointYs
     var addedItems: [Int] = []
@@ -94,9 +94,7 @@ extension ClusterIndex {
       }
       first = zoom >= options.minZoom ? zoom : nil
     }
-    if first == options.maxZoom {
-      return try ClusterIndex(points: all, options: options, map: nil, reduce: nil, threads: threads)
-    }
+    if first == options.maxZoom { return nil }
     let shift = Int32(truncatingIfNeeded: m)
     let treeForks = ForkJoin.forks(threads: threads)
     // The levels of the zooms the added points do not reach, from `maxZoom + 1` down, each the old one with
