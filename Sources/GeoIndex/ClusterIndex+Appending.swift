@@ -17,11 +17,13 @@ extension ClusterIndex {
   /// input point and every other added point is out of reach at z.
   ///
   /// The zooms below that bound are then checked against the items of the level each clusters, for a few
-  /// added points, down to the first one within reach.
+  /// added points, down to the first one within reach. The zooms clustered search only the items a whole
+  /// build would: each input point's clearance (its distance to the nearest other, kept from the build) is
+  /// lowered to its distance from the added points, and carried down as a whole build carries it.
   ///
   /// - Complexity: O(n) for each added point (its distance to the input, then to the items of the levels
   ///   checked), the levels above copied, and the zooms clustered from the first one the added points reach (at
-  ///   a million uniform points and one added point, zoom 5 to 9).
+  ///   a million uniform points and one added point, zoom 5 to 10).
   @_specialize(where Aggregate == [Double])  // see `ClusterIndex`
   public func appending(_ added: [GeoPoint?], threads: Int? = nil) throws(ClusterError) -> ClusterIndex? {
     let n = points.count
@@ -41,25 +43,37 @@ extension ClusterIndex {
       if point != nil { addedItems.append(n + j) }
     }
     // The nearest distance from an added point to any other point, input or added (squared, as stored; a slot
-    // without a point counts as one at (0, 0), which can only make the added points reach sooner).
+    // without a point counts as one at (0, 0), which can only make the added points reach sooner). On the way,
+    // each point's clearance comes down to its distance from the added ones, and theirs is found.
+    var pointClearances = self.pointClearances
+    pointClearances.append(contentsOf: repeatElement(0, count: m))
     var nearest = Double.infinity
+    let slack = NeighborLists.clearanceSlack
     pointXs.withUnsafeBufferPointer { xs in
       pointYs.withUnsafeBufferPointer { ys in
-        for (a, item) in addedItems.enumerated() {
-          let x = Double(xs[item])
-          let y = Double(ys[item])
-          var closest = Double.infinity
-          for i in 0..<n {
-            let dx = Double(xs[i]) - x
-            let dy = Double(ys[i]) - y
-            closest = min(closest, dx * dx + dy * dy)
+        pointClearances.withUnsafeMutableBufferPointer { clearances in
+          for item in addedItems {
+            let x = Double(xs[item])
+            let y = Double(ys[item])
+            var closest = Double.infinity
+            for i in 0..<n {
+              let dx = Double(xs[i]) - x
+              let dy = Double(ys[i]) - y
+              let distance2 = dx * dx + dy * dy
+              closest = min(closest, distance2)
+              let reach = Double(clearances[i]) + slack
+              if reach > 0 && distance2 < reach * reach {
+                clearances[i] = Self.roundedDown(distance2.squareRoot() - slack)
+              }
+            }
+            for other in addedItems where other != item {
+              let dx = Double(xs[other]) - x
+              let dy = Double(ys[other]) - y
+              closest = min(closest, dx * dx + dy * dy)
+            }
+            clearances[item] = Self.roundedDown(closest.squareRoot() - slack)
+            nearest = min(nearest, closest)
           }
-          for other in addedItems[(a + 1)...] {
-            let dx = Double(xs[other]) - x
-            let dy = Double(ys[other]) - y
-            closest = min(closest, dx * dx + dy * dy)
-          }
-          nearest = min(nearest, closest)
         }
       }
     }
@@ -117,7 +131,8 @@ extension ClusterIndex {
     }
     guard let first else {
       return ClusterIndex(
-        options: options, points: all, levels: above.reversed(), pointXs: pointXs, pointYs: pointYs)
+        options: options, points: all, levels: above.reversed(), pointXs: pointXs, pointYs: pointYs,
+        pointClearances: pointClearances)
     }
     // The level the first reached zoom clusters, at full width, as a whole build would have it.
     let old = levels[first + 1 - options.minZoom]
@@ -143,9 +158,19 @@ extension ClusterIndex {
     }
     level.parents = [Int32](repeating: -1, count: count)
     let forks = count >= NeighborLists.parallelThreshold ? ForkJoin.forks(threads: threads) : 0
-    // No item is known to be clear of the others (from this zoom down most items of a large input are within
-    // reach of another anyway): every one is searched.
-    let clearances = [Double](repeating: -.infinity, count: count)
+    // The clearances a whole build carries to this level: a lone point's own, less the radius (and slack) of
+    // every zoom above at which something merged (its level has fewer items than the one above), so that
+    // only the items within reach of another are searched; none is known for a cluster.
+    var clearances = [Double](repeating: -.infinity, count: count)
+    for i in 0..<old.count where old.cluster(i) == nil {
+      clearances[i] = Double(pointClearances[Int(old.items[i])])
+    }
+    for (j, item) in addedItems.enumerated() { clearances[old.count + j] = Double(pointClearances[item]) }
+    for zoom in stride(from: options.maxZoom, to: first, by: -1)
+    where levels[zoom - options.minZoom].count < levels[zoom + 1 - options.minZoom].count {
+      let shift = Self.radius(zoom: zoom, options: options) + NeighborLists.clearanceSlack
+      for j in clearances.indices { clearances[j] -= shift }
+    }
     // Whether the old level shared its storage with the one above (nothing merged at `first + 1`).
     let sameItems =
       first + 1 < options.maxZoom + 1
@@ -154,18 +179,22 @@ extension ClusterIndex {
     let levels = Self.zooms(
       from: first, level: level, clearances: clearances, above: above, sameItems: sameItems, options: options,
       featureCount: all.count, forks: forks, treeForks: treeForks, aggregation: nil, aggregates: &aggregates)
-    return ClusterIndex(options: options, points: all, levels: levels, pointXs: pointXs, pointYs: pointYs)
+    return ClusterIndex(
+      options: options, points: all, levels: levels, pointXs: pointXs, pointYs: pointYs,
+      pointClearances: pointClearances)
   }
 
   /// An index of these parts, without aggregates.
   private init(
-    options: ClusterOptions, points: [GeoPoint?], levels: [Level], pointXs: [Float], pointYs: [Float]
+    options: ClusterOptions, points: [GeoPoint?], levels: [Level], pointXs: [Float], pointYs: [Float],
+    pointClearances: [Float]
   ) {
     self.options = options
     self.points = points
     self.levels = levels
     self.pointXs = pointXs
     self.pointYs = pointYs
+    self.pointClearances = pointClearances
     aggregating = false
   }
 

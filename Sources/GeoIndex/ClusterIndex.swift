@@ -184,6 +184,10 @@ public struct ClusterIndex<Aggregate> {
   /// it), by input index: a level names a lone point by its index instead of keeping its coordinates.
   @usableFromInline let pointXs: [Float]
   @usableFromInline let pointYs: [Float]
+  /// How far each input point is at least from every other (`NeighborLists.clearances`, rounded down), by
+  /// input index, so that `appending(_:threads:)` searches only the items a whole build would; empty when the
+  /// index aggregates (it cannot be appended to).
+  let pointClearances: [Float]
   /// Every cluster's aggregate (supercluster's `clusterProps`).
   public private(set) var aggregates: [Aggregate] = []
   /// Whether it was built with `map` and `reduce`.
@@ -254,6 +258,12 @@ public struct ClusterIndex<Aggregate> {
     var aggregation: (map: (Int) -> Aggregate, reduce: (inout Aggregate, Aggregate) -> Void)? = nil
     if let map, let reduce { aggregation = (map, reduce) }
     aggregating = aggregation != nil
+    var pointClearances: [Float] = []
+    if !aggregating {
+      pointClearances = [Float](repeating: 0, count: points.count)
+      for (k, id) in level.ids.enumerated() { pointClearances[id] = Self.roundedDown(clearances[k]) }
+    }
+    self.pointClearances = pointClearances
     var aggregates: [Aggregate] = []
     levels = Self.zooms(
       from: options.maxZoom, level: level, clearances: clearances, above: [], sameItems: false,
@@ -496,6 +506,12 @@ extension ClusterIndex {
     var members: [UInt32] = []
     for (i, clearance) in clearances.enumerated() where clearance <= reach { members.append(UInt32(i)) }
     return members
+  }
+
+  /// The largest Float at most `value` (a clearance kept in single precision must not grow).
+  static func roundedDown(_ value: Double) -> Float {
+    let rounded = Float(value)
+    return Double(rounded) > value ? rounded.nextDown : rounded
   }
 
   /// supercluster's cluster radius at `zoom`, in its Mercator units.
