@@ -360,6 +360,9 @@ public enum Message: String, CaseIterable, Sendable {
   case lineOfFile
   case unknownSource
   case unknownSourceNoneNear
+  // The same refusals said to the service's users, who have no command line: its /v1/sources lists the ids.
+  case serviceUnknownSource
+  case serviceUnknownSourceNoneNear
   case sourceIdShape
   case tooManySources
   case sourcesListNotCached
@@ -1977,6 +1980,19 @@ public enum Message: String, CaseIterable, Sendable {
       (
         "'{1}' is not a NewsAPI source id; 'newsatlas sources NAME' finds one by name.",
         "'{1}' n'est pas un identifiant de source NewsAPI ; 'newsatlas sources NOM' en trouve une par son nom."
+      )
+    case .serviceUnknownSource:
+      (
+        "'{1}' is not a NewsAPI source id; the nearest are {2} (/v1/sources lists the sources this server "
+          + "offers).",
+        "'{1}' n'est pas un identifiant de source NewsAPI ; les plus proches sont {2} (/v1/sources liste les "
+          + "sources que ce serveur propose)."
+      )
+    case .serviceUnknownSourceNoneNear:
+      (
+        "'{1}' is not a NewsAPI source id; /v1/sources lists the sources this server offers.",
+        "'{1}' n'est pas un identifiant de source NewsAPI ; /v1/sources liste les sources que ce serveur "
+          + "propose."
       )
     case .sourceIdShape:
       (

@@ -75,9 +75,16 @@ extension AtlasService {
       return reply
     } catch {
       // The library's sentence names no command-line flag, in the request's language; an HTTP client is told when
-      // to try again.
-      let wording = Wording { error.description(in: $0) }
-      if case .invalidRequest = error { throw Problem.worded(.badParameter(error.description), wording) }
+      // to try again. A source id the list does not hold is worded for the service's users, who find the ids
+      // this server offers at /v1/sources, not with the command line's `sources`.
+      var wording = Wording { error.description(in: $0) }
+      if case .unknownSource(let id, let nearest) = error {
+        let sentence = NewsAPIError.unknownSourceSentence(id, nearest: nearest, service: true)
+        wording = Wording { sentence.text(in: $0) }
+      }
+      if error.isInvalidRequest {
+        throw Problem.worded(.badParameter(wording.text(.english)), wording)
+      }
       guard error.isQuota else { throw Problem.worded(.unavailable(error.description), wording) }
       throw Problem.worded(
         .tooManyRequests(error.description, retryAfterSeconds: error.retryAfterSeconds), wording)

@@ -7,8 +7,9 @@ extension NewsAPIClient {
   /// The jobs for NewsAPI source ids (`--source`, the favourite sources), each checked against the sources list:
   /// the cached one, else (with `fetch`) the service's, which is then one request of the plan's budget.
   ///
-  /// - Throws: `.invalidRequest` naming the nearest known ids for an id the list does not hold, or saying that a
-  ///   source's country is not one of the 54 or that a dry run has no list to check against.
+  /// - Throws: `.unknownSource` with the nearest known ids for an id the list does not hold;
+  ///   `.invalidRequest` saying that a source's country is not one of the 54 or that a dry run has no list to
+  ///   check against.
   public func sourceJobs(_ ids: [String], fetch: Bool) async throws(NewsAPIError) -> [HeadlinesJob] {
     guard !ids.isEmpty else { return [] }
     let catalog: [NewsSource]
@@ -46,7 +47,7 @@ extension NewsAPIClient {
   /// of the budget), else a stale cached one. A search may name a source of any country (not only the 54's).
   /// With no list to be had the ids go unchecked, and the search itself says what failed.
   ///
-  /// - Throws: `.invalidRequest` naming the nearest known ids for an id the list does not hold.
+  /// - Throws: `.unknownSource` with the nearest known ids for an id the list does not hold.
   public func checkSearchSources(_ ids: [String]) async throws(NewsAPIError) {
     guard !ids.isEmpty else { return }
     guard let catalog = await sourcesToCheckAgainst() else { return }
@@ -57,7 +58,7 @@ extension NewsAPIClient {
   /// Checks source ids against the sources list `database` holds for the service at `base`, whatever its age,
   /// sending nothing (`config set sources`): with no list cached the ids pass, to be checked when used.
   ///
-  /// - Throws: `.invalidRequest` naming the nearest known ids for an id the list does not hold.
+  /// - Throws: `.unknownSource` with the nearest known ids for an id the list does not hold.
   public static func checkCachedSources(_ ids: [String], base: String, database: any ResponseStore)
     throws(NewsAPIError)
   {
@@ -66,13 +67,9 @@ extension NewsAPIClient {
     for id in ids where !known.contains(id) { throw unknownSource(id, known: known) }
   }
 
-  /// The refusal of a source id the sources list does not hold, naming the nearest known ids.
+  /// The refusal of a source id the sources list does not hold, with the nearest known ids.
   static func unknownSource(_ id: String, known: [String]) -> NewsAPIError {
-    let near = nearestIDs(to: id, in: known)
-    return .invalidRequest(
-      near.isEmpty
-        ? Sentence(.unknownSourceNoneNear, printable(id))
-        : Sentence(.unknownSource, printable(id), near.joined(separator: ", ")))
+    .unknownSource(id: id, nearest: nearestIDs(to: id, in: known))
   }
 
   /// One job per id (once each, in order), in its source's country.

@@ -9,6 +9,10 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
   case missingKey
   /// The request was refused before sending: an impossible combination or value.
   case invalidRequest(Sentence)
+  /// A NewsAPI source id the sources list does not hold (as typed), and the nearest ids it does (three at
+  /// most): refused before sending, as `invalidRequest` is. Each front end says where to find an id
+  /// (`unknownSourceSentence(_:nearest:service:)`): the command line's `sources`, the service's route.
+  case unknownSource(id: String, nearest: [String])
   /// The network failed before an HTTP response arrived.
   case transport(HTTPError)
   /// The service answered `{"status":"error"}`: its HTTP status, code (kept even when unknown) and message.
@@ -54,7 +58,7 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
   public var kind: String {
     switch self {
     case .missingKey: return "auth"
-    case .invalidRequest: return "request"
+    case .invalidRequest, .unknownSource: return "request"
     case .transport: return "transport"
     case .service: return isQuota ? "quota" : isKeyRejected ? "auth" : "service"
     case .unexpectedResponse(let status, _): return status == 200 ? "decoding" : "http"
@@ -86,6 +90,10 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
     if case .service(_, let code, _, _) = self { return code }
     return nil
   }
+
+  /// Whether the request was refused before sending (`kind` `request`): an impossible value or combination,
+  /// or a source id the sources list does not hold.
+  public var isInvalidRequest: Bool { kind == "request" }
 
   /// Whether this is the quota or rate limit, which waiting fixes.
   public var isQuota: Bool {
@@ -132,6 +140,8 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
       return Message.missingKey(in: language)
     case .invalidRequest(let reason):
       return reason.text(in: language)
+    case .unknownSource(let id, let nearest):
+      return Self.unknownSourceSentence(id, nearest: nearest).text(in: language)
     case .transport(let error):
       return error.sentence.text(in: language)
     case .service(let status, let code, let message, let retryAfter):
@@ -172,6 +182,18 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
             ? Message.gdeltRefused(line, in: language) : Message.gdeltAnswered(status, line, in: language))
       }
     }
+  }
+
+  /// The refusal of a source id the sources list does not hold, naming the nearest ids it does and where to
+  /// find one: `newsatlas sources NAME` on the command line, or with `service` the service's `/v1/sources`
+  /// (an HTTP client has no command line).
+  public static func unknownSourceSentence(_ id: String, nearest: [String], service: Bool = false) -> Sentence
+  {
+    let shown = printable(id)
+    guard !nearest.isEmpty else {
+      return Sentence(service ? .serviceUnknownSourceNoneNear : .unknownSourceNoneNear, shown)
+    }
+    return Sentence(service ? .serviceUnknownSource : .unknownSource, shown, nearest.joined(separator: ", "))
   }
 
   private static func whenFree(_ usage: QuotaUsage, _ language: InterfaceLanguage) -> String {

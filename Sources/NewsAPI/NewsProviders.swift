@@ -32,8 +32,9 @@ public struct NewsProviders: Sendable {
   /// `GET /v1/headlines` both call.
   ///
   /// - Parameter fetch: whether the sources list may be fetched when it is not cached fresh (a dry run: no).
-  /// - Throws: `.missingKey` for sources without a key; `.invalidRequest` for an id the list does not know (the
-  ///   nearest ids named), a source outside the 54 countries, or no cached list when `fetch` is false.
+  /// - Throws: `.missingKey` for sources without a key; `.unknownSource` for an id the list does not know
+  ///   (with the nearest ids); `.invalidRequest` for a source outside the 54 countries, or no cached list
+  ///   when `fetch` is false.
   public func jobs(for request: HeadlinesRequest, fetch: Bool) async throws(NewsAPIError) -> [HeadlinesJob] {
     guard !request.sources.isEmpty else { return request.jobs }
     guard let newsAPI else { throw .missingKey }

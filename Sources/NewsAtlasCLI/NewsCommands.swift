@@ -185,7 +185,7 @@ extension CLIError {
     switch error {
     case .missingKey: code = 78
     case .notCached: code = 69
-    case .invalidRequest: code = CLIError.usage
+    case .invalidRequest, .unknownSource: code = CLIError.usage
     case _ where error.isKeyRejected: code = 77
     case _ where error.isQuota: code = 75
     default: code = 69
@@ -324,7 +324,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
     let jobs: [HeadlinesJob]
     do { jobs = try await providers.jobs(for: request, fetch: !dryRun) } catch {
       // A favourite source the list does not know is the settings file's fault, not the command line's (78).
-      if case .invalidRequest = error, sources.isEmpty, !request.sources.isEmpty {
+      if error.isInvalidRequest, sources.isEmpty, !request.sources.isEmpty {
         throw CLIError(
           description: Message.headlinesFavouriteSourcesRefused(
             settings.path, error.description(in: .current)),

@@ -22,6 +22,34 @@ import Testing
     return nil
   }
 
+  /// A source id the sources list does not hold is an error holding the id and the nearest ids, a refusal
+  /// before sending as `invalidRequest` is, worded by each front end: the command line sends the reader to
+  /// `newsatlas sources NAME`, the service to its /v1/sources (it sent HTTP clients to the command line).
+  @Test func anUnknownSourceIsWordedByEachFrontEnd() {
+    let near = NewsAPIError.unknownSource(id: "bbc-nwes", nearest: ["bbc-news", "cbc-news"])
+    #expect(near.isInvalidRequest && near.kind == "request")
+    #expect(
+      near.description
+        == "'bbc-nwes' is not a NewsAPI source id; the nearest are bbc-news, cbc-news ('newsatlas sources NAME' "
+        + "finds one by name).")
+    let service = NewsAPIError.unknownSourceSentence("bbc-nwes", nearest: ["bbc-news"], service: true)
+    #expect(
+      service.text(in: .english)
+        == "'bbc-nwes' is not a NewsAPI source id; the nearest are bbc-news (/v1/sources lists the sources this "
+        + "server offers).")
+    #expect(
+      service.text(in: .french)
+        == "'bbc-nwes' n'est pas un identifiant de source NewsAPI ; les plus proches sont bbc-news (/v1/sources "
+        + "liste les sources que ce serveur propose).")
+    // An empty sources list has no nearest id.
+    let none = NewsAPIError.unknownSource(id: "x", nearest: [])
+    #expect(none.description == "'x' is not a NewsAPI source id; 'newsatlas sources NAME' finds one by name.")
+    #expect(
+      NewsAPIError.unknownSourceSentence("x", nearest: [], service: true).text(in: .french)
+        == "'x' n'est pas un identifiant de source NewsAPI ; /v1/sources liste les sources que ce serveur "
+        + "propose.")
+  }
+
   @Test func gdeltRefusesABaseAndATimespanInTheReadersLanguage() throws {
     let http = FakeTransport(answer: Self.unreached)
     let base = try #require(
