@@ -2399,6 +2399,7 @@ public enum Message: String, CaseIterable, Sendable {
         "NewsAPI takes search words up to 500 characters.",
         "NewsAPI prend des mots de recherche jusqu'à 500 caractères."
       )
+    // A parameter as the front end calls it: NewsAPI's name (searchIn) or a flag (--search-in).
     case .notADate:
       (
         "'{1}' is not a date NewsAPI takes for {2}; give 2026-11-01 or 2026-11-01T10:00:00 (UTC unless it ends "
@@ -2407,14 +2408,14 @@ public enum Message: String, CaseIterable, Sendable {
           + "sauf si elle finit par un décalage)."
       )
     case .fromAfterTo:
-      ("The from date {1} is after the to date {2}.", "La date from {1} est après la date to {2}.")
+      ("The {1} date {2} is after the {3} date {4}.", "La date {1} {2} est après la date {3} {4}.")
     case .searchInFields:
       (
-        "searchIn takes title, description and content, not '{1}'.",
-        "searchIn prend title, description et content, pas '{1}'."
+        "{1} takes title, description and content, not '{2}'.",
+        "{1} prend title, description et content, pas '{2}'."
       )
-    case .pageSizeRange: ("pageSize must be 1 to 100, not {1}.", "pageSize doit aller de 1 à 100, pas {1}.")
-    case .pageRange: ("page must be 1 or more, not {1}.", "page doit valoir 1 ou plus, pas {1}.")
+    case .pageSizeRange: ("{1} must be 1 to 100, not {2}.", "{1} doit aller de 1 à 100, pas {2}.")
+    case .pageRange: ("{1} must be 1 or more, not {2}.", "{1} doit valoir 1 ou plus, pas {2}.")
     case .freePlanPages:
       (
         "The free plan stops at the first 100 results; page {1} of {2} goes past it.",

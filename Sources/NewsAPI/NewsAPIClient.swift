@@ -123,6 +123,12 @@ public struct SearchQuery: Sendable {
   public var pageSize = 20
   public var page = 1
   public init(q: String? = nil) { self.q = q }
+
+  /// The parameters a refusal names, by NewsAPI's names (`searchIn`); a front end that calls them otherwise
+  /// names them its way (`NewsAPIClient.check(_:naming:)`): the command line's flags, `--search-in`.
+  public enum Field: String, CaseIterable, Sendable {
+    case searchIn, from, to, pageSize, page
+  }
 }
 
 /// A client for NewsAPI v2 over an `HTTPTransport` (libcurl's `HTTPClient`, or a fake in tests).
@@ -200,10 +206,15 @@ public final class NewsAPIClient: Sendable {
   }
 
   /// Checks a search as `everything` would before sending it (its words, dates, fields, domains, paging),
-  /// for a front end that spends a request before it (the sources list, to check `sources` against).
+  /// for a front end that spends a request before it (the sources list, to check `sources` against). A
+  /// refusal calls a parameter by `name` (NewsAPI's name unless given: a command line says `--search-in`).
   ///
   /// - Throws: `.invalidRequest` saying what NewsAPI would refuse.
-  public static func check(_ query: SearchQuery) throws(NewsAPIError) { _ = try parameters(query) }
+  public static func check(
+    _ query: SearchQuery, naming name: (SearchQuery.Field) -> String = { $0.rawValue }
+  ) throws(NewsAPIError) {
+    _ = try parameters(query, naming: name)
+  }
 
   /// Whether `text` is a domain name as `domains` and `excludeDomains` take one (`bbc.co.uk`): two labels or
   /// more, each 1 to 63 letters, digits and hyphens, not beginning or ending with a hyphen; 253 characters at
@@ -224,8 +235,11 @@ public final class NewsAPIClient: Sendable {
       }
   }
 
-  /// The query string of an `everything` request, or why the service would refuse it.
-  static func parameters(_ query: SearchQuery) throws(NewsAPIError) -> [(String, String)] {
+  /// The query string of an `everything` request, or why the service would refuse it, a parameter called by
+  /// `name`.
+  static func parameters(
+    _ query: SearchQuery, naming name: (SearchQuery.Field) -> String = { $0.rawValue }
+  ) throws(NewsAPIError) -> [(String, String)] {
     guard !(query.q ?? "").allSatisfy(\.isWhitespace) || !query.sources.isEmpty || !query.domains.isEmpty
     else {
       throw .invalidRequest(Sentence(.searchNeeds))
@@ -249,24 +263,24 @@ public final class NewsAPIClient: Sendable {
       return order
     }
     let searchIn = query.searchIn.map { $0.lowercased() }
-    for (name, value) in [("from", query.from), ("to", query.to)] {
+    for (field, value) in [(SearchQuery.Field.from, query.from), (.to, query.to)] {
       guard let value, searchInstant(value) == nil else { continue }
-      throw .invalidRequest(Sentence(.notADate, printable(String(value.prefix(40))), name))
+      throw .invalidRequest(Sentence(.notADate, printable(String(value.prefix(40))), name(field)))
     }
     // Compared as instants: 10:00+05:00 is before 06:00Z.
     if let from = query.from, let to = query.to, let start = searchInstant(from), let end = searchInstant(to),
       start > end
     {
-      throw .invalidRequest(Sentence(.fromAfterTo, printable(from), printable(to)))
+      throw .invalidRequest(Sentence(.fromAfterTo, name(.from), printable(from), name(.to), printable(to)))
     }
     for (field, typed) in zip(searchIn, query.searchIn)
     where !["title", "description", "content"].contains(field) {
-      throw .invalidRequest(Sentence(.searchInFields, printable(typed)))
+      throw .invalidRequest(Sentence(.searchInFields, name(.searchIn), printable(typed)))
     }
     for domain in query.domains + query.excludeDomains where !isDomainName(domain) {
       throw .invalidRequest(Sentence(.searchDomainShape, printable(String(domain.prefix(64)))))
     }
-    try checkPaging(pageSize: query.pageSize, page: query.page)
+    try checkPaging(pageSize: query.pageSize, page: query.page, naming: name)
     var parameters: [(String, String)] = []
     if let q = query.q { parameters.append(("q", q)) }
     if !searchIn.isEmpty { parameters.append(("searchIn", searchIn.joined(separator: ","))) }
@@ -333,11 +347,14 @@ public final class NewsAPIClient: Sendable {
 
   // MARK: - Requests
 
-  static func checkPaging(pageSize: Int, page: Int) throws(NewsAPIError) {
+  /// The page size and page NewsAPI takes (and its free plan: the first 100 results), each called by `name`.
+  static func checkPaging(
+    pageSize: Int, page: Int, naming name: (SearchQuery.Field) -> String = { $0.rawValue }
+  ) throws(NewsAPIError) {
     guard (1...100).contains(pageSize) else {
-      throw .invalidRequest(Sentence(.pageSizeRange, pageSize))
+      throw .invalidRequest(Sentence(.pageSizeRange, name(.pageSize), pageSize))
     }
-    guard page >= 1 else { throw .invalidRequest(Sentence(.pageRange, page)) }
+    guard page >= 1 else { throw .invalidRequest(Sentence(.pageRange, name(.page), page)) }
     guard page * pageSize <= 100 else {
       throw .invalidRequest(Sentence(.freePlanPages, page, pageSize))
     }

@@ -593,7 +593,7 @@ struct SearchCommand: AsyncParsableCommand {
     let page: ArticlePage
     do {
       // Everything NewsAPI would refuse, refused before the sources list is asked for.
-      try NewsAPIClient.check(search)
+      try NewsAPIClient.check(search, naming: Self.flag)
       try await client.checkSearchSources(search.sources)
       page = try await client.everything(search)
     } catch {
@@ -611,6 +611,19 @@ struct SearchCommand: AsyncParsableCommand {
     out.append(Message.searchCount(page.articles.count, page.totalResults) + "\n")
     let dates = service.dates(dateOptions)
     for article in page.articles { out.append(article.textLines(dates)) }
+  }
+}
+
+extension SearchCommand {
+  /// The flag a refusal names for a search parameter (NewsAPI's `searchIn` is `--search-in` here).
+  static func flag(_ field: SearchQuery.Field) -> String {
+    switch field {
+    case .searchIn: "--search-in"
+    case .from: "--from"
+    case .to: "--to"
+    case .pageSize: "--page-size"
+    case .page: "page"  // search asks the first page alone, which is never refused
+    }
   }
 }
 

@@ -37,7 +37,7 @@ import Testing
     #expect(
       Message.longitudeMissing.text(["{1}{2}"], in: .english)
         == "Give the longitude after the latitude {1}{2}.")
-    #expect(Sentence(.pageRange, 0).text(in: .french) == "page doit valoir 1 ou plus, pas 0.")
+    #expect(Sentence(.pageRange, "page", 0).text(in: .french) == "page doit valoir 1 ou plus, pas 0.")
     #expect(Sentence(verbatim: "As it is.").text(in: .french) == "As it is.")
   }
 

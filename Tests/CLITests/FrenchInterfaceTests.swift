@@ -111,7 +111,7 @@ import Testing
     ),
     (
       ["search", "x", "--from", "yesterday"],
-      "'yesterday' n'est pas une date que NewsAPI prend pour from ; donnez 2026-11-01 ou 2026-11-01T10:00:00 "
+      "'yesterday' n'est pas une date que NewsAPI prend pour --from ; donnez 2026-11-01 ou 2026-11-01T10:00:00 "
         + "(UTC sauf si elle finit par un décalage)."
     ),
   ])

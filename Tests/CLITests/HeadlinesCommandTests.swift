@@ -162,15 +162,30 @@ import Testing
     ] {
       #expect(sent.contains(part), "\(part) in \(sent)")
     }
+    // A refusal names the flag typed (--search-in), not NewsAPI's parameter (searchIn), in either language.
     for (arguments, mentions) in [
-      (["--from", "yesterday"], "'yesterday' is not a date NewsAPI takes for from"),
-      (["--to", "2026-13-01"], "not a date NewsAPI takes for to"),
-      (["--from", "2026-11-02", "--to", "2026-11-01"], "is after the to date"),
+      (["--from", "yesterday"], "'yesterday' is not a date NewsAPI takes for --from;"),
+      (["--to", "2026-13-01"], "not a date NewsAPI takes for --to;"),
+      (
+        ["--from", "2026-11-02", "--to", "2026-11-01"],
+        "The --from date 2026-11-02 is after the --to date 2026-11-01."
+      ),
       // A day the month does not have; a from after the to once their offsets are read (15:00Z > 12:00Z).
-      (["--from", "2026-02-30"], "'2026-02-30' is not a date NewsAPI takes for from"),
-      (["--to", "2025-02-29T10:00:00Z"], "not a date NewsAPI takes for to"),
-      (["--from", "2026-11-01T10:00:00-05:00", "--to", "2026-11-01T12:00:00Z"], "is after the to date"),
-      (["--search-in", "body"], "searchIn takes title, description and content"),
+      (["--from", "2026-02-30"], "'2026-02-30' is not a date NewsAPI takes for --from;"),
+      (["--to", "2025-02-29T10:00:00Z"], "not a date NewsAPI takes for --to;"),
+      (["--from", "2026-11-01T10:00:00-05:00", "--to", "2026-11-01T12:00:00Z"], "is after the --to date"),
+      (["--search-in", "body"], "--search-in takes title, description and content, not 'body'."),
+      (["--page-size", "500"], "--page-size must be 1 to 100, not 500."),
+      (["--from", "hier", "--lang", "fr"], "'hier' n'est pas une date que NewsAPI prend pour --from ;"),
+      (
+        ["--from", "2026-11-02", "--to", "2026-11-01", "--lang", "fr"],
+        "La date --from 2026-11-02 est après la date --to 2026-11-01."
+      ),
+      (
+        ["--search-in", "corps", "--lang", "fr"],
+        "--search-in prend title, description et content, pas 'corps'."
+      ),
+      (["--page-size", "0", "--lang", "fr"], "--page-size doit aller de 1 à 100, pas 0."),
       // A source id the sources list does not hold, as headlines --source says it.
       (
         ["--sources", "le-monde,bbc-nwes"], "'bbc-nwes' is not a NewsAPI source id; the nearest are bbc-news,"
@@ -179,6 +194,11 @@ import Testing
     ] {
       let result = try CLI.run(["search", "refused"] + arguments, environment: environment)
       #expect(result.status == 64 && result.stderr.contains(mentions), "\(arguments): \(result.stderr)")
+      for wire in [
+        "searchIn", "pageSize", "for from", "for to", "date from", "date to", "pour from", "pour to",
+      ] {
+        #expect(!result.stderr.contains(wire), "\(arguments): \(result.stderr)")
+      }
     }
     #expect(try server.log().filter { $0.contains("refused") }.isEmpty)
     // 10:00+05:00 is 05:00Z, before 06:00Z (compared as text it was after, and refused); a leap day is a day.

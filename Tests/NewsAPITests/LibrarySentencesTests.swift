@@ -50,6 +50,25 @@ import Testing
         + "propose.")
   }
 
+  /// A search's refusals call a parameter as the front end does: NewsAPI's name by default (a library user's,
+  /// who sets `searchIn`), the front end's when it names them (the command line's `--search-in`).
+  @Test func aSearchRefusalNamesTheParameterAsTheFrontEndDoes() throws {
+    var query = SearchQuery(q: "climat")
+    query.searchIn = ["body"]
+    let wire = try #require(refusal { () throws(NewsAPIError) in try NewsAPIClient.check(query) })
+    #expect(wire.text(in: .english) == "searchIn takes title, description and content, not 'body'.")
+    let flag = try #require(
+      refusal { () throws(NewsAPIError) in try NewsAPIClient.check(query, naming: { "--" + $0.rawValue }) })
+    #expect(flag.text(in: .french) == "--searchIn prend title, description et content, pas 'body'.")
+    query.searchIn = []
+    (query.from, query.to) = ("2026-11-02", "2026-11-01")
+    let dates = try #require(refusal { () throws(NewsAPIError) in try NewsAPIClient.check(query) })
+    #expect(dates.text(in: .english) == "The from date 2026-11-02 is after the to date 2026-11-01.")
+    (query.from, query.to, query.pageSize) = (nil, nil, 0)
+    let size = try #require(refusal { () throws(NewsAPIError) in try NewsAPIClient.check(query) })
+    #expect(size.text(in: .english) == "pageSize must be 1 to 100, not 0.")
+  }
+
   @Test func gdeltRefusesABaseAndATimespanInTheReadersLanguage() throws {
     let http = FakeTransport(answer: Self.unreached)
     let base = try #require(
