@@ -948,8 +948,10 @@ public enum Message: String, CaseIterable, Sendable {
       )
     case .countriesQueryHelp:
       (
-        "A code or the start of a name, any case, accents optional (\"egypte\" finds Égypte).",
-        "Un code ou le début d'un nom, casse et accents indifférents (\"egypte\" trouve Égypte)."
+        "A code, or any part of an English or French name, any case, accents optional (\"egypte\" and \"gypt\" "
+          + "find Égypte); names that start with it come first.",
+        "Un code, ou toute partie d'un nom anglais ou français, casse et accents indifférents (\"egypte\" et "
+          + "\"gypt\" trouvent Égypte) ; les noms qui commencent par lui viennent d'abord."
       )
     case .countriesNoMatch:
       (

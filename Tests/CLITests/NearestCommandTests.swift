@@ -330,6 +330,33 @@ import Testing
     #expect(countries.first?["nameFr"] as? String == "Égypte")
   }
 
+  /// The query's help says what the matcher does: a code, or any part of a name (it said "the start of a
+  /// name", and "gypt" finds Égypte), names that start with it first, in both languages.
+  @Test func theQuerysHelpSaysWhatItMatches() throws {
+    let part = try CLI.run(["countries", "gypt", "--format", "json"])
+    #expect((part.json?["countries"] as? [[String: Any]])?.compactMap { $0["code"] as? String } == ["eg"])
+    let ordered = try CLI.run(["countries", "ma", "--format", "json"])
+    let codes = (ordered.json?["countries"] as? [[String: Any]])?.compactMap { $0["code"] as? String } ?? []
+    // Morocco by its code, Malaysia by the start of its name, Germany (Allemagne) by a part of one.
+    #expect(codes.prefix(2) == ["ma", "my"] && codes.contains("de"), "\(codes)")
+    for (language, said) in [
+      (
+        "en",
+        "A code, or any part of an English or French name, any case, accents optional (\"egypte\" and "
+          + "\"gypt\" find Égypte); names that start with it come first."
+      ),
+      (
+        "fr",
+        "Un code, ou toute partie d'un nom anglais ou français, casse et accents indifférents (\"egypte\" et "
+          + "\"gypt\" trouvent Égypte) ; les noms qui commencent par lui viennent d'abord."
+      ),
+    ] {
+      let help = try CLI.run(["countries", "--help", "--lang", language])
+      let collapsed = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+      #expect(collapsed.contains(said), "\(help.stdout)")
+    }
+  }
+
   @Test func noMatchSaysSo() throws {
     let text = try CLI.run(["countries", "atlantis"])
     #expect(text.status == 65)
