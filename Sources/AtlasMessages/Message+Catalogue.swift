@@ -321,6 +321,8 @@ public enum Message: String, CaseIterable, Sendable {
   case feedsAlreadyHas
   case feedsRemoved
   case feedsNoSuchFeed
+  case feedsNone
+  case feedsNoneForCountry
   case settingCountryHelp
   case settingLanguageHelp
   case settingCategoryHelp
@@ -1822,6 +1824,16 @@ public enum Message: String, CaseIterable, Sendable {
       (
         "{1} has no feed {2}; 'newsatlas feeds list {1}' lists its feeds.",
         "{1} n'a pas de flux {2} ; 'newsatlas feeds list {1}' liste ses flux."
+      )
+    case .feedsNone:
+      (
+        "No feeds are kept; add one with 'newsatlas feeds add COUNTRY URL'.",
+        "Aucun flux n'est enregistré ; ajoutez-en un avec 'newsatlas feeds add PAYS URL'."
+      )
+    case .feedsNoneForCountry:
+      (
+        "{1} has no feeds; add one with 'newsatlas feeds add {1} URL'.",
+        "{1} n'a aucun flux ; ajoutez-en un avec 'newsatlas feeds add {1} URL'."
       )
 
     // MARK: Settings (the keys' help and their refusals)

@@ -73,11 +73,19 @@ struct FeedsCommand: ParsableCommand {
         let data = (try? encoder.encode(["feeds": rows])) ?? Data("{\"feeds\":[]}".utf8)
         print(String(decoding: data, as: UTF8.self))
       case .text:
-        for entry in entries {
+        // None is a sentence saying how to add one (still a success: an empty list is a list).
+        guard !entries.isEmpty else {
+          print(code.map { Message.feedsNoneForCountry($0) } ?? Message.feedsNone())
+          return
+        }
+        let names = entries.map { entry in
           let country = Country.named(code: entry.country)
-          let name =
-            (InterfaceLanguage.current == .french ? country?.nameFrench : country?.name) ?? entry.country
-          print("\(entry.country)  \(name)  \(printable(HTTPURL.redacted(entry.url)))")
+          return (InterfaceLanguage.current == .french ? country?.nameFrench : country?.name) ?? entry.country
+        }
+        // The URLs in one column, as countries aligns its columns: the names padded to the longest shown.
+        let width = names.map(\.count).max() ?? 0
+        for (entry, name) in zip(entries, names) {
+          print("\(entry.country)  \(name.padding(to: width))  \(printable(HTTPURL.redacted(entry.url)))")
         }
       }
     }

@@ -14,7 +14,10 @@ import Testing
 
   @Test func addListRemove() throws {
     #expect(try run(["feeds", "path"]).stdout == file + "\n")
-    #expect(try run(["feeds", "list"]).stdout == "")
+    let none = try run(["feeds", "list"])
+    #expect(
+      none.status == 0
+        && none.stdout == "No feeds are kept; add one with 'newsatlas feeds add COUNTRY URL'.\n", "\(none)")
     #expect(
       try run(["feeds", "add", "fr", "https://www.lemonde.fr/rss/une.xml"]).stdout
         == "fr: added https://www.lemonde.fr/rss/une.xml\n")
@@ -22,9 +25,10 @@ import Testing
       try run(["feeds", "add", "France", "https://www.lemonde.fr/rss/une.xml"]).stdout
         == "fr: already has https://www.lemonde.fr/rss/une.xml\n")
     #expect(try run(["feeds", "add", "Allemagne", "http://127.0.0.1:9/de.xml"]).status == 0)
+    // The URLs in one column: the names padded to the longest.
     #expect(
       try run(["feeds", "list"]).stdout
-        == "fr  France  https://www.lemonde.fr/rss/une.xml\nde  Germany  http://127.0.0.1:9/de.xml\n")
+        == "fr  France   https://www.lemonde.fr/rss/une.xml\nde  Germany  http://127.0.0.1:9/de.xml\n")
     #expect(
       try run(["feeds", "list", "de", "--format", "json"]).stdout
         == "{\"feeds\":[{\"country\":\"de\",\"url\":\"http://127.0.0.1:9/de.xml\"}]}\n")
@@ -41,6 +45,34 @@ import Testing
     #expect(
       missing.status == 1 && missing.stderr.contains("fr has no feed https://www.lemonde.fr/rss/une.xml"))
     #expect(try run(["feeds", "list"]).stdout == "de  Germany  http://127.0.0.1:9/de.xml\n")
+  }
+
+  /// `feeds list` with no feeds says so and how to add one, in the reader's language, and succeeds (it printed
+  /// nothing); a country with none says the command for that country; JSON stays an empty list.
+  @Test func anEmptyListSaysHowToAddAFeed() throws {
+    let french = environment.merging(["LANG": "fr_FR.UTF-8"]) { $1 }
+    let sentences: [([String: String], String)] = [
+      (environment, "No feeds are kept; add one with 'newsatlas feeds add COUNTRY URL'."),
+      (french, "Aucun flux n'est enregistré ; ajoutez-en un avec 'newsatlas feeds add PAYS URL'."),
+    ]
+    for (language, said) in sentences {
+      let result = try CLI.run(["feeds", "list"], environment: language)
+      #expect(result.status == 0 && result.stdout == said + "\n" && result.stderr.isEmpty, "\(result)")
+    }
+    let json = try run(["feeds", "list", "--format", "json"])
+    #expect(json.status == 0 && json.stdout == #"{"feeds":[]}"# + "\n", "\(json)")
+    #expect(try run(["feeds", "add", "fr", "https://www.lemonde.fr/rss/une.xml"]).status == 0)
+    let germany = try run(["feeds", "list", "Allemagne"])
+    #expect(
+      germany.status == 0
+        && germany.stdout == "de has no feeds; add one with 'newsatlas feeds add de URL'.\n", "\(germany)")
+    let inFrench = try CLI.run(["feeds", "list", "de"], environment: french)
+    #expect(inFrench.stdout == "de n'a aucun flux ; ajoutez-en un avec 'newsatlas feeds add de URL'.\n")
+    let germanyJSON = try run(["feeds", "list", "de", "--format", "json"])
+    #expect(germanyJSON.status == 0 && germanyJSON.stdout == #"{"feeds":[]}"# + "\n")
+    // The sentence's command adds a feed: then it is listed.
+    #expect(try run(["feeds", "add", "de", "http://127.0.0.1:9/de.xml"]).status == 0)
+    #expect(try run(["feeds", "list", "de"]).stdout == "de  Germany  http://127.0.0.1:9/de.xml\n")
   }
 
   @Test(arguments: [
@@ -146,7 +178,7 @@ import Testing
     #expect(try add("royaume uni", malformed) == "gb : a déjà \(malformed)\n")
     #expect(
       try CLI.run(["feeds", "list"], environment: french).stdout
-        == "de  Allemagne  \(unavailable)\ngb  Royaume-Uni  \(malformed)\n")
+        == "de  Allemagne    \(unavailable)\ngb  Royaume-Uni  \(malformed)\n")
     let arguments = ["headlines", "--countries", "de,gb", "--provider", "feeds", "--refresh"]
     let inFrench = try CLI.run(arguments, environment: french)
     let inEnglish = try run(arguments)
