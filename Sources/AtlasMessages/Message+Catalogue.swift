@@ -1065,7 +1065,7 @@ public enum Message: String, CaseIterable, Sendable {
     case .shapeTitle:
       (
         "Clustering (with --cluster: the options of the map its id came from)",
-        "Regroupement (avec --cluster : les options de la carte d'où vient son identifiant)"
+        "Regroupement (avec --cluster : options de la carte d'où vient son identifiant)"
       )
     case .shapeRadiusHelp: ("Cluster radius in pixels.", "Rayon des groupes en pixels.")
     case .shapeExtentHelp:

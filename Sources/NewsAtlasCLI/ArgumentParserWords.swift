@@ -59,13 +59,30 @@ enum ArgumentParserWords {
   /// (`(values: text, json;` then `default: text)`): each half is said in `language` where it stands. And French
   /// puts a space before `;` and `:`, where ArgumentParser may break: a line it begins with one (`; 75 réessayer`)
   /// gives it back to the line before, and an option group's title ends with ` :`.
-  static func help(_ text: String, in language: InterfaceLanguage) -> String {
-    guard language != .english else { return text }
+  ///
+  /// French words are longer than ArgumentParser's (`(par défaut : 20)` for `(default: 20)`, `UTILISATION :`
+  /// for `USAGE:`), so a line it wrapped to `columns` may no longer fit; and it never wraps a usage line, in
+  /// any language. Such lines are wrapped again (`fitted`), English help's usage too.
+  static func help(_ text: String, in language: InterfaceLanguage, columns: Int = 80) -> String {
+    let usage = Message.helpUsageHeading.text(in: language) + " "
+    guard language != .english else {
+      return fitted(
+        text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init),
+        columns: columns, usageHeading: usage
+      ).joined(separator: "\n")
+    }
     var lines: [String] = []
+    var inUsage = false
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
       var line = String(line)
       for heading in headings where line.hasPrefix(heading.texts.en) {
         line = heading.text(in: language) + line.dropFirst(heading.texts.en.count)
+      }
+      // A usage's other forms, under its first: at the column of the first, after the heading said here.
+      inUsage = line.hasPrefix(usage) || (inUsage && !line.isEmpty)
+      let englishColumn = Message.helpUsageHeading.texts.en.count + 1
+      if inUsage, !line.hasPrefix(usage), line.prefix(englishColumn).allSatisfy({ $0 == " " }) {
+        line = String(repeating: " ", count: usage.count) + line.dropFirst(englishColumn)
       }
       if let last = lines.last, let (before, after) = brokenPhrase(last, line, in: language) {
         lines[lines.count - 1] = before
@@ -88,7 +105,62 @@ enum ArgumentParserWords {
       }
       lines.append(line)
     }
-    return lines.joined(separator: "\n")
+    return fitted(lines, columns: columns, usageHeading: usage).joined(separator: "\n")
+  }
+
+  /// The column where ArgumentParser writes an option's or an argument's help, after its label (and where the
+  /// help's next lines begin).
+  static let helpColumn = 26
+
+  /// `lines` of help with each longer than `columns` wrapped again as ArgumentParser wraps a paragraph: at the
+  /// last space that lets it fit (never before a mark French spaces off, `;`), the words after it beginning
+  /// the paragraph's next line, which is then wrapped in turn, or a line of their own when the paragraph has
+  /// none. An option's help goes on at `helpColumn`, a usage (the lines from `usageHeading` to a blank one) two
+  /// columns right of its forms, each line of its own, any other paragraph at its own indentation. A line with
+  /// no such space (one long word) stays as it is.
+  static func fitted(_ lines: [String], columns: Int, usageHeading: String) -> [String] {
+    var lines = lines
+    var index = 0
+    var inUsage = false
+    while index < lines.count {
+      let line = Array(lines[index])
+      inUsage = lines[index].hasPrefix(usageHeading) || (inUsage && !line.isEmpty)
+      let lead = line.prefix { $0 == " " }.count
+      // An option's first line: its label at 2, its help at the help column after at least one space.
+      let isOption =
+        lead == 2 && line.count > helpColumn && line[helpColumn - 1] == " " && line[helpColumn] != " "
+      let indent = inUsage ? usageHeading.count + 2 : isOption ? helpColumn : lead
+      // A usage breaks between its options, not inside one (`[--format <format>]`), where it can.
+      var depth = 0
+      let outside = line.map { character in
+        if character == "[" || character == "<" { depth += 1 }
+        if character == "]" || character == ">" { depth -= 1 }
+        return depth == 0
+      }
+      let start = max(indent, lead) + 1
+      func breaks(_ i: Int) -> Bool {
+        line[i] == " " && line[i - 1] != " " && i + 1 < line.count && !";:!?»".contains(line[i + 1])
+      }
+      guard line.count > columns, start < columns,
+        let space = (start...columns).last(where: { breaks($0) && (!inUsage || outside[$0]) })
+          ?? (start...columns).last(where: breaks)
+      else {
+        index += 1
+        continue
+      }
+      let head = String(line[..<space])
+      let tail = String(line[(space + 1)...].drop { $0 == " " })
+      let margin = String(repeating: " ", count: indent)
+      let next = index + 1 < lines.count ? lines[index + 1] : ""
+      if !inUsage, next.count > indent, next.hasPrefix(margin), next.dropFirst(indent).first != " " {
+        lines[index + 1] = margin + tail + " " + next.dropFirst(indent)
+      } else {
+        lines.insert(margin + tail, at: index + 1)
+      }
+      lines[index] = head
+      index += 1
+    }
+    return lines
   }
 
   /// Two lines of help with a phrase broken at its one space (`…, json;` and `   default: text)`), each half

@@ -58,7 +58,10 @@ struct NewsAtlasCommand: AsyncParsableCommand {
     } catch {
       let code = exitCode(for: error)
       if code == .success {  // --help and --version print and succeed, if what they print is written
-        print(ArgumentParserWords.help(fullMessage(for: error), in: .current))
+        // Wrapped to the terminal's columns by ArgumentParser, and again by its words' French where longer.
+        let columns = helpColumns(environment: environment)
+        print(
+          ArgumentParserWords.help(fullMessage(for: error, columns: columns), in: .current, columns: columns))
         finishStandardOutput()
         Glibc.exit(0)
       }
@@ -70,6 +73,15 @@ struct NewsAtlasCommand: AsyncParsableCommand {
       Glibc.exit(code == .failure ? CLIError.usage : code.rawValue)
     }
   }
+}
+
+/// The columns help is wrapped to, as ArgumentParser counts them: `COLUMNS`, else the terminal's width (of
+/// standard output), else 80.
+func helpColumns(environment: [String: String]) -> Int {
+  if let columns = environment["COLUMNS"].flatMap({ Int($0) }), columns > 0 { return columns }
+  var size = winsize()
+  if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+  return 80
 }
 
 /// A command's discussion for its help, followed by the exit statuses, which every command's help lists.
