@@ -7,7 +7,8 @@ the write visible), the server's CPU time over the same span (/proc/PID/stat, al
 `buildMilliseconds` (/v1/datasets), the server's minor page faults over the span (memory it was given anew
 and touched: a load-robust measure beside CPU), and then a tile at zoom 10, whose k-d tree a build may leave to
 its first query (the time of that first deep tile is printed apart). The builds run PAIRS times each,
-alternating; the load average is printed with every line. Medians over a build's writes in a round. The servers
+alternating; the load average is printed with every line. Medians over a build's writes in a round, then each
+write's time to its tile (the slowest ones are what a point that reaches others costs). The servers
 get this script's environment (GLIBC_TUNABLES, say).
 
     NEWSATLAS_A=path/to/before NEWSATLAS_B=path/to/after python3 Benchmarks/write_ab.py N [PAIRS] [WRITES]
@@ -75,7 +76,8 @@ def measure(label, binary, body, scratch):
               f"(min {min(visible) * 1000:,.1f}, max {max(visible) * 1000:,.1f}); server CPU median {median(cpus) * 1000:,.0f} ms, minor faults "
               f"{median(faults) / 1000:,.1f}k; build median "
               f"{median(builds):,.1f} ms; first tile 10/511/400 after it median {median(deep) * 1000:,.1f} ms "
-              f"(max {max(deep) * 1000:,.1f})",
+              f"(max {max(deep) * 1000:,.1f}); each POST to tile, ms: "
+              f"{', '.join(f'{v * 1000:,.0f}' for v in visible)}",
               flush=True)
     finally:
         server.terminate()
