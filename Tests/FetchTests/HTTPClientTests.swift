@@ -166,7 +166,8 @@ import Testing
   }
 
   @Test func cancellationEndsTheTransfer() async throws {
-    let task = Task { try await client.get(server.base + "/slow?ms=20000") }
+    // Ten minutes: a starved machine has let a 20-second answer arrive before this test ran again to cancel.
+    let task = Task { try await client.get(server.base + "/slow?ms=600000") }
     // Cancel once the request is on its way; the server's counter says when it has arrived. It counts every
     // request, these polls too, so the slow one has arrived when it is above the polls made.
     var polls = 0

@@ -27,7 +27,7 @@ import Testing
       [HeadlinesJob(country: country("us"))], options: HeadlinesOptions())
     #expect(results[0].strategy == .country)
     #expect(results[0].articles.map(\.title) == ["us one", "us two"])
-    #expect(results[0].articles[0].publishedDate != nil)  // 2024-04-20T20:52:20.5931133Z
+    #expect(try #require(results[0].articles.first).publishedDate != nil)  // 2024-04-20T20:52:20.5931133Z
     #expect(try server.log() == ["/v2/top-headlines?country=us&pageSize=10&page=1"])
   }
 

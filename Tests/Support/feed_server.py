@@ -2,7 +2,7 @@
 """Feeds on 127.0.0.1 for the feeds tests: the fixtures of Tests/Fixtures/feeds, as a publisher serves them.
 
 It binds port 0, prints the port on the first line of stdout (the tests wait for that line), serves until its
-stdin closes, and stops by itself after 15 minutes whatever happens (a safety net only).
+stdin closes, and stops by itself after 2 hours whatever happens (a safety net only).
 
 - /feeds/NAME: the fixture NAME, with an ETag (a hash of its bytes) and a Last-Modified; a request whose
   If-None-Match names that ETag, or whose If-Modified-Since is that date, gets 304 and no body.
@@ -97,7 +97,7 @@ def main():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     watcher = threading.Thread(target=lambda: sys.stdin.read(), daemon=True)
     watcher.start()
-    watcher.join(timeout=900)
+    watcher.join(timeout=7200)
     server.shutdown()
 
 

@@ -2,8 +2,9 @@
 """A small HTTP server on 127.0.0.1 for the Fetch tests: behaviours on demand, never a real service.
 
 It binds port 0, prints the port on the first line of stdout (the tests wait for that line: readiness, not a
-sleep), serves until its stdin closes, and stops by itself after 15 minutes whatever happens (a safety net only: a
-busy 2-core machine running the whole suite in parallel has kept a test waiting over 2 minutes for its turn).
+sleep), serves until its stdin closes, and stops by itself after 2 hours whatever happens (a safety net only, for a
+pipe some child kept open: a test's server starts when the suite is set up, and a busy 2-core machine running
+the whole suite in parallel has kept tests waiting 20 minutes for their turn, past the 15 minutes this was).
 """
 import gzip
 import json
@@ -389,7 +390,7 @@ def main():
         threading.Thread(target=each.serve_forever, daemon=True).start()
     watcher = threading.Thread(target=lambda: sys.stdin.read(), daemon=True)
     watcher.start()
-    watcher.join(timeout=900)
+    watcher.join(timeout=7200)
     for each in servers:
         each.shutdown()
 
