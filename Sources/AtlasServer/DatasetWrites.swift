@@ -94,13 +94,23 @@ final class DatasetWrites: Sendable {
       }
       guard starts else { return }
       let thread = Thread { [self] in
-        // On Linux, Foundation names the system's thread only when `name` is set from the thread itself.
-        Thread.current.name = "newsatlas-build"
+        Self.nameThisThread("newsatlas-build")
         drain(name)
       }
       thread.stackSize = 4 << 20
       thread.start()
     }
+  }
+
+  /// Names the calling thread for the system (top, `/proc/PID/task/*/comm`; 15 bytes at most). Foundation's
+  /// `Thread.name` names it only once `start()` has recorded the thread, which a new thread may run ahead of:
+  /// the journal tests found a builder unnamed under load now and then.
+  private static func nameThisThread(_ name: String) {
+    let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return }  // no /proc: the thread keeps the process's name
+    defer { close(descriptor) }
+    let bytes = Array(name.utf8.prefix(15))
+    _ = bytes.withUnsafeBufferPointer { Glibc.write(descriptor, $0.baseAddress, $0.count) }
   }
 
   /// Applies what waits for `name`, all of it at a time, until nothing does; a journal grown past a quarter of
