@@ -160,14 +160,15 @@ extension ClusterIndex {
   }
 
   /// About how many bytes the index keeps besides its input points (the caller's) and its clusters' aggregates
-  /// (`aggregates`, of the caller's type): each point's projected position (8), and each zoom's level once,
+  /// (`aggregates`, of the caller's type): each point's projected position (8) and clearance (4, none when it
+  /// aggregates: `appending(_:threads:)` reads it), and each zoom's level once,
   /// however many zooms share it (those where nothing merged): 4 an item, its parents (4 an item, or 8 an item
   /// that has one when few do), 28 a cluster (32 with an aggregate) and 12 an item for its k-d tree, built or not
   /// (a tree left to its first query, `DeferredTree`, is what that query adds).
   ///
   /// - Complexity: O(z) for z zooms.
   public var keptBytes: Int {
-    var bytes = (pointXs.count + pointYs.count) * MemoryLayout<Float>.stride
+    var bytes = (pointXs.count + pointYs.count + pointClearances.count) * MemoryLayout<Float>.stride
     var trees = Set<ObjectIdentifier>()
     for level in levels where !level.dropped {
       bytes += level.parents.bytes
