@@ -33,7 +33,7 @@ struct NeighborLists {
     self.xs = xs
     self.ys = ys
     self.radius = radius
-    let grid = CellGrid(members: members, xs: xs, ys: ys, cellWidth: radius)
+    let grid = CellGrid(members: members, xs: xs, ys: ys, cellWidth: radius, forks: forks)
     self.grid = grid
     var listStarts = [Int32](repeating: 0, count: n)
     var listCounts = [Int32](repeating: 0, count: n)
@@ -96,13 +96,15 @@ struct NeighborLists {
   func hasNone(_ i: Int) -> Bool { counts[i] == 0 }
 
   /// Every item of the lists of two or more neighbours (the lists that must be put in order), perhaps more
-  /// than once; nil when some list is found on demand (its items are not known yet).
-  func itemsOfLongerLists() -> [UInt32]? {
+  /// than once; nil when some list is found on demand (its items are not known yet) or there are more than
+  /// `limit` (the caller then ranks them all).
+  func itemsOfLongerLists(upTo limit: Int) -> [UInt32]? {
     var items: [UInt32] = []
     for i in counts.indices where counts[i] != 0 && counts[i] != 1 {
       guard counts[i] > 0 else { return nil }
       let start = Int(starts[i])
       items.append(contentsOf: neighbors[start..<(start + Int(counts[i]))])
+      if items.count > limit { return nil }
     }
     return items
   }
@@ -135,7 +137,7 @@ struct NeighborLists {
       for i in 0..<n { buffer[i] = UInt32(i) }
       initialized = n
     }
-    let grid = CellGrid(members: all, xs: xs, ys: ys, cellWidth: searchRadius)
+    let grid = CellGrid(members: all, xs: xs, ys: ys, cellWidth: searchRadius, forks: forks)
     var clearances = [Double](unsafeUninitializedCapacity: n) { _, initialized in initialized = n }
     clearances.withUnsafeMutableBufferPointer { clearances in
       grid.withCells { cells in
@@ -194,52 +196,87 @@ struct CellGrid {
   let centres: [Double]
 
   /// Cells at least `cellWidth` wide, and about as many of them as items at most, over the items `members`
-  /// (in increasing order) of those at `xs`, `ys`.
-  init(members: [UInt32], xs: [Double], ys: [Double], cellWidth: Double) {
+  /// (in increasing order) of those at `xs`, `ys`; each cell's items in that order. The rows' binning shares
+  /// `forks` levels of threads.
+  init(members: [UInt32], xs: [Double], ys: [Double], cellWidth: Double, forks: Int = 0) {
     let n = members.count
     let side = Int(max(1, min((1 / cellWidth).rounded(.down), Double(n).squareRoot().rounded(.up), 8192)))
     self.side = side
     let scale = Double(side)
     self.scale = scale
     let cellCount = side * side
-    var cellStarts = [Int32](repeating: 0, count: cellCount + 1)
+    var cellStarts = [Int32](unsafeUninitializedCapacity: cellCount + 1) { _, initialized in
+      initialized = cellCount + 1
+    }
     var items = [UInt32](unsafeUninitializedCapacity: n) { _, initialized in initialized = n }
     var coords = [Float](unsafeUninitializedCapacity: 2 * n) { _, initialized in initialized = 2 * n }
     var centres = [Double](unsafeUninitializedCapacity: 2 * n) { _, initialized in initialized = 2 * n }
     // Truncation, not `rounded(.down)` (a call into libm here): they differ only below 0, which clamps to 0.
     func cell(_ value: Float) -> Int { min(side - 1, max(0, Int(Double(value) * scale))) }
-    // A counting sort: each cell's count, then its end (a running sum), then the members placed from the last
-    // down, each at its cell's end less one, which leaves each cell's start behind and keeps input order.
-    withUnsafeTemporaryAllocation(of: Int32.self, capacity: n) { cellOf in
-      cellStarts.withUnsafeMutableBufferPointer { cellStarts in
-        members.withUnsafeBufferPointer { members in
-          xs.withUnsafeBufferPointer { xs in
-            ys.withUnsafeBufferPointer { ys in
-              for m in 0..<n {
-                let item = Int(members[m])
-                let c = cell(Float(xs[item])) + side * cell(Float(ys[item]))
-                cellOf[m] = Int32(truncatingIfNeeded: c)
-                cellStarts[c] &+= 1
+    // A counting sort in two passes that each write memory in order, where one pass would write each item to
+    // a cell of a million, scattered: first the members by row (a running position a row, a few hundred of
+    // them), then each row's members by column (a row's slots fit in a cache), rows on their own threads.
+    var rowStarts = [Int](repeating: 0, count: side + 1)
+    withUnsafeTemporaryAllocation(of: Binned.self, capacity: n) { byRow in
+      members.withUnsafeBufferPointer { members in
+        xs.withUnsafeBufferPointer { xs in
+          ys.withUnsafeBufferPointer { ys in
+            rowStarts.withUnsafeMutableBufferPointer { rowStarts in
+              for m in 0..<n { rowStarts[cell(Float(ys[Int(members[m])])) + 1] += 1 }
+              for row in 0..<side { rowStarts[row + 1] += rowStarts[row] }
+              withUnsafeTemporaryAllocation(of: Int.self, capacity: side) { next in
+                for row in 0..<side { next[row] = rowStarts[row] }
+                for m in 0..<n {
+                  let item = Int(members[m])
+                  let x = xs[item]
+                  let y = ys[item]
+                  let row = cell(Float(y))
+                  byRow[next[row]] = Binned(
+                    x: x, y: y, item: UInt32(truncatingIfNeeded: item),
+                    column: UInt32(truncatingIfNeeded: cell(Float(x))))
+                  next[row] += 1
+                }
               }
-              for c in 1..<cellCount { cellStarts[c] &+= cellStarts[c - 1] }
-              cellStarts[cellCount] = Int32(truncatingIfNeeded: n)
-              items.withUnsafeMutableBufferPointer { items in
-                coords.withUnsafeMutableBufferPointer { coords in
-                  centres.withUnsafeMutableBufferPointer { centres in
-                    for m in stride(from: n - 1, through: 0, by: -1) {
-                      let item = Int(members[m])
-                      let c = Int(cellOf[m])
-                      cellStarts[c] &-= 1
-                      let slot = Int(cellStarts[c])
-                      items[slot] = UInt32(truncatingIfNeeded: item)
-                      coords[2 * slot] = Float(xs[item])
-                      coords[2 * slot + 1] = Float(ys[item])
-                      centres[2 * slot] = xs[item]
-                      centres[2 * slot + 1] = ys[item]
+            }
+          }
+        }
+      }
+      let binned = UnsafeBufferPointer(byRow)
+      let rowStarts = rowStarts
+      cellStarts.withUnsafeMutableBufferPointer { cellStarts in
+        items.withUnsafeMutableBufferPointer { items in
+          coords.withUnsafeMutableBufferPointer { coords in
+            centres.withUnsafeMutableBufferPointer { centres in
+              _ = ForkJoin.split(0..<side, forks: n >= NeighborLists.parallelThreshold ? forks : 0) { rows in
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: side) { next in
+                  for row in rows {
+                    let first = rowStarts[row]
+                    let end = rowStarts[row + 1]
+                    for column in 0..<side { next[column] = 0 }
+                    for b in first..<end { next[Int(binned[b].column)] += 1 }
+                    var start = first
+                    for column in 0..<side {
+                      let count = next[column]
+                      cellStarts[row * side + column] = Int32(truncatingIfNeeded: start)
+                      next[column] = start
+                      start += count
+                    }
+                    for b in first..<end {
+                      let entry = binned[b]
+                      let column = Int(entry.column)
+                      let slot = next[column]
+                      next[column] = slot + 1
+                      items[slot] = entry.item
+                      coords[2 * slot] = Float(entry.x)
+                      coords[2 * slot + 1] = Float(entry.y)
+                      centres[2 * slot] = entry.x
+                      centres[2 * slot + 1] = entry.y
                     }
                   }
                 }
+              } merge: { _, _ in
               }
+              cellStarts[cellCount] = Int32(truncatingIfNeeded: n)
             }
           }
         }
@@ -249,6 +286,14 @@ struct CellGrid {
     self.items = items
     self.coords = coords
     self.centres = centres
+  }
+
+  /// A member on its way to its cell: its position, number and column.
+  private struct Binned {
+    var x: Double
+    var y: Double
+    var item: UInt32
+    var column: UInt32
   }
 
   /// Lends the grid's arrays for a run of searches.

@@ -303,6 +303,63 @@ import Testing
     }
   }
 
+  /// A cluster's centre is summed in the neighbours' kdbush order only where the order can change it: a list
+  /// `ClusterIndex.sumsExactly` passes must give the same sums, bit for bit, in every order. Lists of lone
+  /// points (Float positions), clusters of two and of three (centres a division apart), counts up to a
+  /// million, positions near 0 and 1; the lists that fail must include some whose sums do differ by order
+  /// (else the check could not tell), and lone points must pass.
+  @Test func sumsThatPassTheCheckAreTheSameInEveryOrder() {
+    var words = SeededSpherePoints(seed: 91)
+    func position() -> Double {
+      let base = [0.5, 0.25, 1e-6, 0.999_9][Int(words.nextWord() % 4)]
+      let value = Double(Float(min(1, base + 1e-3 * words.nextUnit())))
+      switch words.nextWord() % 3 {
+      case 0: return value
+      case 1: return (value + Double(Float(value + 1e-5))) / 2
+      default: return (value + Double(Float(value + 1e-5)) + Double(Float(value + 3e-5))) / 3
+      }
+    }
+    var passed = 0
+    var failedAndDiffer = 0
+    var lonePointsPassed = true
+    for trial in 0..<4000 {
+      let size = 2 + Int(words.nextWord() % 7)
+      let lone = trial % 4 == 0
+      let xs = (0..<size).map { _ in lone ? Double(Float(0.3 + 0.01 * words.nextUnit())) : position() }
+      let ys = (0..<size).map { _ in lone ? Double(Float(0.6 + 0.01 * words.nextUnit())) : position() }
+      let counts = (0..<size).map { _ in lone ? Int32(1) : Int32(1 + words.nextWord() % [2, 40, 1_000_000][trial % 3]) }
+      let own = Int(words.nextWord()) % size
+      let others = (0..<size).filter { $0 != own }
+      func sums(_ order: [Int]) -> (Double, Double) {
+        var wx = xs[own] * Double(counts[own])
+        var wy = ys[own] * Double(counts[own])
+        for k in order {
+          wx += xs[k] * Double(counts[k])
+          wy += ys[k] * Double(counts[k])
+        }
+        return (wx, wy)
+      }
+      var orders = [others, Array(others.reversed())]
+      for _ in 0..<6 {
+        var shuffled = others
+        for i in stride(from: shuffled.count - 1, to: 0, by: -1) {
+          shuffled.swapAt(i, Int(words.nextWord() % UInt32(i + 1)))
+        }
+        orders.append(shuffled)
+      }
+      let first = sums(others)
+      let differ = orders.contains { sums($0) != first }
+      if ClusterIndex<Void>.sumsExactly(xs, ys, counts, own, others) {
+        passed += 1
+        #expect(!differ, "trial \(trial): passed the check, yet its sums depend on the order")
+      } else {
+        if lone { lonePointsPassed = false }
+        if differ { failedAndDiffer += 1 }
+      }
+    }
+    #expect(passed > 1000 && failedAndDiffer > 100 && lonePointsPassed, "\(passed) passed, \(failedAndDiffer)")
+  }
+
   /// Large enough that every zoom's sort and searches are split between threads.
   @Test func threadsDoNotChangeTheIndex() throws {
     let points = Self.clumps(count: 30_000, seed: 8)
