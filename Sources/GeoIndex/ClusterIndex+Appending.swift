@@ -19,7 +19,7 @@ extension ClusterIndex {
   /// The zooms below that bound are then checked against the items of the level each clusters, for a few
   /// added points, down to the first one within reach. The zooms clustered search only the items a whole
   /// build would: each input point's clearance (its distance to the nearest other, kept from the build) is
-  /// lowered to its distance from the added points, and carried down as a whole build carries it.
+  /// lowered to its distance from the added points, and read as a whole build reads it.
   ///
   /// - Complexity: O(n) for each added point (its distance to the input, then to the items of the levels
   ///   checked), the levels above copied, and the zooms clustered from the first one the added points reach (at
@@ -158,19 +158,13 @@ extension ClusterIndex {
     }
     level.parents = [Int32](repeating: -1, count: count)
     let forks = count >= NeighborLists.parallelThreshold ? ForkJoin.forks(threads: threads) : 0
-    // The clearances a whole build carries to this level: a lone point's own, less the radius (and slack) of
-    // every zoom above at which something merged (its level has fewer items than the one above), so that
-    // only the items within reach of another are searched; none is known for a cluster.
+    // The clearances a whole build carries to this level (`members(_:within:xs:ys:forks:)`): a lone point's
+    // own, so that only the items within reach of another are searched; none for a cluster.
     var clearances = [Double](repeating: -.infinity, count: count)
     for i in 0..<old.count where old.cluster(i) == nil {
       clearances[i] = Double(pointClearances[Int(old.items[i])])
     }
     for (j, item) in addedItems.enumerated() { clearances[old.count + j] = Double(pointClearances[item]) }
-    for zoom in stride(from: options.maxZoom, to: first, by: -1)
-    where levels[zoom - options.minZoom].count < levels[zoom + 1 - options.minZoom].count {
-      let shift = Self.radius(zoom: zoom, options: options) + NeighborLists.clearanceSlack
-      for j in clearances.indices { clearances[j] -= shift }
-    }
     // Whether the old level shared its storage with the one above (nothing merged at `first + 1`).
     let sameItems =
       first + 1 < options.maxZoom + 1

@@ -247,10 +247,11 @@ public struct ClusterIndex<Aggregate> {
     self.pointXs = pointXs
     self.pointYs = pointYs
     level.parents = [Int32](repeating: -1, count: level.xs.count)
-    // How far each item of the level being clustered is at least from every other: an item farther than a
-    // zoom's radius from everything has no neighbour there and is no one's neighbour, so the neighbour
-    // searches skip it; when no item is that close, the zoom leaves the level as it is. Found once for the
-    // input (up to about the mean spacing of the points) and carried down the zooms.
+    // How far each input point is at least from every other: a lone point farther than a zoom's radius from
+    // everything has no neighbour there and is no one's neighbour, so the neighbour searches skip it
+    // (`members(_:within:xs:ys:forks:)`, which also finds the lone points near a cluster); when no item is
+    // that close, the zoom leaves the level as it is. Found once for the input (up to about the mean spacing
+    // of the points) and carried down the zooms with the lone points (-inf for a cluster).
     let searchRadius = max(
       Self.radius(zoom: options.maxZoom, options: options), 1 / Double(max(1, level.xs.count)).squareRoot())
     let clearances = NeighborLists.clearances(
@@ -295,10 +296,11 @@ public struct ClusterIndex<Aggregate> {
     neighbors.reserveCapacity(64)
     // The neighbour lists for the coming zoom, when they were found as its level was made.
     var pending: NeighborLists? = nil
-    // Whether the last zoom clustered needed its level's whole tree to order neighbours: the next level's is
-    // then built beside the next zoom's searches. Neighbour order matters for every list of two or more when
-    // the index aggregates or `minPoints` is above 2, else only where it can change a centre's rounding
-    // (`sumsExactly`): at 1M uniform points, in none of the lists of zooms 11–7 and in 254 of 147,542 at zoom 6.
+    // Whether the last zoom clustered needed its level's whole tree to order neighbours: the next level's
+    // is then built beside the next zoom's searches. Neighbour order matters for every list of two or more
+    // when the index aggregates or `minPoints` is above 2, else only where it can change a centre's
+    // rounding (`sumsExactly`): at 1M uniform points, in none of the lists of zooms 11–7 and in 254 of
+    // 147,542 at zoom 6.
     let orderAlways = aggregation != nil || options.minPoints > 2
     var treeWanted = orderAlways
 
@@ -319,7 +321,9 @@ public struct ClusterIndex<Aggregate> {
       let radius = Self.radius(zoom: zoom, options: options)
       var next: Draft
       var unchanged = true
-      let members = pending == nil ? Self.members(clearances, within: radius) : []
+      let members =
+        pending == nil
+        ? Self.members(clearances, within: radius, xs: current.xs, ys: current.ys, forks: forks) : []
       if pending == nil && members.isEmpty {
         next = current  // nothing within reach: the same items, order and tree
       } else {
@@ -352,7 +356,9 @@ public struct ClusterIndex<Aggregate> {
         // its order (at the top zooms of a large input, none does), or for a query at this zoom
         // (`DeferredTree`).
         let nextRadius = Self.radius(zoom: zoom - 1, options: options)
-        let nextMembers = zoom > options.minZoom ? Self.members(clearances, within: nextRadius) : []
+        let nextMembers =
+          zoom > options.minZoom
+          ? Self.members(clearances, within: nextRadius, xs: next.xs, ys: next.ys, forks: forks) : []
         if forks > 0 && treeWanted && nextMembers.count >= next.xs.count / 4 {
           var tree: PlanarKDTree? = nil
           ForkJoin.both(
@@ -380,8 +386,8 @@ public struct ClusterIndex<Aggregate> {
   /// supercluster's `_cluster`: walk the items in data order; an item not yet taken gathers every untaken
   /// neighbour within the zoom's radius; enough points make a cluster whose centre is the count-weighted mean
   /// accumulated in the tree's neighbour order; otherwise the item (and any too-few neighbours) is copied down.
-  /// `lists` holds the neighbours at this radius; `clearances` are how far each item is from all others at
-  /// least.
+  /// `lists` holds the neighbours at this radius; `clearances` are how far each lone point is from all other
+  /// input points at least (-inf for a cluster).
   private static func cluster(
     _ previous: inout Draft, radius: Double, zoom: Int, options: ClusterOptions, featureCount: Int,
     lists: NeighborLists, clearances: [Double], forks: Int,
@@ -399,9 +405,9 @@ public struct ClusterIndex<Aggregate> {
     nextClearances.reserveCapacity(count)
     var taken = [Bool](repeating: false, count: count)
     // Neighbours go in the order kdbush's `within` would return them where that order can change the
-    // result: by rank in the tree's traversal, worked out when a list first needs it. Aggregates are reduced
-    // in it, and below `minPoints` the neighbours are copied to the next zoom in it; otherwise it decides only
-    // the rounding of a centre's sums, which most lists do not round at all.
+    // result: by rank in the tree's traversal, worked out when a list first needs it. Aggregates are
+    // reduced in it, and below `minPoints` the neighbours are copied to the next zoom in it; otherwise it
+    // decides only the rounding of a centre's sums, which most lists do not round at all.
     var ranks: [UInt32] = []
     let orderAlways = aggregation != nil || options.minPoints > 2
 
@@ -411,7 +417,6 @@ public struct ClusterIndex<Aggregate> {
     }
 
     var changed = false
-    var merged = false
     var i = 0
     while i < count {
       defer { i += 1 }
@@ -450,7 +455,6 @@ public struct ClusterIndex<Aggregate> {
 
       if numPoints > ownCount && numPoints >= options.minPoints {
         changed = true
-        merged = true
         var wx = x * Double(ownCount)
         var wy = y * Double(ownCount)
         let id = (i << 5) + (zoom + 1) + featureCount
@@ -490,26 +494,22 @@ public struct ClusterIndex<Aggregate> {
       }
     }
     next.parents = [Int32](repeating: -1, count: next.xs.count)
-    // A new cluster's centre is within the radius of its seed, an item of this zoom, so it can be nearer to
-    // any other item than the seed was by that much.
-    if merged {
-      let shift = radius + NeighborLists.clearanceSlack
-      for j in nextClearances.indices { nextClearances[j] -= shift }
-    }
     return (next, changed, nextClearances, !ranks.isEmpty && previous.tree != nil)
   }
 
   /// Whether the count-weighted sums of `xs` and of `ys` over item `i` and `others` (supercluster's
   /// accumulation of a cluster's centre, `i` first) are exact, so the same whatever the order of `others`.
   ///
-  /// The terms are non-negative (Mercator positions in [0, 1]², positive counts). If each is a whole multiple
-  /// of 2^q, the smallest power of two any of them is a multiple of, and the exact total is below 2^(q + 53),
-  /// every partial sum in any order is such a multiple below 2^(q + 53), which a double holds exactly, so no
-  /// addition rounds. The total is bounded by the rounded sum taken here with a factor of two to spare. A lone
-  /// point's position is a Float (24 significant bits) and a count has at most 26, so sums of points and of
-  /// clusters of two (a halving is exact) pass; centres divided by three or more mostly do not. A subnormal
-  /// term is not examined: false.
-  static func sumsExactly(_ xs: [Double], _ ys: [Double], _ counts: [Int32], _ i: Int, _ others: [Int]) -> Bool {
+  /// The terms are non-negative (Mercator positions in [0, 1]², positive counts). If each is a whole
+  /// multiple of 2^q, the smallest power of two any of them is a multiple of, and the exact total is below
+  /// 2^(q + 53), every partial sum in any order is such a multiple below 2^(q + 53), which a double holds
+  /// exactly, so no addition rounds. The total is bounded by the rounded sum taken here with a factor of two
+  /// to spare. A lone point's position is a Float (24 significant bits) and a count has at most 26, so sums
+  /// of points and of clusters of two (a halving is exact) pass; centres divided by three or more mostly do
+  /// not. A subnormal term is not examined: false.
+  static func sumsExactly(_ xs: [Double], _ ys: [Double], _ counts: [Int32], _ i: Int, _ others: [Int])
+    -> Bool
+  {
     xs.withUnsafeBufferPointer { xs in
       ys.withUnsafeBufferPointer { ys in
         counts.withUnsafeBufferPointer { counts in
@@ -546,14 +546,13 @@ public struct ClusterIndex<Aggregate> {
 }
 
 extension ClusterIndex {
-  /// Ranks in `level`'s k-d tree traversal (`PlanarKDTree.traversalRanks()`) for the items `wanted` (those of
-  /// the lists to be put in order; nil: not known, or too many): from its tree when it was built; else, when they are few
-  /// (a handful of lists at the top zooms of a large input), from the part of the tree that holds them
-  /// (`PlanarKDTree.traversalRanks(xs:ys:nodeSize:of:forks:)`), the tree itself left to its first query; else
-  /// from the tree, built now and kept.
+  /// Ranks in `level`'s k-d tree traversal (`PlanarKDTree.traversalRanks()`) for the items `wanted` (those
+  /// of the lists to be put in order; nil: not known, or too many): from its tree when it was built; else,
+  /// when they are few (a handful of lists at the top zooms of a large input), from the part of the tree
+  /// that holds them (`PlanarKDTree.traversalRanks(xs:ys:nodeSize:of:forks:)`), the tree itself left to its
+  /// first query; else from the tree, built now and kept.
   static func ranks(_ level: inout Draft, ordering wanted: [UInt32]?, nodeSize: Int, forks: Int) -> [UInt32] {
-    if level.tree == nil, let wanted, wanted.count <= partialRanksLimit(level.xs.count, nodeSize)
-    {
+    if level.tree == nil, let wanted, wanted.count <= partialRanksLimit(level.xs.count, nodeSize) {
       return PlanarKDTree.traversalRanks(
         xs: level.xs, ys: level.ys, nodeSize: nodeSize, of: wanted, forks: forks)
     }
@@ -566,13 +565,59 @@ extension ClusterIndex {
   /// The most items of a level of `count` whose ranks are worth finding without building the whole tree.
   static func partialRanksLimit(_ count: Int, _ nodeSize: Int) -> Int { count / (4 * max(2, nodeSize)) }
 
-  /// The items whose clearance (see `NeighborLists.clearances`) leaves them within reach of another at
-  /// `radius`: the only ones that can have neighbours there.
-  static func members(_ clearances: [Double], within radius: Double) -> [UInt32] {
+  /// The items of a level (at `xs`, `ys`, with their `clearances`) that may have a neighbour within `radius`,
+  /// the only ones searched and searched for there: every cluster (its clearance is -inf), every lone point
+  /// whose clearance is within reach, and every lone point within reach of a cluster.
+  ///
+  /// A lone point's clearance is its distance to the nearest other input point (`NeighborLists.clearances`,
+  /// lowered by `ClusterIndex.appending` for the points it adds), and lone points do not move, so no other
+  /// lone point is ever nearer. A cluster may be: its centre lies within the radius of its seed at the zoom
+  /// it formed, so within the sum of the radii of the zooms above this one (less than this radius) of an
+  /// input point it holds. A lone point within reach of a cluster is then within twice the reach of that
+  /// point, so only the lone points whose clearance is at most that are looked up on a grid of the clusters.
+  /// (Lowering every clearance by the radius at each zoom that merged, as the build did before, searched
+  /// 747,000 of the 985,000 items at zoom 9 of 1M uniform points; this searches 309,000.)
+  static func members(
+    _ clearances: [Double], within radius: Double, xs: [Double], ys: [Double], forks: Int
+  ) -> [UInt32] {
     let reach = radius + NeighborLists.clearanceSlack
-    var members: [UInt32] = []
-    for (i, clearance) in clearances.enumerated() where clearance <= reach { members.append(UInt32(i)) }
-    return members
+    let n = clearances.count
+    var clusters: [UInt32] = []
+    var nearby = false  // whether some lone point may be within reach of a cluster
+    for (i, clearance) in clearances.enumerated() {
+      if clearance == -.infinity {
+        clusters.append(UInt32(i))
+      } else if clearance > reach && clearance <= 2 * reach {
+        nearby = true
+      }
+    }
+    guard nearby && !clusters.isEmpty else {
+      var members: [UInt32] = []
+      for (i, clearance) in clearances.enumerated() where clearance <= reach { members.append(UInt32(i)) }
+      return members
+    }
+    let grid = CellGrid(members: clusters, xs: xs, ys: ys, cellWidth: reach, forks: forks)
+    return grid.withCells { cells in
+      ForkJoin.split(0..<n, forks: n >= NeighborLists.parallelThreshold ? forks : 0) { range in
+        var members: [UInt32] = []
+        for i in range {
+          let clearance = clearances[i]
+          if clearance <= reach {
+            members.append(UInt32(i))
+          } else if clearance <= 2 * reach {
+            let (xCells, yCells) = cells.cells(x: xs[i], y: ys[i], radius: reach)
+            if cells.count(x: xCells, y: yCells) > 0
+              && cells.closest(x: xs[i], y: ys[i], radius: reach, excluding: -1, limit: .max) <= reach * reach
+            {
+              members.append(UInt32(i))
+            }
+          }
+        }
+        return members
+      } merge: {
+        $0 + $1
+      } ?? []
+    }
   }
 
   /// The largest Float at most `value` (a clearance kept in single precision must not grow).

@@ -327,7 +327,9 @@ import Testing
       let lone = trial % 4 == 0
       let xs = (0..<size).map { _ in lone ? Double(Float(0.3 + 0.01 * words.nextUnit())) : position() }
       let ys = (0..<size).map { _ in lone ? Double(Float(0.6 + 0.01 * words.nextUnit())) : position() }
-      let counts = (0..<size).map { _ in lone ? Int32(1) : Int32(1 + words.nextWord() % [2, 40, 1_000_000][trial % 3]) }
+      let counts = (0..<size).map { _ in
+        lone ? Int32(1) : Int32(1 + words.nextWord() % [2, 40, 1_000_000][trial % 3])
+      }
       let own = Int(words.nextWord()) % size
       let others = (0..<size).filter { $0 != own }
       func sums(_ order: [Int]) -> (Double, Double) {
@@ -357,7 +359,8 @@ import Testing
         if differ { failedAndDiffer += 1 }
       }
     }
-    #expect(passed > 1000 && failedAndDiffer > 100 && lonePointsPassed, "\(passed) passed, \(failedAndDiffer)")
+    #expect(
+      passed > 1000 && failedAndDiffer > 100 && lonePointsPassed, "\(passed) passed, \(failedAndDiffer)")
   }
 
   /// Large enough that every zoom's sort and searches are split between threads.
