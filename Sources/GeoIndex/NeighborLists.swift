@@ -35,58 +35,74 @@ struct NeighborLists {
     self.radius = radius
     let grid = CellGrid(members: members, xs: xs, ys: ys, cellWidth: radius, forks: forks)
     self.grid = grid
-    var listStarts = [Int32](repeating: 0, count: n)
     var listCounts = [Int32](repeating: 0, count: n)
-    // Runs of the grid's slots, each searched on a thread of its own into lists numbered from 0. Every item is
-    // in one slot, so the runs write disjoint entries of `listStarts` and `listCounts`.
+    // Runs of the grid's slots, each searched on a thread of its own into lists of its own, in slot order.
+    // Every item is in one slot, so the runs write disjoint entries of `listCounts`.
     let slotCount = members.count
-    var pieces: [(slots: Range<Int>, lists: [UInt32])] =
-      listStarts.withUnsafeMutableBufferPointer { listStarts in
-        listCounts.withUnsafeMutableBufferPointer { listCounts in
-          grid.withCells { cells in
-            ForkJoin.split(0..<slotCount, forks: slotCount >= Self.parallelThreshold ? forks : 0) { slots in
-              var lists: [UInt32] = []
-              withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.denseLimit) { found in
-                for slot in slots {
-                  let item = Int(cells.items[slot])
-                  let x = cells.centres[2 * slot]
-                  let y = cells.centres[2 * slot + 1]
-                  guard
-                    let count = cells.search(
-                      x: x, y: y, radius: radius, excluding: item,
-                      cells: cells.cells(x: x, y: y, radius: radius),
-                      into: found.baseAddress!, limit: Self.denseLimit)
-                  else {
-                    listCounts[item] = -1
-                    continue
+    let pieces: [(slots: Range<Int>, lists: [UInt32])] =
+      listCounts.withUnsafeMutableBufferPointer { listCounts in
+        grid.withCells { cells in
+          ForkJoin.split(0..<slotCount, forks: slotCount >= Self.parallelThreshold ? forks : 0) { slots in
+            var lists: [UInt32] = []
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: Self.denseLimit) { found in
+              for slot in slots {
+                let item = Int(cells.items[slot])
+                let x = cells.centres[2 * slot]
+                let y = cells.centres[2 * slot + 1]
+                guard
+                  let count = cells.search(
+                    x: x, y: y, radius: radius, excluding: item,
+                    cells: cells.cells(x: x, y: y, radius: radius),
+                    into: found.baseAddress!, limit: Self.denseLimit)
+                else {
+                  listCounts[item] = -1
+                  continue
+                }
+                if count == 0 { continue }
+                listCounts[item] = Int32(count)
+                for k in 0..<count { lists.append(found[k]) }  // a handful: no call to copy them
+              }
+            }
+            return [(slots, lists)]
+          } merge: {
+            $0 + $1
+          } ?? []
+        }
+      }
+    // One array of lists in item order, which the cluster walk reads in order (read in slot order, a list was
+    // a cache miss for the walk to wait on): each run's lists copied to their items' places, the runs on
+    // their threads (their items, so their places, are disjoint).
+    var listStarts = [Int32](repeating: 0, count: n)
+    var total = 0
+    for i in 0..<n where listCounts[i] > 0 {
+      listStarts[i] = Int32(truncatingIfNeeded: total)
+      total += Int(listCounts[i])
+    }
+    neighbors = [UInt32](unsafeUninitializedCapacity: total) { lists, initialized in
+      grid.items.withUnsafeBufferPointer { items in
+        listStarts.withUnsafeBufferPointer { listStarts in
+          listCounts.withUnsafeBufferPointer { listCounts in
+            _ = ForkJoin.split(pieces.indices, forks: pieces.count > 1 ? forks : 0) { runs in
+              for run in runs {
+                pieces[run].lists.withUnsafeBufferPointer { source in
+                  var next = 0
+                  for slot in pieces[run].slots {
+                    let item = Int(items[slot])
+                    let count = Int(listCounts[item])
+                    guard count > 0 else { continue }
+                    let start = Int(listStarts[item])
+                    for k in 0..<count { lists[start + k] = source[next + k] }
+                    next += count
                   }
-                  if count == 0 { continue }
-                  listStarts[item] = Int32(lists.count)
-                  listCounts[item] = Int32(count)
-                  for k in 0..<count { lists.append(found[k]) }  // a handful: no call to copy them
                 }
               }
-              return [(slots, lists)]
-            } merge: {
-              $0 + $1
-            } ?? []
+            } merge: { _, _ in
+            }
           }
         }
       }
-    // One array of lists: a later run's starts move by the lengths of the runs before it.
-    var lists = pieces.isEmpty ? [] : pieces[0].lists
-    if !pieces.isEmpty { pieces[0].lists = [] }
-    grid.items.withUnsafeBufferPointer { items in
-      for piece in pieces.dropFirst() {
-        let offset = Int32(lists.count)
-        for slot in piece.slots {
-          let item = Int(items[slot])
-          if listCounts[item] > 0 { listStarts[item] += offset }
-        }
-        lists.append(contentsOf: piece.lists)
-      }
+      initialized = total
     }
-    neighbors = lists
     starts = listStarts
     counts = listCounts
   }
