@@ -11,10 +11,12 @@ extension ClusterIndex {
   /// the number of points added (supercluster counts the input in its ids). So from `maxZoom` down to the first
   /// zoom where an added point may be within reach of another item, each level is the old one with the added
   /// points after it (a new k-d tree, left to its first query, `DeferredTree`); that zoom and those below it are
-  /// clustered as a whole build does. An item of the level of zoom z + 1 lies within the sum of the radii of the
-  /// zooms above z (less than the radius at z) of an input point, since a cluster's centre is within the radius
-  /// of its seed; so an added point farther than twice the radius at z (with room for rounding) from every
-  /// input point and every other added point is out of reach at z.
+  /// clustered as a whole build does, and so is a zoom above whose clustering put neighbours in its k-d
+  /// tree's order (`Level.ordered`: an added item can change the order kdbush gives the others). An item of
+  /// the level of zoom z + 1 lies within the sum of the radii of the zooms above z (less than the radius at z)
+  /// of an input point, since a cluster's centre is within the radius of its seed; so an added point farther
+  /// than twice the radius at z (with room for rounding) from every input point and every other added point is
+  /// out of reach at z.
   ///
   /// The zooms below that bound are then checked against the items of the level each clusters, for a few
   /// added points, down to the first one within reach. The zooms clustered search only the items a whole
@@ -108,6 +110,7 @@ extension ClusterIndex {
       }
       first = zoom >= options.minZoom ? zoom : nil
     }
+    if !addedItems.isEmpty { first = reclustered(from: first) }
     if first == options.maxZoom { return nil }
     let shift = Int32(truncatingIfNeeded: m)
     let treeForks = ForkJoin.forks(threads: threads)
@@ -179,7 +182,7 @@ extension ClusterIndex {
   }
 
   /// An index of these parts, without aggregates.
-  private init(
+  init(
     options: ClusterOptions, points: [GeoPoint?], levels: [Level], pointXs: [Float], pointYs: [Float],
     pointClearances: [Float]
   ) {
@@ -192,11 +195,29 @@ extension ClusterIndex {
     aggregating = false
   }
 
-  /// Whether an item of `level` is within `reach` of one of the input points `added` (at `xs`, `ys`).
-  private func reaches(_ added: [Int], _ level: Level, _ reach: Double, _ xs: [Float], _ ys: [Float]) -> Bool
-  {
+  /// The highest zoom to cluster again when a change reaches no item above `first` (nil: none): `first`, or a
+  /// higher zoom whose clustering put neighbours in its k-d tree's order (`Level.ordered`), which the change
+  /// may alter (kdbush's order of the same items depends on every other item of the level).
+  func reclustered(from first: Int?) -> Int? {
+    let lowest = (first ?? options.minZoom - 1) + 1
+    for zoom in stride(from: options.maxZoom, through: lowest, by: -1)
+    where levels[zoom - options.minZoom].ordered {
+      return zoom
+    }
+    return first
+  }
+
+  /// Whether an item of `level` is within `reach` of one of the input points `added` (at `xs`, `ys`), leaving
+  /// out the lone points `skipped` (ascending input indices).
+  func reaches(
+    _ added: [Int], _ level: Level, _ reach: Double, _ xs: [Float], _ ys: [Float],
+    skipping skipped: [Int] = []
+  ) -> Bool {
     let reach2 = reach * reach
     for i in 0..<level.count {
+      if !skipped.isEmpty && level.cluster(i) == nil && Self.contains(skipped, Int(level.items[i])) {
+        continue
+      }
       let (x, y) = mercator(level, i)
       for item in added {
         let dx = Double(xs[item]) - x

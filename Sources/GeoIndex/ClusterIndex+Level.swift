@@ -22,6 +22,10 @@ extension ClusterIndex {
     var clusterAggregates: [Int32] = []
     /// Set when `retainedZooms` let the level go.
     var dropped = false
+    /// Whether the zoom put a neighbour list in the order of the level above's k-d tree (`Draft.ordered`):
+    /// `appending` and `removing` then cluster it again rather than copy it, since a point added or removed
+    /// anywhere can change that tree's order.
+    var ordered = false
 
     static var clusterTag: UInt32 { 1 << 31 }
 
@@ -36,6 +40,7 @@ extension ClusterIndex {
     init(_ draft: Draft, treeForks: Int) {
       tree = DeferredTree(draft.tree, forks: treeForks)
       parents = Parents(draft.parents)
+      ordered = draft.ordered
       let count = draft.xs.count
       let clusterCount = draft.counts.reduce(0) { $0 + ($1 > 1 ? 1 : 0) }
       // Written through buffers: a level of a million items is compacted at most zooms of a large build.
@@ -74,6 +79,7 @@ extension ClusterIndex {
     func withParents(_ parents: [Int32]) -> Level {
       var level = self
       level.parents = Parents(parents)
+      level.ordered = false  // nothing merged, so no order mattered
       return level
     }
 
@@ -94,10 +100,10 @@ extension ClusterIndex {
   /// take kilobytes instead of 4 MB a zoom (36 MB in all).
   struct Parents {
     /// Every item's parent, or empty when the level keeps only the items that have one.
-    private var dense: [Int32] = []
+    var dense: [Int32] = []
     /// The items that have a parent, ascending, and their parents.
-    private var indices: [UInt32] = []
-    private var ids: [Int32] = []
+    var indices: [UInt32] = []
+    var ids: [Int32] = []
 
     init(_ all: [Int32]) {
       let withParent = all.reduce(0) { $0 + ($1 == -1 ? 0 : 1) }

@@ -133,6 +133,9 @@ public struct ClusterIndex<Aggregate> {
     var aggregateIndices: [Int32] = []
     /// Whether `aggregateIndices` is kept.
     var aggregated = false
+    /// Whether the zoom that made the level put a neighbour list in its k-d tree order (the level above's):
+    /// then the level depends on that tree, which another point anywhere can reorder.
+    var ordered = false
     /// The level's k-d tree, once built: beside the next zoom's neighbour searches when many items have
     /// neighbours there, else when the next zoom's clustering first needs its order (or never in the build).
     var tree: PlanarKDTree? = nil
@@ -326,6 +329,7 @@ public struct ClusterIndex<Aggregate> {
         ? Self.members(clearances, within: radius, xs: current.xs, ys: current.ys, forks: forks) : []
       if pending == nil && members.isEmpty {
         next = current  // nothing within reach: the same items, order and tree
+        next.ordered = false
       } else {
         let lists =
           pending
@@ -494,6 +498,7 @@ public struct ClusterIndex<Aggregate> {
       }
     }
     next.parents = [Int32](repeating: -1, count: next.xs.count)
+    next.ordered = changed && !ranks.isEmpty
     return (next, changed, nextClearances, !ranks.isEmpty && previous.tree != nil)
   }
 

@@ -88,8 +88,9 @@ import Testing
       let difference = Self.difference(whole, extended)
       #expect(difference == nil, "trial \(trial): \(n) points, \(m) added: \(difference ?? "")")
     }
-    // Most cases are extended, not declined (so the comparisons above are not vacuous).
-    #expect(extendedCount >= 15, "part \(part): \(extendedCount) of 30 extended")
+    // Many cases are extended, not declined (so the comparisons above are not vacuous); a duplicate added, or
+    // `minPoints` 3 on duplicates (whose top zoom depends on its tree's order, `Level.ordered`), is declined.
+    #expect(extendedCount >= 12, "part \(part): \(extendedCount) of 30 extended")
   }
 
   /// One to three points at a time onto 30,000 uniform ones (and now and then into a clump): each extended index
