@@ -128,15 +128,32 @@ public final class Dataset: @unchecked Sendable {
     isMarkers = false
   }
 
+  /// `index` without the features at `removed` and with those `file` holds after the rest, if it can be
+  /// changed so (`ClusterIndex.removing`, `appending`); nil when it is to be built whole.
+  private static func changed(
+    _ index: ClusterIndex<[Double]>, removing removed: [Int], to file: FeatureFile, _ options: ClusterOptions
+  ) throws(ClusterError) -> ClusterIndex<[Double]>? {
+    let left = index.inputCount - removed.count
+    guard index.options == options, left <= file.count else { return nil }
+    var changed = index
+    if !removed.isEmpty {
+      guard let reduced = try index.removing(removed) else { return nil }
+      changed = reduced
+    }
+    guard left < file.count else { return changed }  // nothing added (or nothing changed: the same index)
+    return try changed.appending(Array(file.points[left...]))
+  }
+
   /// Builds a dataset, kept by writes over HTTP when `kept` is given (read from the datasets folder when
   /// `keptHere`, by default when `kept` is given).
   ///
-  /// `extending` is the dataset served before, when `file` holds its features with others after them (a
-  /// `POST …/features`): its index is extended (`ClusterIndex.appending`, the same index as a whole build)
-  /// rather than built again.
+  /// `extending` is the dataset served before, when `file` holds its features but those at `removed` (its
+  /// input indices, ascending: `DELETE …/features/{id}`), with others after them (`POST …/features`): its index
+  /// is changed (`ClusterIndex.removing`, then `appending`: the same index as a whole build) rather than built
+  /// again where that saves the build.
   init(
     name: String, file: FeatureFile?, options: ClusterOptions, aggregations: [Aggregation], version: Int,
-    kept: Kept?, keptHere: Bool? = nil, extending previous: Dataset? = nil
+    kept: Kept?, keptHere: Bool? = nil, extending previous: Dataset? = nil, removed: [Int] = []
   ) throws(ClusterError) {
     self.version = version
     self.kept = kept
@@ -149,10 +166,8 @@ public final class Dataset: @unchecked Sendable {
     self.aggregations = aggregations
     var start = timespec()
     clock_gettime(CLOCK_MONOTONIC, &start)
-    if let previous, previous.index.options == options, previous.index.inputCount <= file.count,
-      let extended = try previous.index.appending(Array(file.points[previous.index.inputCount...]))
-    {
-      index = extended
+    if let previous, let changed = try Self.changed(previous.index, removing: removed, to: file, options) {
+      index = changed
       extendedIndex = true
     } else {
       index = try Aggregation.index(of: file, options: options, aggregations: aggregations)

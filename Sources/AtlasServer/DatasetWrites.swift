@@ -219,7 +219,9 @@ final class DatasetWrites: Sendable {
     var outcomes: [Outcome?] = []
     var ahead = 0  // the bytes of `records` already written ahead (each once)
     var identity = kept.identity
-    var removed = false  // whether a feature was removed (the index cannot then be extended: `Dataset.init`)
+    // The served features removed, by their index there (ascending), for `Dataset.init` to change the served
+    // index rather than build it whole; the features this batch added are after those left.
+    var removedBefore: [Int] = []
     for change in changes {
       switch change {
       case .add(let added):
@@ -245,8 +247,15 @@ final class DatasetWrites: Sendable {
           outcomes.append(.refused(Self.noFeature(name, id)))
           continue
         }
+        // Each one's index among the served features: past each one removed before it.
+        let served = before.file.count - removedBefore.count
+        let gone = found.filter { $0 < served }.map { current in
+          var index = current
+          for earlier in removedBefore where earlier <= index { index += 1 }
+          return index
+        }
+        removedBefore = (removedBefore + gone).sorted()
         features.remove(found)
-        removed = true
         let (record, hash) = DatasetJournal.removeRecord(id: id, version: version)
         records += record
         identity = DatasetJournal.chained(identity, hash)
@@ -267,7 +276,7 @@ final class DatasetWrites: Sendable {
           kept: Dataset.Kept(
             nonce: kept.nonce, identity: identity, baseVersion: kept.baseVersion, baseBytes: kept.baseBytes,
             journalBytes: first + records.count),
-          extending: removed ? nil : before)
+          extending: before, removed: removedBefore)
         store.swap(name, to: dataset)
         afterSwap(name, dataset)
         return (outcomes.map { $0 ?? .served(dataset, created: false) }, changed)

@@ -189,8 +189,8 @@ final class Metrics: Sendable {
       # HELP newsatlas_dataset_writes_failed_total Dataset changes whose write or build failed (500).
       # TYPE newsatlas_dataset_writes_failed_total counter
       newsatlas_dataset_writes_failed_total \(counters.datasetChangesFailed)
-      # HELP newsatlas_dataset_builds_extended_total Builds that extended the served index with added features \
-      instead of clustering every zoom again (the same index).
+      # HELP newsatlas_dataset_builds_extended_total Builds that changed the served index (features added or \
+      removed) instead of clustering every zoom again (the same index).
       # TYPE newsatlas_dataset_builds_extended_total counter
       newsatlas_dataset_builds_extended_total \(counters.datasetBuildsExtended)
       # HELP newsatlas_dataset_compactions_total Dataset journals compacted into a new base file (tried).

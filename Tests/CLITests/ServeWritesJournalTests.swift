@@ -67,6 +67,13 @@ import Testing
     return try await answers(AtlasService(datasets: [markers, fresh]))
   }
 
+  /// `newsatlas_dataset_builds_extended_total` as the service reports it.
+  static func extendedBuilds(_ client: some TestClientProtocol) async throws -> Int {
+    let metrics = try await Base.send(client, .get, "/metrics", headers: []).body
+    return metrics.firstMatch(of: /\nnewsatlas_dataset_builds_extended_total ([0-9]+)\n/).map { Int($0.1)! }
+      ?? -1
+  }
+
   static func answers(_ service: AtlasService) async throws -> [String] {
     try await Application(router: service.router()).test(.router) { client in
       var bodies: [String] = []
@@ -108,6 +115,8 @@ import Testing
     let (expected, entry) = try await Application(router: service.router()).test(.router) { client in
       #expect(
         try await Base.send(client, .put, "/v1/datasets/live", Self.collection(state.features)).status == 201)
+      var removals = 0
+      var reduced = 0  // removals that changed the served index (`ClusterIndex.removing`) instead of a build
       for step in 0..<36 {
         let roll = state.roll(0..<20)
         if roll < 9 {
@@ -119,11 +128,16 @@ import Testing
         } else if roll < 18 {
           let ids = state.features.compactMap(Self.id(of:))
           let id = roll == 17 || ids.isEmpty ? "none-has-it" : ids[state.roll(0..<ids.count)]
+          let extendedBefore = try await Self.extendedBuilds(client)
           let answer = try await Base.send(client, .delete, "/v1/datasets/live/features/\(id)")
           let matching = state.features.filter { Self.id(of: $0) == id }
           #expect(
             answer.status == (matching.isEmpty ? 404 : 200), "step \(step): DELETE \(id): \(answer.body)")
           state.features.removeAll { Self.id(of: $0) == id }
+          if !matching.isEmpty {
+            removals += 1
+            if try await Self.extendedBuilds(client) > extendedBefore { reduced += 1 }
+          }
         } else {
           state.features = (0..<state.roll(20..<60)).map { _ in state.next() }
           let answer = try await Base.send(client, .put, "/v1/datasets/live", Self.collection(state.features))
@@ -135,12 +149,14 @@ import Testing
           for (s, f) in zip(served, fresh) { #expect(s == f, "seed \(seed) step \(step)") }
         }
       }
+      #expect(
+        reduced * 2 >= removals && reduced > 0, "seed \(seed): \(reduced) of \(removals) removals reduced")
       let entry = try await Base.send(client, .get, "/v1/datasets/live")
       #expect(entry.json["featureCount"] as? Int == state.features.count)
       // Journals were compacted (into bases the restart below reads), none failed.
       let metrics = try await Base.send(client, .get, "/metrics", headers: []).body
-      // Adds without a removal in their batch extended the served index (`ClusterIndex.appending`), and the
-      // answers above were a fresh build's all the same.
+      // Adds extended the served index (`ClusterIndex.appending`), and the answers above were a fresh build's
+      // all the same.
       let extended = metrics.firstMatch(of: /\nnewsatlas_dataset_builds_extended_total ([0-9]+)\n/).map {
         Int($0.1)!
       }
