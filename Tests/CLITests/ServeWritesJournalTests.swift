@@ -564,6 +564,50 @@ import Testing
     #expect(try await Self.answers(try Base.service(scratch.path)) == fresh)
   }
 
+  /// Removals of served features (not in their order), an add, and a removal of features the batch added, all
+  /// lined up behind a held builder, are applied in one batch: the served index is changed in place
+  /// (`ClusterIndex.removing` with each feature's index among those served, then `appending`), and the answers
+  /// equal a fresh build's over what is left.
+  @Test func removalsAndAddsInOneBatchChangeTheIndexInPlace() async throws {
+    let scratch = try ScratchDirectory()
+    var random = SplitMix64(state: 23)
+    func feature(_ id: String) -> String {
+      #"{"type":"Feature","id":"\#(id)","properties":{"s":1,"category":"a"},"geometry":{"type":"Point","#
+        + #""coordinates":[\#(Double.random(in: -179...179, using: &random)),"#
+        + #"\#(Double.random(in: -80...80, using: &random))]}}"#
+    }
+    let base = (0..<25).map { feature("k\($0)") }
+    let added = [feature("new"), feature("gone"), feature("gone")]
+    let service = try Base.service(scratch.path)
+    let writes = try #require(service.writes)
+    defer { writes.seams.release() }
+    try await Application(router: service.router()).test(.router) { client in
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", Self.collection(base)).status == 201)
+      let before = try await Self.extendedBuilds(client)
+      writes.seams.hold(batches: true)
+      async let first = Base.send(client, .delete, "/v1/datasets/live/features/k20")
+      while writes.waitingCount("live") < 1 { try await Task.sleep(for: .milliseconds(1)) }
+      async let second = Base.send(client, .delete, "/v1/datasets/live/features/k3")
+      while writes.waitingCount("live") < 2 { try await Task.sleep(for: .milliseconds(1)) }
+      async let add = Base.send(client, .post, "/v1/datasets/live/features", Self.collection(added))
+      while writes.waitingCount("live") < 3 { try await Task.sleep(for: .milliseconds(1)) }
+      async let third = Base.send(client, .delete, "/v1/datasets/live/features/gone")
+      while writes.waitingCount("live") < 4 { try await Task.sleep(for: .milliseconds(1)) }
+      async let fourth = Base.send(client, .delete, "/v1/datasets/live/features/k11")
+      while writes.waitingCount("live") < 5 { try await Task.sleep(for: .milliseconds(1)) }
+      writes.seams.release()
+      let answers = try await [first, second, add, third, fourth]
+      for answer in answers {
+        #expect(answer.status == 200 && answer.json["version"] as? Int == 2, "\(answer.body)")
+      }
+      #expect(try await Self.extendedBuilds(client) == before + 1)
+    }
+    let left = base.filter { !["k20", "k3", "k11"].contains(Self.id(of: $0) ?? "") } + [added[0]]
+    let fresh = try await Self.freshAnswers(left)
+    #expect(try await Self.answers(service) == fresh)
+    #expect(try await Self.answers(try Base.service(scratch.path)) == fresh)
+  }
+
   /// A journal whose header names another nonce at an earlier base version (a compaction's base in place, whose
   /// nonce is the identity its records chained, the journal before it not yet removed) is stale even when its
   /// records' versions would go on from the base: dropped, not replayed. (The base's own nonce at an earlier
