@@ -3,8 +3,8 @@ extension ClusterIndex {
   /// options: options)` builds (the same levels, ids, parents, order and trees), without clustering again the
   /// zooms where the added points are too far from everything to change anything. Nil when it would not save a
   /// whole build, which the caller then makes: an index built with `map` and `reduce` (their closures are not
-  /// kept), more than `appendedLimit` added points, an empty input, retained zooms, or an added point within
-  /// reach of another at `maxZoom`.
+  /// kept), more than `appendedLimit` added points, an empty input, retained zooms, an added point within
+  /// reach of another at `maxZoom`, or `maxZoom`'s clusters depending on its tree's order (`Level.ordered`).
   ///
   /// An added point far from every other at a zoom is no one's neighbour there and has none: the zoom's walk
   /// leaves every item as it was and copies the new one to the end of the level, and each cluster's id moves by

@@ -4,7 +4,8 @@ extension ClusterIndex {
   /// order and trees), without clustering again the zooms where the removed points were too far from
   /// everything to change anything. Nil when it would not save a whole build, which the caller then makes:
   /// an index built with `map` and `reduce`, more than `appendedLimit` removed points or none left, retained
-  /// zooms, or a removed point within reach of another at `maxZoom`. The mirror of `appending(_:threads:)`.
+  /// zooms, a removed point within reach of another at `maxZoom`, or `maxZoom`'s clusters depending on its
+  /// tree's order (`Level.ordered`). The mirror of `appending(_:threads:)`.
   ///
   /// A point far from every other at a zoom was a lone item there, no one's neighbour, and had none: without
   /// it, the zoom's walk leaves every other item as it was. So from `maxZoom` down to the first zoom where a
@@ -49,7 +50,7 @@ extension ClusterIndex {
       while zoom >= options.minZoom {
         let reach = Self.radius(zoom: zoom, options: options) + Self.appendedSlack
         if reaches(
-          removedItems, levels[zoom + 1 - options.minZoom], reach, self.pointXs, self.pointYs,
+          removedItems, self.levels[zoom + 1 - options.minZoom], reach, self.pointXs, self.pointYs,
           skipping: removedItems)
         {
           break
