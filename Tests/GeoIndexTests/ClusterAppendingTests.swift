@@ -27,6 +27,22 @@ import Testing
     }
   }
 
+  /// The options of a seeded trial: the defaults, a wider radius with a lower `maxZoom`, `minPoints` 3 with
+  /// leaves of 16, or a `minZoom` of 2, in turn.
+  static func options(trial: Int) -> ClusterOptions {
+    var options = ClusterOptions()
+    if trial % 4 == 1 {
+      options.radiusPixels = 80
+      options.maxZoom = 12
+    }
+    if trial % 4 == 2 {
+      options.minPoints = 3
+      options.nodeSize = 16
+    }
+    if trial % 4 == 3 { options.minZoom = 2 }
+    return options
+  }
+
   /// What differs between two indexes, or nil.
   static func difference(_ a: ClusterIndex<Void>, _ b: ClusterIndex<Void>) -> String? {
     for offset in 0..<(a.options.maxZoom - a.options.minZoom + 2) {
@@ -65,16 +81,7 @@ import Testing
       let added: [GeoPoint?] = (0..<m).map { _ in
         Self.point(random.nextUnit() < 0.6 ? 1 : Int(random.nextUnit() * 6), &random)
       }
-      var options = ClusterOptions()
-      if trial % 4 == 1 {
-        options.radiusPixels = 80
-        options.maxZoom = 12
-      }
-      if trial % 4 == 2 {
-        options.minPoints = 3
-        options.nodeSize = 16
-      }
-      if trial % 4 == 3 { options.minZoom = 2 }
+      let options = Self.options(trial: trial)
       let old = try ClusterIndex(points: base, options: options)
       let whole = try ClusterIndex(points: base + added, options: options)
       let mustDecline = m > ClusterIndex<Void>.appendedLimit || base.isEmpty

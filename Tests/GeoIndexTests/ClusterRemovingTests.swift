@@ -39,16 +39,7 @@ import Testing
         m <= candidates.count && m < base.count
         ? Self.pick(m, of: candidates.count, &random).map { candidates[$0] }
         : Self.pick(m, of: base.count, &random)
-      var options = ClusterOptions()
-      if trial % 4 == 1 {
-        options.radiusPixels = 80
-        options.maxZoom = 12
-      }
-      if trial % 4 == 2 {
-        options.minPoints = 3
-        options.nodeSize = 16
-      }
-      if trial % 4 == 3 { options.minZoom = 2 }
+      let options = ClusterAppendingTests.options(trial: trial)
       let old = try ClusterIndex(points: base, options: options)
       let left = Self.without(base, removed)
       let mustDecline = m > ClusterIndex<Void>.appendedLimit || m == base.count
