@@ -116,11 +116,11 @@ public final class FeedsClient: Sendable {
     let answers = await withTaskGroup(of: (Int, Result<[Article], NewsAPIError>).self) { group in
       for (index, url) in urls.enumerated() {
         group.addTask {
-          do throws(NewsAPIError) {
-            return (index, .success(try await self.articles(of: url)))
-          } catch {
-            return (index, .failure(error))
+          // The result bound before the tuple is built: see Result.awaiting(_:) (a release-only miscompile).
+          let answer = await Result.awaiting { () async throws(NewsAPIError) in
+            try await self.articles(of: url)
           }
+          return (index, answer)
         }
       }
       var answers = [Result<[Article], NewsAPIError>?](repeating: nil, count: urls.count)
@@ -133,7 +133,7 @@ public final class FeedsClient: Sendable {
       switch answer {
       case .success(let articles): all += articles
       case .failure(let error): failures.append((HTTPURL.redacted(urls[index]), error))
-      case nil: break
+      case nil: assertionFailure("a feed's answer came back at no index")
       }
     }
     return (Self.newestFirst(all, limit: limit), failures)

@@ -360,9 +360,11 @@ public final class GDELTClient: HeadlinesProvider {
     await withTaskGroup(of: (Int, Result<GDELTBody, NewsAPIError>).self) { group in
       for (n, query) in queries.enumerated() {
         group.addTask {
-          do throws(NewsAPIError) { return (n, .success(try await self.send(query))) } catch {
-            return (n, .failure(error))
+          // The result bound before the tuple is built: see Result.awaiting(_:) (a release-only miscompile).
+          let answer = await Result.awaiting { () async throws(NewsAPIError) in
+            try await self.send(query)
           }
+          return (n, answer)
         }
       }
       var answers = [Result<GDELTBody, NewsAPIError>?](repeating: nil, count: queries.count)

@@ -273,7 +273,7 @@ extension NewsAPIClient {
   // MARK: - Sending
 
   private func sourcesResult() async -> Result<[NewsSource], NewsAPIError> {
-    do throws(NewsAPIError) { return .success(try await sources()) } catch { return .failure(error) }
+    await Result.awaiting { () async throws(NewsAPIError) in try await sources() }
   }
 
   /// Sends the requests at once (the HTTP client bounds how many are in flight), handing each answer to
@@ -284,16 +284,15 @@ extension NewsAPIClient {
     await withTaskGroup(of: (Int, Result<ArticlePage, NewsAPIError>).self) { group in
       for (n, request) in requests.enumerated() {
         group.addTask {
-          do throws(NewsAPIError) {
+          // The result bound before the tuple is built: see Result.awaiting(_:) (a release-only miscompile).
+          let answer = await Result.awaiting { () async throws(NewsAPIError) in
             switch request.query {
-            case .headlines(let query): return (n, .success(try await self.topHeadlines(query)))
-            case .search(let query): return (n, .success(try await self.everything(query)))
-            case .gdelt, .other:
-              throw .invalidRequest(Sentence(.newsapiOtherProvider))
+            case .headlines(let query): return try await self.topHeadlines(query)
+            case .search(let query): return try await self.everything(query)
+            case .gdelt, .other: throw .invalidRequest(Sentence(.newsapiOtherProvider))
             }
-          } catch {
-            return (n, .failure(error))
           }
+          return (n, answer)
         }
       }
       for await (n, answer) in group { received(requests[n], answer) }

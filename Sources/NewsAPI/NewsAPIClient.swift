@@ -719,9 +719,7 @@ final class SingleFlight: Sendable {
   {
     let (task, owner) = running.withLock { tasks in
       if let task = tasks[key] { return (task, false) }
-      let task = Task { () async -> Result<[UInt8], NewsAPIError> in
-        do throws(NewsAPIError) { return .success(try await work()) } catch { return .failure(error) }
-      }
+      let task = Task { await Result.awaiting { () async throws(NewsAPIError) in try await work() } }
       tasks[key] = task
       return (task, true)
     }

@@ -169,14 +169,13 @@ public struct NewsProviders: Sendable {
     async let answers = withTaskGroup(of: (Int, Result<[HeadlinesResult], NewsAPIError>).self) { group in
       for (n, (provider, offsets)) in groups.enumerated() {
         group.addTask {
-          do throws(NewsAPIError) {
-            let part = try await provider.headlines(offsets.map { jobs[$0] }, options: options) { i, result in
+          // The result bound before the tuple is built: see Result.awaiting(_:) (a release-only miscompile).
+          let answer = await Result.awaiting { () async throws(NewsAPIError) in
+            try await provider.headlines(offsets.map { jobs[$0] }, options: options) { i, result in
               arrivals.yield((offsets[i], result))
             }
-            return (n, .success(part))
-          } catch {
-            return (n, .failure(error))
           }
+          return (n, answer)
         }
       }
       var answers: [Int: Result<[HeadlinesResult], NewsAPIError>] = [:]
