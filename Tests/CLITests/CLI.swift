@@ -15,8 +15,16 @@ enum CLI {
     var stdoutLines: [Substring] { stdout.split(separator: "\n") }
   }
 
-  /// The binary sits beside the test bundle in the build products directory.
+  /// The binary under test: the one `NEWSATLAS_BINARY` names (CI names the release build's, which is what users
+  /// run: `.ci/run`), else the one beside the test bundle in the build products directory.
   static let executable: URL = {
+    if let named = ProcessInfo.processInfo.environment["NEWSATLAS_BINARY"], !named.isEmpty {
+      let url = URL(fileURLWithPath: named).standardizedFileURL
+      precondition(
+        FileManager.default.isExecutableFile(atPath: url.path),
+        "NEWSATLAS_BINARY names \(named), which is not an executable file; build it (swift build -c release).")
+      return url
+    }
     let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     let beside = products.appendingPathComponent("newsatlas")
     if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
