@@ -102,7 +102,7 @@ struct GDELTBody: Decodable {
     let items = try container.decodeIfPresent([Lenient].self, forKey: .articles) ?? []
     var articles: [(String?, Article)] = []
     for item in items {
-      guard let raw = item.item, let article = raw.article else { continue }
+      guard let raw = item.item, let article = raw.article?.sanitized() else { continue }
       articles.append((raw.sourcecountry.flatMap(GDELTCountries.code(sourceCountry:)), article))
     }
     self.articles = articles

@@ -660,7 +660,7 @@ struct ArticlesBody: Decodable {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     totalResults = try container.decodeIfPresent(Int.self, forKey: .totalResults)
     let items = try container.decodeIfPresent([Lenient].self, forKey: .articles)
-    articles = items?.compactMap(\.article)
+    articles = items?.compactMap { $0.article?.sanitized() }
     malformed = (items?.count ?? 0) - (articles?.count ?? 0)
   }
 

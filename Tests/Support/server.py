@@ -50,7 +50,7 @@ SLOW_SOURCES = {"abc-news-au": 1000}  # milliseconds: to show that text output f
 
 HOSTILE_ARTICLE = {"source": {"id": "cnn", "name": "Src\x9b31m"}, "author": "A\x1b[0m",
                    "title": "Title\x1b[2J\r\nnewsatlas: forged line", "description": "D\x07",
-                   "url": "https://example.org/\x1b]0;pwned\x07", "urlToImage": None,
+                   "url": "https://example.org/a", "urlToImage": "https://example.org/\x1b]0;pwned\x07",
                    "publishedAt": "2026-11-22T11:37:00Z", "content": None}
 HOSTILE_SOURCE = {"id": "evil\x1b[31m", "name": "Evil\x1b]0;title\x07 News\r\nforged", "description": "x",
                   "url": "https://example.org", "category": "general", "language": "en", "country": "us"}
