@@ -123,6 +123,13 @@ public enum Message: String, CaseIterable, Sendable {
   case serveTokenFileOrigin
   case serveTokenShape
   case serveDatasetKept
+  case serveDatasetsFolderLocked
+  case serveDatasetsFolderNotFolder
+  case serveDatasetsFolderUnusable
+  case keptNotRegular
+  case keptJournalNotRegular
+  case fileKindRegular
+  case fileKindSpecial
   case apiBaseHelp
   case timeoutHelp
   case concurrencyHelp
@@ -592,6 +599,7 @@ public enum Message: String, CaseIterable, Sendable {
   case featuresWrongType
   case featuresNotCollection
   case featureNotObject
+  case featureTwoIDs
   case featurePointNotNumeric
   case featureBadPoint
   case csvLineNotUTF8
@@ -1307,6 +1315,36 @@ public enum Message: String, CaseIterable, Sendable {
         "the dataset '{1}' is served as it was last written over HTTP, from '{2}', not from --points.",
         "le jeu de données '{1}' est servi tel qu'il a été écrit en HTTP la dernière fois, depuis '{2}', et non "
           + "depuis --points."
+      )
+    case .serveDatasetsFolderLocked:
+      (
+        "Another newsatlas serve ({2}) is using the datasets folder '{1}'; two servers on one folder would "
+          + "overwrite each other's writes: stop it, or give this one its own --datasets-dir.",
+        "Un autre newsatlas serve ({2}) utilise le dossier de jeux de données '{1}' ; deux serveurs sur un dossier "
+          + "écraseraient leurs écritures : arrêtez-le, ou donnez à celui-ci son propre --datasets-dir."
+      )
+    case .serveDatasetsFolderNotFolder:
+      (
+        "--datasets-dir '{1}' is {2}, not a folder; give a folder (it is made if it does not exist).",
+        "--datasets-dir '{1}' est {2}, pas un dossier ; donnez un dossier (il est créé s'il n'existe pas)."
+      )
+    case .serveDatasetsFolderUnusable:
+      (
+        "The datasets folder '{1}' cannot be used: {2}.",
+        "Le dossier de jeux de données '{1}' est inutilisable : {2}."
+      )
+    case .keptNotRegular:
+      (
+        "'{1}' in the datasets folder is {2}, not a regular file: it is not read, and left as it is.",
+        "'{1}' dans le dossier de jeux de données est {2}, pas un fichier ordinaire : il n'est pas lu, et laissé "
+          + "tel quel."
+      )
+    case .keptJournalNotRegular:
+      (
+        "The kept dataset '{1}' is not served: its journal '{2}' is {3}, not a regular file, so the changes "
+          + "answered since its base cannot be read; both are left as they are.",
+        "Le jeu de données gardé '{1}' n'est pas servi : son journal '{2}' est {3}, pas un fichier ordinaire, donc "
+          + "les modifications répondues depuis sa base ne peuvent être lues ; les deux sont laissés tels quels."
       )
     case .serveCannotServe: ("Cannot serve on {1}:{2}: {3}.", "Impossible de servir sur {1}:{2} : {3}.")
 
@@ -2512,6 +2550,8 @@ public enum Message: String, CaseIterable, Sendable {
     case .mbtilesAFIFO: ("a FIFO", "une FIFO")
     case .mbtilesADevice: ("a device", "un périphérique")
     case .mbtilesNotRegular: ("not a regular file", "autre chose")
+    case .fileKindRegular: ("a regular file", "un fichier ordinaire")
+    case .fileKindSpecial: ("a special file (a socket)", "un fichier spécial (une socket)")
     case .mbtilesIsTheInput:
       (
         "{1} is the input file {2}; give another file to write.",
@@ -2854,6 +2894,11 @@ public enum Message: String, CaseIterable, Sendable {
       (
         "'{1}' is not a GeoJSON FeatureCollection; it needs \"type\" and \"features\".",
         "'{1}' n'est pas une FeatureCollection GeoJSON ; il lui faut \"type\" et \"features\"."
+      )
+    case .featureTwoIDs:
+      (
+        "Feature {1} in '{2}' has two \"id\" members; give it one: the id names it for DELETE.",
+        "L'entité {1} de '{2}' a deux membres \"id\" ; donnez-lui-en un : l'id la nomme pour DELETE."
       )
     case .featureNotObject:
       ("Feature {1} in '{2}' is not an object.", "L'entité {1} de '{2}' n'est pas un objet.")

@@ -656,6 +656,12 @@ final class DatasetWrites: Sendable {
       guard file.hasSuffix(".geojson") else { continue }
       let name = String(file.dropLast(8))
       guard VectorLayer.isValidName(name), name != "markers" else { continue }
+      // Only a regular file is read: a FIFO would hang the start, a link could point anywhere.
+      var kind = stat()
+      guard lstat(path, &kind) == 0, kind.st_mode & S_IFMT == S_IFREG else {
+        warn(Message.keptNotRegular(path, DatasetsFolder.kind(kind.st_mode)))
+        continue
+      }
       do {
         let base = try FeatureFile.load(path: path, propertyNames: aggregations.map(\.property), name: name)
         // A base kept before versions were (or any file without their members: one in another format) is
@@ -669,7 +675,14 @@ final class DatasetWrites: Sendable {
         var journalFormat = DatasetJournal.format
         var identity = facts?.nonce ?? 0
         let journalPath = directory + "/" + name + ".journal"
-        let journal = open(journalPath, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+        let journal = open(journalPath, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        var journalKind = stat()
+        if journal < 0 ? errno != ENOENT : fstat(journal, &journalKind) != 0 || journalKind.st_mode & S_IFMT != S_IFREG {
+          // A link, a folder, a FIFO: the changes answered since the base cannot be read, so neither is served.
+          if journal >= 0 { close(journal) } else { _ = lstat(journalPath, &journalKind) }
+          warn(Message.keptJournalNotRegular(path, journalPath, DatasetsFolder.kind(journalKind.st_mode)))
+          continue
+        }
         if journal >= 0 {
           let replay =
             facts.map {

@@ -35,6 +35,75 @@ extension FeatureFile {
       hashes = (Self.unknown, Self.unusual, text, number)
     }
 
+    /// A decimal number's exact value (JSON's grammar: `-`, digits, `.` digits, `e` exponent), as its sign, its
+    /// significant digits and a power of ten: `7`, `7.0` and `0.7e1` are one value, `-0` is `0`, and
+    /// 9007199254740993 is not 9007199254740992 (as doubles they are one). Nil for any other text, or an
+    /// exponent past ±10^9.
+    static func exactDecimal(_ text: some Collection<UInt8>) -> ExactDecimal? {
+      var bytes = text.makeIterator()
+      var next = bytes.next()
+      var negative = false
+      if next == UInt8(ascii: "-") {
+        negative = true
+        next = bytes.next()
+      }
+      var digits: [UInt8] = []
+      var exponent = 0
+      var integerDigits = 0
+      while let byte = next, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+        digits.append(byte)
+        integerDigits += 1
+        next = bytes.next()
+      }
+      guard integerDigits > 0 else { return nil }
+      if next == UInt8(ascii: ".") {
+        next = bytes.next()
+        var fractionDigits = 0
+        while let byte = next, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+          digits.append(byte)
+          fractionDigits += 1
+          next = bytes.next()
+        }
+        guard fractionDigits > 0 else { return nil }
+        exponent -= fractionDigits
+      }
+      if next == UInt8(ascii: "e") || next == UInt8(ascii: "E") {
+        next = bytes.next()
+        var sign = 1
+        if next == UInt8(ascii: "+") || next == UInt8(ascii: "-") {
+          sign = next == UInt8(ascii: "-") ? -1 : 1
+          next = bytes.next()
+        }
+        var written = 0
+        var count = 0
+        while let byte = next, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+          written = written * 10 + Int(byte - UInt8(ascii: "0"))
+          count += 1
+          guard written <= 1_000_000_000 else { return nil }
+          next = bytes.next()
+        }
+        guard count > 0 else { return nil }
+        exponent += sign * written
+      }
+      guard next == nil else { return nil }
+      // Leading zeros say nothing; trailing ones move into the exponent.
+      let first = digits.firstIndex { $0 != UInt8(ascii: "0") } ?? digits.endIndex
+      var significant = Array(digits[first...])
+      while significant.last == UInt8(ascii: "0") {
+        significant.removeLast()
+        exponent += 1
+      }
+      if significant.isEmpty { return ExactDecimal(negative: false, digits: [], exponent: 0) }
+      return ExactDecimal(negative: negative, digits: significant, exponent: exponent)
+    }
+
+    /// An exact decimal value: `digits` × 10^`exponent`, without leading or trailing zeros (zero has none).
+    struct ExactDecimal: Equatable {
+      let negative: Bool
+      let digits: [UInt8]
+      let exponent: Int
+    }
+
     /// Whether a feature whose id hash is `hash` may have the id.
     @inline(__always)
     func mayMatch(_ hash: UInt64) -> Bool {

@@ -149,9 +149,13 @@ extension FeatureFile {
       return (try? JSONParser.parse(Array(text)))?["id"]  // escapes in a key: the full parser
     }
     switch member {
-    case .string(let text)?: return text == id
+    // By their bytes: Swift's `==` is canonical equivalence, under which the Kelvin sign is `K`.
+    case .string(let text)?: return text.utf8.elementsEqual(id.utf8)
+    // As exact decimals, never as doubles: 64-bit ids (OSM's, snowflakes) differ past 2^53.
     case .number(let text)?:
-      guard let given = Coordinates.number(id), let value = Coordinates.number(text) else { return false }
+      guard let given = IDQuery.exactDecimal(id.utf8), let value = IDQuery.exactDecimal(text.utf8) else {
+        return false
+      }
       return given == value
     default: return false
     }

@@ -253,17 +253,19 @@ public final class FeatureFile {
     var geometry: UnsafeBufferPointer<UInt8>? = nil
     var properties: UnsafeBufferPointer<UInt8>? = nil
     var id: UnsafeBufferPointer<UInt8>? = nil
+    var twoIDs = false
     // A repeated member counts once, the first time, as the full parser reads it.
     let wellFormed = JSONScan.members(of: bytes) { key, value in
       if geometry == nil && JSONScan.equals(key, "geometry") { geometry = value }
       if properties == nil && JSONScan.equals(key, "properties") { properties = value }
       if JSONScan.equals(key, "id") {
         hasIDs = true
-        if id == nil { id = value }
+        if id == nil { id = value } else { twoIDs = true }
       }
       return true
     }
-    guard wellFormed else { return false }
+    // Two ids: the full parser refuses the feature (which one a DELETE names would be a guess).
+    guard wellFormed, !twoIDs else { return false }
     var point: GeoPoint? = nil
     if let geometry, !JSONScan.equals(geometry, "null") {
       var type: UnsafeBufferPointer<UInt8>? = nil
@@ -297,8 +299,13 @@ public final class FeatureFile {
   }
 
   private func add(feature: JSONValue, index: Int) throws(FormatError) {
-    guard case .object = feature else {
+    guard case .object(let members) = feature else {
       throw FormatError.data(.featureNotObject, index, naming)
+    }
+    // A feature is indexed by its first id and echoed with all of them: two would leave clients unable to
+    // name it (keys compared by their bytes, as ids are).
+    guard members.lazy.filter({ $0.key.utf8.elementsEqual("id".utf8) }).count < 2 else {
+      throw FormatError.data(.featureTwoIDs, index, naming)
     }
     var point: GeoPoint? = nil
     if let geometry = feature["geometry"], case .string("Point")? = geometry["type"] {

@@ -183,6 +183,21 @@ struct ServeCommand: AsyncParsableCommand {
     }
     let writeToken = try Self.writeToken(file: writeTokenFile)
     let directory = datasetsDirectory ?? UserFolders().data + "/datasets"
+    // A server that writes claims its folder (made if missing, refused if another server writes there); one that
+    // only reads what was kept needs it to be a folder, if anything.
+    let folderLock: Int32?
+    do throws(DatasetsFolder.Refusal) {
+      folderLock = writeToken == nil ? try DatasetsFolder.check(directory) : try DatasetsFolder.claim(directory)
+    } catch {
+      let code: Int32 =
+        switch error {
+        case .locked: 69
+        case .notAFolder: CLIError.usage
+        case .unusable: 73
+        }
+      throw CLIError(description: error.sentence.description, exitCode: code)
+    }
+    defer { withExtendedLifetime(folderLock) {} }
     // What was written over HTTP is newer than any file given with --points: it is served in its place.
     for kept in AtlasService.keptDatasets(
       directory: directory, options: options, aggregations: aggregations,
