@@ -14,8 +14,10 @@ extension AtlasService {
   func mapPage(_ request: ParsedRequest) throws -> Reply {
     let language = InterfaceLanguage.requested(
       query: try allow(request, ["lang", "poll"]).get("lang"), acceptLanguage: nil)
-    return Reply(
+    var reply = Reply(
       text: MapPage.pages[language] ?? MapPage.page(in: language), type: "text/html; charset=utf-8")
+    reply.headers[.contentSecurityPolicy] = MapPage.contentSecurityPolicy
+    return reply
   }
 
   /// `GET /v1/countries[?q=TEXT]`: the 54 news countries as `newsatlas countries --format json` lists them

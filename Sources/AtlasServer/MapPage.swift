@@ -135,6 +135,13 @@ enum MapPage {
     return escaped
   }
 
+  /// The page's Content-Security-Policy: its script, style and data from this server only, no inline script or
+  /// style (the words' JSON block is data, never run), no plugin, no frame around it; headline pictures from
+  /// anywhere on the web (their links are checked http(s) before they become an `img`).
+  static let contentSecurityPolicy =
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https: http:; "
+    + "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
   static let css = #"""
     * { box-sizing: border-box; }
     html, body { margin: 0; height: 100%; font: 15px/1.4 system-ui, sans-serif; color: #1d2430; }
@@ -314,11 +321,19 @@ enum MapPage {
         for (const feature of data.features) {
           const [lon, lat] = feature.geometry.coordinates;
           const p = feature.properties;
-          if (p.cluster) {
+          // A cluster is what the server made one: its feature id is its cluster_id and its counts are whole
+          // numbers. A dataset's own point may carry any properties ("cluster": true and a label of HTML
+          // among them), so nothing of a feature's properties is ever markup: the label is text.
+          const isCluster = p.cluster === true && Number.isInteger(p.cluster_id) && feature.id === p.cluster_id
+            && Number.isInteger(p.point_count) && p.point_count >= 2;
+          if (isCluster) {
             const size = p.point_count < 10 ? 30 : p.point_count < 100 ? 36 : 44;
+            const label = document.createElement("span");
+            label.textContent = p.point_count >= 1000
+              ? `${p.point_count >= 10000 ? Math.round(p.point_count / 1000) : Math.round(p.point_count / 100) / 10}k`
+              : String(p.point_count);
             const marker = L.marker([lat, lon], {
-              icon: L.divIcon({ className: "cluster", html: `<span>${p.point_count_abbreviated}</span>`,
-                iconSize: [size, size] }),
+              icon: L.divIcon({ className: "cluster", html: label, iconSize: [size, size] }),
               title: text("mapCluster", p.point_count), alt: String(p.point_count), keyboard: true,
             });
             marker.on("click", async () => {

@@ -292,6 +292,36 @@ def main():
         check(added["pointCount"] == 42 and sum(counts) + len(driver.find_elements(By.CSS_SELECTOR, ".point")) == 42,
               f"a dataset written while the page is open shows its new count and clusters without a reload ({counts})")
         driver.save_screenshot(os.path.join(ARTIFACTS, "live-dataset.png"))
+
+        # Stored XSS (issue 43): a dataset's own points whose properties pretend to be a cluster with a label of
+        # HTML, one with an id equal to its cluster_id (shown as a cluster: its label is the count, as text),
+        # one without (a point). Neither runs script, and the page's policy allows no inline script.
+        title_before = driver.title
+        attack = "<img src=x onerror=\"document.title='pwned'\">"
+        hostile = {"type": "FeatureCollection", "features": [
+            {"type": "Feature", "id": 7, "properties": {"cluster": True, "cluster_id": 7, "point_count": 5,
+             "point_count_abbreviated": attack, "name": attack},
+             "geometry": {"type": "Point", "coordinates": [-60.0, -30.0]}},
+            {"type": "Feature", "properties": {"cluster": True, "cluster_id": 9, "point_count": 3,
+             "point_count_abbreviated": attack, "name": attack},
+             "geometry": {"type": "Point", "coordinates": [100.0, 40.0]}}]}
+        request = urllib.request.Request(base + "/v1/datasets/hostile", data=json.dumps(hostile).encode(),
+                                         method="PUT", headers={"Authorization": f"Bearer {WRITE_TOKEN}",
+                                                                "Content-Type": "application/geo+json"})
+        urllib.request.urlopen(request, timeout=60).read()
+        open_page("/#2/0/0", 2)
+        wait.until(lambda d: "hostile (2)" in [o.text for o in Select(d.find_element(By.ID, "dataset")).options])
+        Select(driver.find_element(By.ID, "dataset")).select_by_value("hostile")
+        wait.until(lambda d: d.execute_script("return document.body.dataset.view") == "2:2")
+        injected = driver.execute_script("return document.querySelectorAll('.leaflet-marker-pane img').length")
+        labels = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".cluster span")]
+        check(driver.title == title_before and injected == 0 and labels == ["5"],
+              f"a dataset's properties never become markup (title {driver.title!r}, {injected} injected images, "
+              f"cluster labels {labels})")
+        with urllib.request.urlopen(base + "/", timeout=30) as page:
+            policy = page.headers.get("Content-Security-Policy", "")
+        check("script-src 'self'" in policy and "unsafe-inline" not in policy,
+              f"the page is served with a Content-Security-Policy that allows no inline script ({policy!r})")
         Select(driver.find_element(By.ID, "dataset")).select_by_value("markers")
         open_page("/#2/25/10", 2)
 
