@@ -356,6 +356,10 @@ public enum Message: String, CaseIterable, Sendable {
   case gdeltBaseName
   case notAProvider
   case notAWholeNumber
+  case settingTooLarge
+  case settingMaximumRequests
+  case settingMaximumHour
+  case settingMaximumYear
   case apiKeyProblem
   case apiKeyEmpty
   case apiKeyControl
@@ -520,6 +524,7 @@ public enum Message: String, CaseIterable, Sendable {
   case clusterNeedsZoom
   case zoomNotANumber
   case clusterIdShape
+  case clusterIdTooLarge
   case categoryAndCategories
   case categoriesTakes
   case pageSizeFlag
@@ -1974,6 +1979,14 @@ public enum Message: String, CaseIterable, Sendable {
     case .gdeltBaseName: ("GDELT base", "base de GDELT")
     case .notAProvider:
       ("'{1}' is not a provider; use one of {2}.", "'{1}' n'est pas un fournisseur ; utilisez {2}.")
+    case .settingTooLarge:
+      (
+        "{1} takes at most {2} ({3}), not '{4}'.",
+        "{1} prend au plus {2} ({3}), pas '{4}'."
+      )
+    case .settingMaximumRequests: ("a million requests", "un million de requêtes")
+    case .settingMaximumHour: ("an hour, in seconds", "une heure, en secondes")
+    case .settingMaximumYear: ("a year, in seconds", "un an, en secondes")
     case .notAWholeNumber:
       (
         "{1} takes a whole number, {2} or more, not '{3}'.",
@@ -2640,6 +2653,13 @@ public enum Message: String, CaseIterable, Sendable {
       )
     case .zoomNotANumber:
       ("{1} must be a decimal number, not '{2}'.", "{1} doit être un nombre décimal, pas '{2}'.")
+    case .clusterIdTooLarge:
+      (
+        "No map has a cluster with an id as large as {1} (at most 18 digits); take the id from a cluster's "
+          + "cluster_id.",
+        "Aucune carte n'a de groupe d'identifiant aussi grand que {1} (18 chiffres au plus) ; prenez l'identifiant "
+          + "dans le cluster_id d'un groupe."
+      )
     case .clusterIdShape:
       (
         "A cluster id is a whole number, 0 or more, not '{1}'.",

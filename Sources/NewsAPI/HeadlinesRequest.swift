@@ -181,7 +181,12 @@ public struct HeadlinesRequest: Sendable {
       } catch {
         throw .zoomOutOfRange(error.description)
       }
-      guard cluster.utf8.count <= 18, let id = Int(cluster), id >= 0 else { throw .clusterId(cluster) }
+      guard cluster.utf8.count <= 18, let id = Int(cluster), id >= 0 else {
+        // Digits past 18 are a whole number still: no map has so many clusters (the real reason).
+        let digits = cluster.utf8.drop { $0 == UInt8(ascii: "+") }
+        let whole = !digits.isEmpty && digits.allSatisfy { (48...57).contains($0) }
+        throw whole ? .clusterIdTooLarge(cluster) : .clusterId(cluster)
+      }
       do {
         return try Country.members(ofCluster: id, atZoom: zoom, options: clusterOptions)
       } catch {
@@ -211,6 +216,7 @@ public enum HeadlinesRequestError: Error, Equatable, Sendable, CustomStringConve
   /// `Coordinates.zoom`'s sentence, its subject a NUL to be replaced by the parameter's name.
   case zoomOutOfRange(String)
   case clusterId(String)
+  case clusterIdTooLarge(String)
   /// No cluster of the map of that zoom (with those options) has the id.
   case noCluster(ClusterError)
   case categoryAndCategories
@@ -265,6 +271,8 @@ public enum HeadlinesRequestError: Error, Equatable, Sendable, CustomStringConve
       return sentence.replacingOccurrences(of: "\u{0}", with: name(.zoom))
     case .clusterId(let text):
       return Message.clusterIdShape(shown(text), in: language)
+    case .clusterIdTooLarge(let text):
+      return Message.clusterIdTooLarge(shown(text), in: language)
     case .noCluster(let error):
       return error.text(in: language)
     case .categoryAndCategories:

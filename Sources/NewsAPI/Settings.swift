@@ -129,6 +129,14 @@ public struct Settings: Sendable {
         guard let number = Int(value), number >= minimum else {
           throw .usage(.notAWholeNumber, rawValue, minimum, shown)
         }
+        // Bounds a person could mean: beyond them a duration overflows a date ("106751991167301 days").
+        let (maximum, meaning): (Int, Sentence) =
+          switch self {
+          case .quotaDay, .quotaHalfDay: (1_000_000, Sentence(.settingMaximumRequests))
+          case .gdeltSpacing: (3_600, Sentence(.settingMaximumHour))
+          default: (31_536_000, Sentence(.settingMaximumYear))
+          }
+        guard number <= maximum else { throw .usage(.settingTooLarge, rawValue, maximum, meaning, shown) }
         return String(number)
       case .apiKey:
         // Never repeated in a message: only what is wrong with it.

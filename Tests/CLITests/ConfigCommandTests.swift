@@ -152,6 +152,13 @@ import Testing
       "ttl-search = -1\n",
       "line 1 of '\(Self.fileName)', ttl-search takes a whole number, 0 or more, not '-1'"
     ),
+    // Issue 43: the largest 64-bit number was taken ("106751991167301 days").
+    (
+      "gdelt-spacing = 9223372036854775807\n",
+      "gdelt-spacing takes at most 3600 (an hour, in seconds), not '9223372036854775807'"
+    ),
+    ("quota-day = 1000001\n", "quota-day takes at most 1000000 (a million requests), not '1000001'"),
+    ("ttl-headlines = 31536001\n", "ttl-headlines takes at most 31536000 (a year, in seconds)"),
   ])
   func aBrokenFileIsOneSentenceNamingItsLine(text: String, mentions: String) throws {
     try write(text)

@@ -34,6 +34,15 @@ import Testing
       ["headlines", "--cluster", "-9223372036854775808", "--zoom", "2", "--dry-run"],
       "A cluster id is a whole number"
     ),
+    // Issue 43: a whole number past 18 digits is refused for what it is (too large), not for its form.
+    (
+      ["headlines", "--cluster", "9223372036854775807", "--zoom", "2", "--dry-run"],
+      "No map has a cluster with an id as large as 9223372036854775807"
+    ),
+    (
+      ["headlines", "--cluster", "123456789012345678901234", "--zoom", "2", "--dry-run"],
+      "No map has a cluster with an id as large as"
+    ),
     (["clusters", "--zoom", "2", "--radius", "5e21"], "--radius is a number of pixels above 0 and at most"),
     (["clusters", "--zoom", "2", "--extent", "0.5"], "not 0.5"),
     (["clusters", "--zoom", "2", "--extent", "1e10"], "from 1 to 16777216, not 10000000000"),
