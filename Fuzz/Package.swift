@@ -38,6 +38,9 @@ let package = Package(
     fuzzer("fuzz-json", ["GeoFormats"]),
     // NewsAPI responses (status, headers, body) as the client decodes them.
     fuzzer("fuzz-newsapi", ["NewsAPI", "Fetch"]),
+    // GDELT's answers for several countries and several feeds of a country merged, through the real clients
+    // on an in-process transport: the children of a task group hand back their results (a release-only trap).
+    fuzzer("fuzz-headlines", ["NewsAPI", "NewsAtlas", "Fetch", "Store"]),
     // The settings file: TOMLKit's reading, the in-place edits of `config set`, the keys' validation.
     fuzzer("fuzz-settings", ["AtlasSettings", "NewsAPI"]),
     // `serve`'s routing, paths, queries and bodies, through its router in process.
