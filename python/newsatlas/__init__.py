@@ -175,27 +175,101 @@ def border_rings(tolerance_deg=0.0):
     return rings
 
 
-class PointIndex:
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def _whole(name, value, low=_INT64[0], high=_INT64[1]):
+    """value as a Python int when it is a whole number from low to high; ValueError naming the range otherwise
+    (ctypes would wrap a larger one silently: max_zoom=2**64+3 was 3)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} is a whole number, not {value!r}.")
+    value = int(value)
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be from {low} to {high}, not {value}.")
+    return value
+
+
+class _Native:
+    """One native index and its release: shared by an index and its copies, freed once, when the last of them
+    lets go. It is never copied or pickled itself (a pointer means nothing in another process)."""
+
+    __slots__ = ("pointer", "_free")
+
+    def __init__(self, pointer, free):
+        self.pointer = pointer
+        self._free = free
+
+    def __del__(self):
+        pointer, self.pointer = self.pointer, None
+        if pointer:
+            self._free(pointer)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        raise TypeError("A native index handle cannot be pickled; pickle the PointIndex or ClusterIndex itself.")
+
+
+class _Index:
+    """What PointIndex and ClusterIndex share: the native handle, copies that share it, pickles that rebuild
+    from the points and options, and a clear error after close()."""
+
+    _owned = None
+
+    @property
+    def _handle(self):
+        owned = self._owned
+        if owned is None or not owned.pointer:
+            raise ValueError(f"This {type(self).__name__} was closed; build a new one.")
+        return owned.pointer
+
+    def close(self):
+        """Lets go of the native index now (it is freed when no copy uses it); later calls raise ValueError."""
+        self._owned = None
+
+    def __del__(self):
+        self._owned = None
+
+    def __copy__(self):
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        return twin
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()  # the index is immutable: a copy shares it, as the points and options
+
+    def __reduce__(self):
+        self._handle  # a closed index is not pickled as if it were open
+        return (_rebuild, (type(self), self._points, self._options))
+
+
+def _rebuild(kind, points, options):
+    return kind(points[0], points[1], **options)
+
+
+class PointIndex(_Index):
     """A great-circle k-d tree over your points, queried like scipy's cKDTree (distances in kilometres)."""
 
     def __init__(self, latitudes, longitudes, *, threads=None):
         lat, lon = _native.points(latitudes, longitudes)
         message = Message()
-        self._handle = None
         self.n = lat.shape[0]
-        self._handle = lib.newsatlas_points_build(
+        handle = lib.newsatlas_points_build(
             self.n, pointer(lat), pointer(lon), _native.threads(threads), message.buffer, message.capacity
         )
-        if not self._handle:
+        if not handle:
             raise message.error()
+        self._owned = _Native(handle, lib.newsatlas_points_free)
+        # What a pickle rebuilds from (a Dask, Spark or multiprocessing worker gets its own index).
+        self._points = (np.array(lat, copy=True), np.array(lon, copy=True))
+        self._options = {}
 
     def __len__(self):
         return self.n
-
-    def __del__(self):
-        if getattr(self, "_handle", None):
-            lib.newsatlas_points_free(self._handle)
-            self._handle = None
 
     def query(self, latitudes, longitudes, k=1, max_km=None, *, threads=None):
         """The k points nearest each query, nearest first (equal distances by lowest index): (distances_km,
@@ -205,6 +279,7 @@ class PointIndex:
         cores = _native.threads(threads)
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ValueError(f"k must be a whole number 1 or more, not {k!r}.")
+        k = _whole("k", k, 1, _INT64[1])
         limit = np.inf if max_km is None else float(max_km)
         if not limit >= 0:
             raise ValueError(f"max_km must be a distance of 0 kilometres or more, not {max_km!r}.")
@@ -245,30 +320,27 @@ class PointIndex:
         return split_indices, split_distances
 
 
-class ClusterIndex:
+class ClusterIndex(_Index):
     """supercluster (mapbox/supercluster 8) over your points, with its options and defaults: the same
     clusters, ids, centres and order as the CLI's `clusters` and supercluster itself."""
 
     def __init__(self, latitudes, longitudes, *, radius=40.0, extent=512, min_zoom=0, max_zoom=16, min_points=2,
                  node_size=64, threads=None):
         lat, lon = _native.points(latitudes, longitudes)
-        for name, value in dict(min_zoom=min_zoom, max_zoom=max_zoom, min_points=min_points,
-                                node_size=node_size).items():
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                raise ValueError(f"{name} is a whole number, not {value!r}.")
+        min_zoom, max_zoom, min_points, node_size = (
+            _whole(name, value) for name, value in
+            (("min_zoom", min_zoom), ("max_zoom", max_zoom), ("min_points", min_points), ("node_size", node_size)))
         message = Message()
-        self._handle = None
-        self._handle = lib.newsatlas_clusters_build(
-            lat.shape[0], pointer(lat), pointer(lon), float(radius), float(extent), int(min_zoom), int(max_zoom),
-            int(min_points), int(node_size), _native.threads(threads), message.buffer, message.capacity,
+        handle = lib.newsatlas_clusters_build(
+            lat.shape[0], pointer(lat), pointer(lon), float(radius), float(extent), min_zoom, max_zoom,
+            min_points, node_size, _native.threads(threads), message.buffer, message.capacity,
         )
-        if not self._handle:
+        if not handle:
             raise message.error()
-
-    def __del__(self):
-        if getattr(self, "_handle", None):
-            lib.newsatlas_clusters_free(self._handle)
-            self._handle = None
+        self._owned = _Native(handle, lib.newsatlas_clusters_free)
+        self._points = (np.array(lat, copy=True), np.array(lon, copy=True))
+        self._options = dict(radius=float(radius), extent=float(extent), min_zoom=min_zoom, max_zoom=max_zoom,
+                             min_points=min_points, node_size=node_size)
 
     @staticmethod
     def _items(handle, message):
@@ -291,17 +363,19 @@ class ClusterIndex:
         """What a cluster splits into one zoom in (getChildren)."""
         message = Message()
         return self._items(
-            lib.newsatlas_clusters_children(self._handle, int(cluster_id), message.buffer, message.capacity),
+            lib.newsatlas_clusters_children(
+                self._handle, _whole("cluster_id", cluster_id), message.buffer, message.capacity),
             message,
         )
 
     def leaves(self, cluster_id, limit=10, offset=0):
         """The input offsets of a cluster's points (getLeaves: at most limit, after skipping offset; a limit of
         0 means 10, as in supercluster; pass limit=None for all)."""
-        limit = (1 << 62) if limit is None else int(limit)
+        limit = (1 << 62) if limit is None else _whole("limit", limit)
         message = Message()
         handle = lib.newsatlas_clusters_leaves(
-            self._handle, int(cluster_id), limit, int(offset), message.buffer, message.capacity
+            self._handle, _whole("cluster_id", cluster_id), limit, _whole("offset", offset), message.buffer,
+            message.capacity,
         )
         if not handle:
             raise message.error()
@@ -310,7 +384,8 @@ class ClusterIndex:
     def expansion_zoom(self, cluster_id):
         """The zoom at which a cluster splits into several items (getClusterExpansionZoom)."""
         message = Message()
-        zoom = lib.newsatlas_clusters_expansion_zoom(self._handle, int(cluster_id), message.buffer, message.capacity)
+        zoom = lib.newsatlas_clusters_expansion_zoom(
+            self._handle, _whole("cluster_id", cluster_id), message.buffer, message.capacity)
         if zoom < 0:
             raise message.error()
         return zoom
@@ -323,10 +398,13 @@ class ClusterIndex:
         for value in (z, x, y):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
                 raise ValueError(f"A tile's z, x and y are whole numbers, not {value!r}.")
+        layer = str(layer)
+        if "\x00" in layer:
+            raise ValueError(f"A layer's name cannot hold a NUL character: {layer!r}.")
         message = Message()
         handle = _native.ctypes.c_void_p()
         status = lib.newsatlas_clusters_tile(
-            self._handle, f"{int(z)}/{int(x)}/{int(y)}".encode(), str(layer).encode("utf-8", "replace"),
+            self._handle, f"{int(z)}/{int(x)}/{int(y)}".encode(), layer.encode("utf-8", "replace"),
             _native.ctypes.byref(handle), message.buffer, message.capacity,
         )
         if status != DONE:
