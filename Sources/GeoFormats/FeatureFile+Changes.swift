@@ -42,48 +42,37 @@ extension FeatureFile {
     static func exactDecimal(_ text: some Collection<UInt8>) -> ExactDecimal? {
       var bytes = text.makeIterator()
       var next = bytes.next()
-      var negative = false
-      if next == UInt8(ascii: "-") {
-        negative = true
-        next = bytes.next()
-      }
-      var digits: [UInt8] = []
-      var exponent = 0
-      var integerDigits = 0
-      while let byte = next, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
-        digits.append(byte)
-        integerDigits += 1
-        next = bytes.next()
-      }
-      guard integerDigits > 0 else { return nil }
-      if next == UInt8(ascii: ".") {
-        next = bytes.next()
-        var fractionDigits = 0
+      /// The run of digits from `next` on, consumed.
+      func digitRun() -> [UInt8] {
+        var run: [UInt8] = []
         while let byte = next, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
-          digits.append(byte)
-          fractionDigits += 1
+          run.append(byte)
           next = bytes.next()
         }
-        guard fractionDigits > 0 else { return nil }
-        exponent -= fractionDigits
+        return run
+      }
+      let negative = next == UInt8(ascii: "-")
+      if negative { next = bytes.next() }
+      var digits = digitRun()
+      guard !digits.isEmpty else { return nil }
+      var exponent = 0
+      if next == UInt8(ascii: ".") {
+        next = bytes.next()
+        let fraction = digitRun()
+        guard !fraction.isEmpty else { return nil }
+        digits += fraction
+        exponent -= fraction.count
       }
       if next == UInt8(ascii: "e") || next == UInt8(ascii: "E") {
         next = bytes.next()
-        var sign = 1
-        if next == UInt8(ascii: "+") || next == UInt8(ascii: "-") {
-          sign = next == UInt8(ascii: "-") ? -1 : 1
-          next = bytes.next()
-        }
-        var written = 0
-        var count = 0
-        while let byte = next, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
-          written = written * 10 + Int(byte - UInt8(ascii: "0"))
-          count += 1
-          guard written <= 1_000_000_000 else { return nil }
-          next = bytes.next()
-        }
-        guard count > 0 else { return nil }
-        exponent += sign * written
+        let sign = next == UInt8(ascii: "-") ? -1 : 1
+        if next == UInt8(ascii: "+") || next == UInt8(ascii: "-") { next = bytes.next() }
+        let run = digitRun()
+        let written = run.drop { $0 == UInt8(ascii: "0") }
+        guard !run.isEmpty, written.count <= 10 else { return nil }
+        let value = written.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        guard value <= 1_000_000_000 else { return nil }
+        exponent += sign * value
       }
       guard next == nil else { return nil }
       // Leading zeros say nothing; trailing ones move into the exponent.
