@@ -43,6 +43,8 @@ let package = Package(
     fuzzer("fuzz-headlines", ["NewsAPI", "NewsAtlas", "Fetch", "Store"]),
     // The settings file: TOMLKit's reading, the in-place edits of `config set`, the keys' validation.
     fuzzer("fuzz-settings", ["AtlasSettings", "NewsAPI"]),
+    // MapLibre filter expressions (`filter=`) read and evaluated, metered and not, on any properties.
+    fuzzer("fuzz-filter", ["GeoFormats"]),
     // `serve`'s routing, paths, queries and bodies, through its router in process.
     .executableTarget(
       name: "fuzz-serve",

@@ -100,6 +100,8 @@ public enum Message: String, CaseIterable, Sendable {
   case serveThreadsHelp
   case serveTileCacheHelp
   case serveFilterCacheHelp
+  case serveFilterBuildsHelp
+  case serveFilterQueueHelp
   case serveMaxFeaturesHelp
   case serveIdleTimeoutHelp
   case serveHeaderTimeoutHelp
@@ -419,6 +421,8 @@ public enum Message: String, CaseIterable, Sendable {
   case serviceNoFeatureWithId
   case serviceKeptNotServed
   case serviceFilterTooLong
+  case serviceFilterTooCostly
+  case serviceFilterQueueFull
   case serviceHostTwice
   case serviceHostMissing
   case serviceNoLeaflet
@@ -1211,6 +1215,16 @@ public enum Message: String, CaseIterable, Sendable {
         "Encoded tiles kept between requests, in MiB (0 keeps none); the oldest go first.",
         "Tuiles encodées gardées entre les requêtes, en Mio (0 n'en garde aucune) ; les plus anciennes partent "
           + "d'abord."
+      )
+    case .serveFilterBuildsHelp:
+      (
+        "Filtered indexes (filter=) built at once, on threads of their own (default: half the cores).",
+        "Index filtrés (filter=) construits à la fois, sur des fils à eux (par défaut : la moitié des cœurs)."
+      )
+    case .serveFilterQueueHelp:
+      (
+        "Filtered indexes that may wait for a builder; a request for another new filter is a 503 with Retry-After.",
+        "Index filtrés qui peuvent attendre leur tour ; une demande d'un autre filtre nouveau reçoit un 503 avec Retry-After."
       )
     case .serveFilterCacheHelp:
       (
@@ -2290,6 +2304,16 @@ public enum Message: String, CaseIterable, Sendable {
         "Le jeu de données '{1}' gardé sur le disque du serveur n'a pas pu être servi au démarrage (le journal du "
           + "serveur dit pourquoi), et une modification de celui donné au démarrage l'écraserait ; envoyez le jeu "
           + "de données par PUT pour le remplacer, ou réparez les fichiers gardés et redémarrez."
+      )
+    case .serviceFilterTooCostly:
+      (
+        "This filter takes more than {1} steps over the {3} features of '{2}': search shorter literals, or test \"==\" where \"in\" searches a long string.",
+        "Ce filtre demande plus de {1} étapes sur les {3} objets de '{2}' : cherchez des littéraux plus courts, ou testez \"==\" là où \"in\" fouille une longue chaîne."
+      )
+    case .serviceFilterQueueFull:
+      (
+        "The server is building {1} other filtered indexes; ask again in {2} s.",
+        "Le serveur construit déjà {1} autres index filtrés ; redemandez dans {2} s."
       )
     case .serviceFilterTooLong:
       (

@@ -59,20 +59,20 @@ extension AtlasService {
   }
 
   /// `GET /v1/datasets/{name}/clusters?zoom=Z[&bbox=W,S,E,N]`: the clusters and points of a map at zoom Z.
-  func clusters(_ request: ParsedRequest) throws -> Reply {
+  func clusters(_ request: ParsedRequest) async throws -> Reply {
     let base = try dataset(request)
     // A bad query is a 400 before any 304 (RFC 9110, 13.2.1: preconditions come after the request's own
     // checks): `If-None-Match: *` with zoom=abc must not be "not modified".
     let parameters = try allow(request, ["zoom", "bbox", "filter"])
-    let dataset = try filtered(base, parameters)
+    let dataset = try await filtered(base, parameters)
     let (zoom, box) = try clusterQuery(dataset, parameters)
     if let unchanged = notModified(request, dataset) { return unchanged }
     return validated(collection(dataset, dataset.index.clusters(in: box, zoom: zoom), for: request), dataset)
   }
 
   /// `GET /v1/datasets/{name}/clusters/{id}/children`: the clusters and points one zoom in.
-  func children(_ request: ParsedRequest) throws -> Reply {
-    let dataset = try filtered(try dataset(request), try allow(request, ["filter"]))
+  func children(_ request: ParsedRequest) async throws -> Reply {
+    let dataset = try await filtered(try dataset(request), try allow(request, ["filter"]))
     let items = try clusterCall { try dataset.index.children(ofCluster: try clusterID(request)) }
     try bounded(items.count, .serviceTooManyChildren)
     if let unchanged = notModified(request, dataset) { return unchanged }
@@ -80,9 +80,9 @@ extension AtlasService {
   }
 
   /// `GET /v1/datasets/{name}/clusters/{id}/leaves[?limit=N&offset=M]`: the cluster's points, a page at a time.
-  func leaves(_ request: ParsedRequest) throws -> Reply {
+  func leaves(_ request: ParsedRequest) async throws -> Reply {
     let query = try allow(request, ["limit", "offset", "filter"])
-    let dataset = try filtered(try dataset(request), query)
+    let dataset = try await filtered(try dataset(request), query)
     let limit = try integer(query, "limit", default: 10, minimum: 0)
     let offset = try integer(query, "offset", default: 0, minimum: 0)
     // One more than the limit at most: enough to know the answer is over it.
@@ -99,8 +99,8 @@ extension AtlasService {
   }
 
   /// `GET /v1/datasets/{name}/clusters/{id}/expansion-zoom`: the zoom at which the cluster splits.
-  func expansionZoom(_ request: ParsedRequest) throws -> Reply {
-    let dataset = try filtered(try dataset(request), try allow(request, ["filter"]))
+  func expansionZoom(_ request: ParsedRequest) async throws -> Reply {
+    let dataset = try await filtered(try dataset(request), try allow(request, ["filter"]))
     let id = try clusterID(request)
     let zoom = try clusterCall { try dataset.index.expansionZoom(ofCluster: id) }
     if let unchanged = notModified(request, dataset) { return unchanged }

@@ -13,14 +13,15 @@ extension AtlasService {
   }
 
   /// `dataset`, or the dataset of its features that pass the query's `filter` (a MapLibre filter expression in
-  /// JSON, read as `clusters --filter` reads it; a malformed one is a 400 with the reason).
-  func filtered(_ dataset: Dataset, _ parameters: Query) throws -> Dataset {
+  /// JSON, read as `clusters --filter` reads it; a malformed one is a 400 with the reason), built off the
+  /// request pool (`FilteredDatasets`).
+  func filtered(_ dataset: Dataset, _ parameters: Query) async throws -> Dataset {
     guard let text = parameters.get("filter") else { return dataset }
     guard text.utf8.count <= Self.maxFilterBytes else {
       throw Problem.said(Problem.badParameter, .serviceFilterTooLong, Self.maxFilterBytes, text.utf8.count)
     }
     let filter = try parameter { () throws(FormatError) in try FeatureFilter(json: text) }
-    return try filtered.dataset(dataset, filter: filter)
+    return try await filtered.dataset(dataset, filter: filter)
   }
 
   /// The longest `filter=` taken: a map style's filter is a few hundred bytes.

@@ -34,12 +34,12 @@ extension AtlasService {
     router.delete("/v1/datasets/:name", use: removeDataset)
     router.post("/v1/datasets/:name/features", use: addFeatures)
     router.delete("/v1/datasets/:name/features/:id", use: removeFeature)
-    router.readable("/v1/datasets/:name/clusters", clusters)
-    router.readable("/v1/datasets/:name/clusters/:id/children", children)
-    router.readable("/v1/datasets/:name/clusters/:id/leaves", leaves)
-    router.readable("/v1/datasets/:name/clusters/:id/expansion-zoom", expansionZoom)
-    router.readable("/tiles/:name/:z/:x/:file", tile)
-    router.readable("/tiles/:name", tileJSON)  // {name}.json
+    router.readable("/v1/datasets/:name/clusters", waiting: clusters)
+    router.readable("/v1/datasets/:name/clusters/:id/children", waiting: children)
+    router.readable("/v1/datasets/:name/clusters/:id/leaves", waiting: leaves)
+    router.readable("/v1/datasets/:name/clusters/:id/expansion-zoom", waiting: expansionZoom)
+    router.readable("/tiles/:name/:z/:x/:file", waiting: tile)
+    router.readable("/tiles/:name", waiting: tileJSON)  // {name}.json
     router.readable("/v1/headlines") { request, context in
       try await headlines(ParsedRequest(request, context)).response
     }
@@ -66,7 +66,7 @@ extension AtlasService {
     let text = metrics.text(
       news: news?.newsAPI.map { ($0.counters.cacheHits, $0.counters.sent) },
       gdelt: news?.gdelt.map { ($0.counters.cacheHits, $0.counters.sent) }, tileCache: tileCache.counters,
-      filterCache: filtered.counters)
+      filterCache: filtered.counters, filterQueue: filtered.queueCounters)
     return Reply(text: text, type: "text/plain; version=0.0.4; charset=utf-8")
   }
 
@@ -107,5 +107,13 @@ extension Router {
   @discardableResult
   func readable(_ path: RouterPath, _ handler: @escaping @Sendable (ParsedRequest) throws -> Reply) -> Self {
     readable(path) { request, context in try handler(ParsedRequest(request, context)).response }
+  }
+
+  /// `readable` for a handler that waits (for a filtered index built off the request pool).
+  @discardableResult
+  func readable(
+    _ path: RouterPath, waiting handler: @escaping @Sendable (ParsedRequest) async throws -> Reply
+  ) -> Self {
+    readable(path) { request, context in try await handler(ParsedRequest(request, context)).response }
   }
 }

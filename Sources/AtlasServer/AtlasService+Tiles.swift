@@ -10,9 +10,9 @@ import NIOCore
 extension AtlasService {
   /// `GET /tiles/{name}/{z}/{x}/{y}.mvt` (Mapbox Vector Tile 2.1, 204 when empty) or `.geojson`, from the
   /// tile cache when it holds it.
-  func tile(_ request: ParsedRequest) throws -> Reply {
+  func tile(_ request: ParsedRequest) async throws -> Reply {
     let base = try dataset(request)
-    let dataset = try filtered(base, try allow(request, ["filter"]))
+    let dataset = try await filtered(base, try allow(request, ["filter"]))
     let file = request.parameters.get("file") ?? ""
     let isVector = file.hasSuffix(".mvt")
     guard isVector || file.hasSuffix(".geojson") else {
@@ -58,13 +58,13 @@ extension AtlasService {
   }
 
   /// TileJSON 3.0.0 for `/tiles/{name}.json`, its URL template built from the request's host.
-  func tileJSON(_ request: ParsedRequest) throws -> Reply {
+  func tileJSON(_ request: ParsedRequest) async throws -> Reply {
     let file = request.parameters.get("name") ?? ""
     guard file.hasSuffix(".json"), let unfiltered = store[String(file.dropLast(5))] else {
       throw Problem.said(Problem.notFound, .serviceNoTileJSON, file)
     }
     let parameters = try allow(request, ["filter"])
-    let dataset = try filtered(unfiltered, parameters)
+    let dataset = try await filtered(unfiltered, parameters)
     // The tiles of a filtered TileJSON carry its filter, in its canonical form.
     let filterQuery =
       try parameters.get("filter").map { text in

@@ -77,13 +77,15 @@ public struct AtlasService: Sendable {
     leafletDirectory: String = "/usr/share/javascript/leaflet",
     batchThreads: Int = ProcessInfo.processInfo.activeProcessorCount, tileCacheBytes: Int = 64 << 20,
     connectionLimits: ConnectionLimits = .init(), maxFeatures: Int = 100_000,
-    filterCacheBytes: Int = 256 << 20, writeToken: String? = nil, datasetsDirectory: String? = nil,
+    filterCacheBytes: Int = 256 << 20,
+    filterBuilds: Int = max(1, ProcessInfo.processInfo.activeProcessorCount / 2), filterQueue: Int = 16,
+    writeToken: String? = nil, datasetsDirectory: String? = nil,
     clusterOptions: ClusterOptions = ClusterOptions(), aggregations: [Aggregation] = [],
     journalCompactionBytes: Int = 1 << 20
   ) {
     let metrics = Metrics()
     self.metrics = metrics
-    let filtered = FilteredDatasets(budget: filterCacheBytes)
+    let filtered = FilteredDatasets(budget: filterCacheBytes, builders: filterBuilds, queueLimit: filterQueue)
     self.filtered = filtered
     let store = DatasetStore(datasets)
     self.store = store

@@ -107,7 +107,8 @@ final class Metrics: Sendable {
   func text(
     news: (cacheHits: Int, sent: Int)?, gdelt: (cacheHits: Int, sent: Int)? = nil,
     tileCache: (hits: Int, misses: Int, tiles: Int, bytes: Int),
-    filterCache: (builds: Int, hits: Int, kept: Int, bytes: Int) = (0, 0, 0, 0)
+    filterCache: (builds: Int, hits: Int, kept: Int, bytes: Int) = (0, 0, 0, 0),
+    filterQueue: (running: Int, waiting: Int, refused: Int) = (0, 0, 0)
   ) -> String {
     let counters = counters.withLock { $0 }  // a copy: the text is written outside the lock
     var text = """
@@ -174,6 +175,15 @@ final class Metrics: Sendable {
       # HELP newsatlas_filter_cache_bytes Bytes the filter cache holds, by its estimate (--filter-cache-mb).
       # TYPE newsatlas_filter_cache_bytes gauge
       newsatlas_filter_cache_bytes \(filterCache.bytes)
+      # HELP newsatlas_filter_builds_running Filtered indexes being built, off the request pool.
+      # TYPE newsatlas_filter_builds_running gauge
+      newsatlas_filter_builds_running \(filterQueue.running)
+      # HELP newsatlas_filter_builds_waiting Filtered indexes waiting for a builder.
+      # TYPE newsatlas_filter_builds_waiting gauge
+      newsatlas_filter_builds_waiting \(filterQueue.waiting)
+      # HELP newsatlas_filter_builds_refused_total Requests for a new filter refused (503): the queue was full.
+      # TYPE newsatlas_filter_builds_refused_total counter
+      newsatlas_filter_builds_refused_total \(filterQueue.refused)
       # HELP newsatlas_batch_requests_total Batch POSTs whose rows began to be answered.
       # TYPE newsatlas_batch_requests_total counter
       newsatlas_batch_requests_total \(counters.batches)

@@ -11,6 +11,8 @@ enum Problem: Error {
   case tooLarge(String)
   /// Something the server cannot do as started (news without a key).
   case unavailable(String)
+  /// Work the server has no room for now (filtered indexes waiting to be built): ask again in so many seconds.
+  case busy(String, retryAfterSeconds: Int)
   /// The NewsAPI budget (or its rate limit) cannot cover the request now; when it may, in seconds, if known.
   case tooManyRequests(String, retryAfterSeconds: Int?)
   /// An answer over the server's `--max-features`.
@@ -61,7 +63,7 @@ enum Problem: Error {
     case .badParameter: return .badRequest
     case .tooLarge: return .contentTooLarge
     case .notFound, .unknownDataset: return .notFound
-    case .unavailable: return .serviceUnavailable
+    case .unavailable, .busy: return .serviceUnavailable
     case .tooManyRequests: return .tooManyRequests
     case .tooManyFeatures: return .unprocessableContent
     case .unsupportedMediaType: return .unsupportedMediaType
@@ -78,7 +80,7 @@ enum Problem: Error {
     case .badParameter(let text), .notFound(let text), .tooLarge(let text), .unavailable(let text),
       .tooManyRequests(let text, _), .tooManyFeatures(let text), .unsupportedMediaType(let text),
       .unauthorized(let text), .forbidden(let text), .conflict(let text), .failed(let text),
-      .notKept(let text, _):
+      .notKept(let text, _), .busy(let text, _):
       return text
     case .unknownDataset(let name):
       return Message.serviceUnknownDataset(name.prefix(64), in: .english)
@@ -110,6 +112,7 @@ extension Answering {
       if case .tooManyRequests(_, let seconds?) = problem.unworded {
         reply.headers[.retryAfter] = String(seconds)
       }
+      if case .busy(_, let seconds) = problem.unworded { reply.headers[.retryAfter] = String(seconds) }
       if case .unauthorized = problem.unworded {
         reply.headers[.wwwAuthenticate] = #"Bearer realm="newsatlas""#
       }

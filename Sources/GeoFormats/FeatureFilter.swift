@@ -52,9 +52,28 @@ public struct FeatureFilter: Sendable, Equatable {
 
   /// Whether a feature whose `properties` member is `properties` (nil or not an object: no properties) passes.
   public func matches(_ properties: JSONValue?) -> Bool {
-    if case .value(.bool(true))? = try? Self.evaluate(root, properties) { return true }
-    return false
+    var steps = Int.max
+    return (try? matches(properties, steps: &steps)) ?? false
   }
+
+  /// `matches`, counting its work down from `steps`: one per expression evaluated, one per byte compared by a
+  /// string comparison or a substring search, one per item of an array searched by `in`. Throws `OverBudget`
+  /// instead of going below zero, so a caller can bound what one filter costs over a whole dataset.
+  public func matches(_ properties: JSONValue?, steps: inout Int) throws(OverBudget) -> Bool {
+    var meter = Meter(left: steps)
+    defer { steps = meter.left }
+    do {
+      guard case .value(.bool(true)) = try Self.evaluate(root, properties, &meter) else { return false }
+      return true
+    } catch .overBudget {
+      throw OverBudget()
+    } catch {
+      return false
+    }
+  }
+
+  /// The filter used more steps than it was given (`matches(_:steps:)`).
+  public struct OverBudget: Error {}
 
   // MARK: - Reading
 
@@ -130,40 +149,83 @@ public struct FeatureFilter: Sendable, Equatable {
 
   // MARK: - Evaluating
 
-  private struct Failed: Error {}
+  private enum Failed: Error {
+    /// A comparison of mismatched types, or a test that is not a boolean: the feature fails the filter.
+    case mismatch
+    case overBudget
+  }
 
-  private static func evaluate(_ node: Node, _ properties: JSONValue?) throws(Failed) -> Node {
+  private struct Meter {
+    var left: Int
+
+    mutating func spend(_ steps: Int) throws(Failed) {
+      guard left >= steps else { throw .overBudget }
+      left -= steps
+    }
+  }
+
+  private static func evaluate(_ node: Node, _ properties: JSONValue?, _ meter: inout Meter) throws(Failed)
+    -> Node
+  {
+    try meter.spend(1)
     switch node {
     case .value: return node
     case .get(let key): return .value(properties?[key] ?? .null)
     case .has(let key): return .value(.bool(properties?[key] != nil))
-    case .not(let inner): return .value(.bool(!(try truth(inner, properties))))
+    case .not(let inner): return .value(.bool(!(try truth(inner, properties, &meter))))
     case .all(let nodes):
-      for inner in nodes where !(try truth(inner, properties)) { return .value(.bool(false)) }
+      for inner in nodes where !(try truth(inner, properties, &meter)) { return .value(.bool(false)) }
       return .value(.bool(true))
     case .any(let nodes):
-      for inner in nodes where try truth(inner, properties) { return .value(.bool(true)) }
+      for inner in nodes where try truth(inner, properties, &meter) { return .value(.bool(true)) }
       return .value(.bool(false))
     case .compare(let name, let left, let right):
-      guard case .value(let a) = try evaluate(left, properties),
-        case .value(let b) = try evaluate(right, properties)
-      else { throw Failed() }
-      return .value(.bool(try compare(name, a, b)))
+      guard case .value(let a) = try evaluate(left, properties, &meter),
+        case .value(let b) = try evaluate(right, properties, &meter)
+      else { throw .mismatch }
+      return .value(.bool(try compare(name, a, b, &meter)))
     case .contains(let needle, let haystack):
-      guard case .value(let item) = try evaluate(needle, properties),
-        case .value(let container) = try evaluate(haystack, properties)
-      else { throw Failed() }
+      guard case .value(let item) = try evaluate(needle, properties, &meter),
+        case .value(let container) = try evaluate(haystack, properties, &meter)
+      else { throw .mismatch }
       switch (item, container) {
-      case (_, .array(let items)): return .value(.bool(items.contains { same(item, $0) }))
-      case (.string(let part), .string(let whole)): return .value(.bool(whole.contains(part)))
-      default: throw Failed()
+      case (_, .array(let items)):
+        try meter.spend(items.count)
+        return .value(.bool(items.contains { same(item, $0) }))
+      case (.string(let part), .string(let whole)):
+        return .value(.bool(try contains(whole, part, &meter)))
+      default: throw .mismatch
       }
     }
   }
 
-  private static func truth(_ node: Node, _ properties: JSONValue?) throws(Failed) -> Bool {
-    guard case .value(.bool(let value)) = try evaluate(node, properties) else { throw Failed() }
+  private static func truth(_ node: Node, _ properties: JSONValue?, _ meter: inout Meter) throws(Failed)
+    -> Bool
+  {
+    guard case .value(.bool(let value)) = try evaluate(node, properties, &meter) else { throw .mismatch }
     return value
+  }
+
+  /// Whether `part` occurs in `whole`, as MapLibre's `in` on strings (JavaScript's `indexOf`) finds it: by code
+  /// points, never by canonical equivalence (the Kelvin sign is not `K`); UTF-8 makes that a byte search. Each
+  /// byte compared is a step.
+  private static func contains(_ whole: String, _ part: String, _ meter: inout Meter) throws(Failed) -> Bool {
+    let (h, n) = (Array(whole.utf8), Array(part.utf8))
+    guard !n.isEmpty else { return true }
+    guard n.count <= h.count else { return false }
+    let first = n[0]
+    var start = 0
+    while start + n.count <= h.count {
+      try meter.spend(1)
+      if h[start] == first {
+        var matched = 1
+        while matched < n.count, h[start + matched] == n[matched] { matched += 1 }
+        try meter.spend(matched)
+        if matched == n.count { return true }
+      }
+      start += 1
+    }
+    return false
   }
 
   /// Equality as MapLibre's `==`: numbers by value (`1` equals `1.0`), everything else by type and content.
@@ -172,19 +234,22 @@ public struct FeatureFilter: Sendable, Equatable {
     return a == b
   }
 
-  private static func compare(_ name: String, _ a: JSONValue, _ b: JSONValue) throws(Failed) -> Bool {
+  private static func compare(_ name: String, _ a: JSONValue, _ b: JSONValue, _ meter: inout Meter)
+    throws(Failed) -> Bool
+  {
+    if case .string(let x) = a, case .string(let y) = b { try meter.spend(min(x.utf8.count, y.utf8.count)) }
     if name == "==" { return same(a, b) }
     if name == "!=" { return !same(a, b) }
     let order: Int
     switch (a, b) {
     case (.number, .number):
-      guard let x = a.doubleValue, let y = b.doubleValue else { throw Failed() }
+      guard let x = a.doubleValue, let y = b.doubleValue else { throw .mismatch }
       order = x < y ? -1 : x > y ? 1 : 0
     case (.string(let x), .string(let y)):
       let (u, v) = (Array(x.unicodeScalars), Array(y.unicodeScalars))
       order = u.lexicographicallyPrecedes(v) ? -1 : (u == v ? 0 : 1)
     default:
-      throw Failed()
+      throw .mismatch
     }
     switch name {
     case "<": return order < 0
@@ -241,16 +306,30 @@ public struct FeatureFilter: Sendable, Equatable {
 }
 
 extension FeatureFile {
+  /// `filtered(by:steps:)` without a bound, for a user's own file on their own machine (`clusters --filter`).
+  public func filtered(by filter: FeatureFilter) -> FeatureFile {
+    // Int.max steps are more than any evaluation reaches (a step is at least a byte compared), so the
+    // fallback is never taken.
+    (try? filtered(by: filter, steps: .max)) ?? self
+  }
+
   /// The features that pass `filter`, in their order, as a collection of their own: clustering it is clustering
   /// the matching points alone (ids and order as supercluster gives for that subset).
-  public func filtered(by filter: FeatureFilter) -> FeatureFile {
+  ///
+  /// With `steps`, the filter's evaluation over all the features may take that many steps
+  /// (`FeatureFilter.matches(_:steps:)`), and `FeatureFilter.OverBudget` is thrown as soon as it would take more:
+  /// what one request asks of a server stays bounded, however long its literals.
+  public func filtered(by filter: FeatureFilter, steps: Int) throws(FeatureFilter.OverBudget)
+    -> FeatureFile
+  {
     var kept: [(text: [UInt8], point: GeoPoint?)] = []
     var keptValues: [Double] = []
     let width = propertyNames.count
+    var left = steps
     for index in 0..<count {
       let text = self.text(of: index)
       let properties = (try? JSONParser.parse(text))?["properties"]
-      guard filter.matches(properties) else { continue }
+      guard try filter.matches(properties, steps: &left) else { continue }
       kept.append((text, points[index]))
       keptValues += values[(index * width)..<((index + 1) * width)]
     }

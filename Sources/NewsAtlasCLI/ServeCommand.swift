@@ -76,6 +76,19 @@ struct ServeCommand: AsyncParsableCommand {
   var filterCacheMegabytes = 256
 
   @Option(
+    name: .customLong("filter-builds"),
+    help: ArgumentHelp(Message.serveFilterBuildsHelp(), valueName: "n"))
+  var requestedFilterBuilds: Int?
+
+  /// Filtered indexes built at once: as asked, else half the cores (one at least).
+  var filterBuilds: Int { requestedFilterBuilds ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) / 2) }
+
+  @Option(
+    name: .customLong("filter-queue"),
+    help: ArgumentHelp(Message.serveFilterQueueHelp(), valueName: "n"))
+  var filterQueue = 16
+
+  @Option(
     name: .customLong("max-features"),
     help: ArgumentHelp(
       Message.serveMaxFeaturesHelp(), valueName: "n"))
@@ -143,6 +156,12 @@ struct ServeCommand: AsyncParsableCommand {
     }
     guard (0...(1 << 20)).contains(filterCacheMegabytes) else {
       throw CLIError.usage(Message.serveRange("--filter-cache-mb", 0, 1_048_576, filterCacheMegabytes))
+    }
+    guard (1...256).contains(filterBuilds) else {
+      throw CLIError.usage(Message.serveRange("--filter-builds", 1, 256, filterBuilds))
+    }
+    guard (0...10_000).contains(filterQueue) else {
+      throw CLIError.usage(Message.serveRange("--filter-queue", 0, 10_000, filterQueue))
     }
     guard (1...256).contains(threads) else { throw CLIError.usage(Message.threadsRange(threads)) }
     guard (1...100_000_000).contains(maxFeatures) else {
@@ -229,7 +248,8 @@ struct ServeCommand: AsyncParsableCommand {
       connectionLimits: ConnectionLimits(
         idleSeconds: idleTimeout, headerSeconds: headerTimeout, bodySeconds: bodyTimeout,
         sendSeconds: sendTimeout, maxConnections: maxConnections),
-      maxFeatures: maxFeatures, filterCacheBytes: filterCacheMegabytes << 20, writeToken: writeToken,
+      maxFeatures: maxFeatures, filterCacheBytes: filterCacheMegabytes << 20, filterBuilds: filterBuilds,
+      filterQueue: filterQueue, writeToken: writeToken,
       datasetsDirectory: directory, clusterOptions: options, aggregations: aggregations)
     let host = self.host
     do {

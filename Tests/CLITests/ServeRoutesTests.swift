@@ -239,29 +239,29 @@ import Testing
   /// The handlers are functions of a parsed request: a query's checks come before `If-None-Match` (400, not
   /// 304), a matching tag is a 304 with the validator, an answer over `maxFeatures` is refused before it is
   /// built (422), and a tile is gzipped only for a client that takes gzip.
-  @Test func handlersAreFunctionsOfTheParsedRequest() throws {
+  @Test func handlersAreFunctionsOfTheParsedRequest() async throws {
     let scratch = try ScratchFile(named: "cafes.csv", contents: Self.cafes)
     defer { scratch.remove() }
     let service = try Self.service(cafes: scratch.path, maxFeatures: 20)
     let markers: Parameters = ["name": "markers"]
     let tag = try #require(service.datasets["markers"]).entityTag
-    func problem(_ body: () throws -> Reply) -> Problem? {
+    func problem(_ body: () async throws -> Reply) async -> Problem? {
       do {
-        _ = try body()
+        _ = try await body()
         return nil
       } catch { return error as? Problem }
     }
     let badZoom = ParsedRequest(
       target: "/v1/datasets/markers/clusters?zoom=abc", parameters: markers, headers: [.ifNoneMatch: "*"])
-    #expect(problem { try service.clusters(badZoom) }?.status == .badRequest)
-    let unchanged = try service.clusters(
+    #expect(await problem { try await service.clusters(badZoom) }?.status == .badRequest)
+    let unchanged = try await service.clusters(
       ParsedRequest(
         target: "/v1/datasets/markers/clusters?zoom=9&bbox=2,48,3,49", parameters: markers,
         headers: [.ifNoneMatch: "\"x\", W/\(tag)"]))
     #expect(unchanged.status == .notModified && unchanged.body.readableBytes == 0)
     #expect(unchanged.headers[.eTag] == "W/" + tag)
     let world = ParsedRequest(target: "/v1/datasets/markers/clusters?zoom=9", parameters: markers)
-    let refusal = problem { try service.clusters(world) }
+    let refusal = await problem { try await service.clusters(world) }
     #expect(refusal?.status == .unprocessableContent)
     #expect(refusal?.message.contains("would hold 54 features, over this server's limit of 20") == true)
     let big = try #require(
@@ -272,17 +272,17 @@ import Testing
     let leaves = ParsedRequest(
       target: "/v1/datasets/markers/clusters/\(big.id)/leaves?limit=0",
       parameters: ["name": "markers", "id": Substring(String(big.id))])
-    #expect(problem { try service.leaves(leaves) }?.status == .unprocessableContent)
+    #expect(await problem { try await service.leaves(leaves) }?.status == .unprocessableContent)
     var tile = ParsedRequest(
       target: "/tiles/markers/0/0/0.mvt",
       parameters: ["name": "markers", "z": "0", "x": "0", "file": "0.mvt"])
-    let plain = try service.tile(tile)
+    let plain = try await service.tile(tile)
     #expect(plain.status == .ok && plain.headers[.contentEncoding] == nil)
     tile.headers[.acceptEncoding] = "gzip"
-    let gzipped = try service.tile(tile)
+    let gzipped = try await service.tile(tile)
     #expect(gzipped.headers[.contentEncoding] == "gzip")
     #expect(try ServeTests.gunzip(Array(buffer: gzipped.body)) == Array(buffer: plain.body))
-    let tileJSON = try service.tileJSON(
+    let tileJSON = try await service.tileJSON(
       ParsedRequest(
         target: "/tiles/cafes.json", parameters: ["name": "cafes.json"], authority: "tiles.example.org:8080"))
     #expect(String(buffer: tileJSON.body).contains(#""tiles":["http://tiles.example.org:8080/tiles/cafes/"#))

@@ -41,6 +41,32 @@ import Testing
     #expect(try passes(expression) == expected, "\(expression)")
   }
 
+  /// `in` on strings finds code points, as JavaScript's `indexOf` does: never by canonical equivalence.
+  @Test func substringsAreCodePoints() throws {
+    let kelvin = try JSONParser.parse(Array(#"{"unit":"\u212A","word":"caf\u00e9"}"#.utf8))
+    #expect(try !FeatureFilter(json: #"["in", "K", ["get", "unit"]]"#).matches(kelvin))
+    #expect(try FeatureFilter(json: #"["in", "\u212A", ["get", "unit"]]"#).matches(kelvin))
+    #expect(try !FeatureFilter(json: #"["in", "cafe\u0301", ["get", "word"]]"#).matches(kelvin))
+    #expect(try FeatureFilter(json: #"["in", "", ["get", "word"]]"#).matches(kelvin))
+    #expect(try FeatureFilter(json: #"["in", "af", ["get", "word"]]"#).matches(kelvin))
+  }
+
+  /// Each expression, byte compared and array item searched is a step; past the steps given, `OverBudget`.
+  @Test func evaluationIsMetered() throws {
+    let long = String(repeating: "x", count: 10_000)
+    let filter = try FeatureFilter(json: #"["in", ["get", "category"], "\#(long)"]"#)
+    var steps = 5_000
+    #expect(throws: FeatureFilter.OverBudget.self) { try filter.matches(properties, steps: &steps) }
+    steps = 100_000
+    #expect(try !filter.matches(properties, steps: &steps))
+    // Three expressions, and 9,995 places "sports" could start in 10,000 bytes, none starting with "s".
+    #expect(steps == 100_000 - 3 - 9_995)
+    let cheap = try FeatureFilter(json: #"["==", ["get", "category"], "sports"]"#)
+    steps = 10
+    #expect(try cheap.matches(properties, steps: &steps))
+    #expect(steps == 10 - 3 - 6)  // three expressions, six bytes compared
+  }
+
   @Test func aFeatureWithoutPropertiesHasNothing() throws {
     let filter = try FeatureFilter(json: #"["!", ["has", "category"]]"#)
     #expect(filter.matches(nil))
