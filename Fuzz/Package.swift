@@ -45,6 +45,8 @@ let package = Package(
     fuzzer("fuzz-settings", ["AtlasSettings", "NewsAPI"]),
     // MapLibre filter expressions (`filter=`) read and evaluated, metered and not, on any properties.
     fuzzer("fuzz-filter", ["GeoFormats"]),
+    // A kept dataset's journal read at `serve`'s start: what is cut or dropped is kept aside.
+    fuzzer("fuzz-journal", ["AtlasServer", "GeoIndex"]),
     // `serve`'s routing, paths, queries and bodies, through its router in process.
     .executableTarget(
       name: "fuzz-serve",

@@ -441,6 +441,13 @@ public enum Message: String, CaseIterable, Sendable {
   case datasetStepRemoving
   case datasetStepBuilding
   case keptJournalDamaged
+  case keptTemporaryRemoved
+  case keptJournalOrphaned
+  case keptJournalStale
+  case keptJournalUnmatched
+  case keptJournalTailCut
+  case keptJournalTailNotKept
+  case keptNotMovedAside
   case keptJournalForeign
   case keptJournalUnreadable
   case keptCannotServe
@@ -2363,6 +2370,53 @@ public enum Message: String, CaseIterable, Sendable {
     case .datasetStepSyncingFolder: ("syncing the folder", "la synchronisation du dossier")
     case .datasetStepRemoving: ("removing {1}", "la suppression de {1}")
     case .datasetStepBuilding: ("building it", "sa construction")
+    case .keptTemporaryRemoved:
+      (
+        "Removed '{1}': a write that a stop interrupted before it was answered.",
+        "'{1}' supprimé : une écriture qu'un arrêt a interrompue avant qu'elle soit répondue."
+      )
+    case .keptJournalOrphaned:
+      (
+        "The journal '{1}' has no base beside it (its dataset was removed): moved to '{2}'.",
+        "Le journal '{1}' n'a pas de base à côté de lui (son jeu de données a été supprimé) : déplacé vers '{2}'."
+      )
+    case .keptJournalStale:
+      (
+        "The journal '{1}' does not go on from the base '{2}' (a new base that a stop left it behind): moved to "
+          + "'{3}'; the base is served as it is.",
+        "Le journal '{1}' ne fait pas suite à la base '{2}' (une nouvelle base qu'un arrêt a laissé derrière lui) : "
+          + "déplacé vers '{3}' ; la base est servie telle quelle."
+      )
+    case .keptJournalUnmatched:
+      (
+        "The base '{2}' has no \"newsatlas\" version member (or one past the largest), so its journal '{1}' cannot "
+          + "be matched to it: moved to '{3}'; the base is served as it is, at version 1.",
+        "La base '{2}' n'a pas de membre de version \"newsatlas\" (ou un au-delà du plus grand), donc son journal "
+          + "'{1}' ne peut lui être rattaché : déplacé vers '{3}' ; la base est servie telle quelle, en version 1."
+      )
+    case .keptJournalTailCut:
+      (
+        "The journal '{1}' ends with {3} bytes from byte {2} on that are no whole record (a write a stop cut short, "
+          + "never answered): cut away and kept in '{5}'; the changes up to version {4} are served.",
+        "Le journal '{1}' finit par {3} octets, à partir de l'octet {2}, qui ne sont pas un enregistrement entier "
+          + "(une écriture coupée par un arrêt, jamais répondue) : coupés et gardés dans '{5}' ; les modifications "
+          + "jusqu'à la version {4} sont servies."
+      )
+    case .keptJournalTailNotKept:
+      (
+        "The journal '{1}' ends with {3} bytes from byte {2} on that are no whole record (a write a stop cut short, "
+          + "never answered); they could not be kept aside ({5}) and were cut away; the changes up to version {4} are "
+          + "served.",
+        "Le journal '{1}' finit par {3} octets, à partir de l'octet {2}, qui ne sont pas un enregistrement entier "
+          + "(une écriture coupée par un arrêt, jamais répondue) ; ils n'ont pu être mis de côté ({5}) et ont été "
+          + "coupés ; les modifications jusqu'à la version {4} sont servies."
+      )
+    case .keptNotMovedAside:
+      (
+        "The kept dataset '{1}' is not served: its journal '{2}' should be moved aside and could not be ({3}).",
+        "Le jeu de données gardé '{1}' n'est pas servi : son journal '{2}' devait être mis de côté et n'a pu "
+          + "l'être ({3})."
+      )
     case .keptJournalDamaged:
       (
         "The kept dataset '{1}' is not served: its journal '{2}' is damaged at byte {3}, with changes answered "
@@ -2404,9 +2458,9 @@ public enum Message: String, CaseIterable, Sendable {
     case .datasetRemovedJournalLeft:
       (
         "The dataset '{1}' is removed, but its journal '{2}' could not be removed ({3}); it names no base now, so "
-          + "the next start removes it.",
+          + "the next start moves it aside.",
         "Le jeu de données '{1}' est supprimé, mais son journal '{2}' n'a pas pu être supprimé ({3}) ; il ne nomme "
-          + "plus de base, le prochain démarrage le supprime donc."
+          + "plus de base, le prochain démarrage le met donc de côté."
       )
     case .clusterOptionRange: ("{1} is {2}, not {3}.", "{1} prend {2}, pas {3}.")
     case .clusterAcceptsZoom: ("a whole number from 0 to {1}", "un nombre entier de 0 à {1}")

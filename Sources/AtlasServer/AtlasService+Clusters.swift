@@ -37,7 +37,7 @@ extension AtlasService {
   static func describe(_ dataset: Dataset, in item: inout JSONWriter.ObjectWriter) {
     let options = dataset.index.options
     item.string("name", dataset.name)
-    item.number("version", Double(dataset.version))
+    item.value("version", .number(String(dataset.version)))  // an integer, exact past 2^53
     item.number("pointCount", Double(dataset.pointCount))
     item.number("featureCount", Double(dataset.file.count))
     item.object("options") {

@@ -113,11 +113,13 @@ enum DatasetJournal {
   /// a tail when W is V (the rest of the last batch applied) or V + 1 (a new batch) and every whole record after
   /// it (`Reader.onlyVersion`) has version W; when its header cannot be read, when every whole record
   /// after it has version V (none after it is a new batch, whose records would be whole only if answered). A tail
-  /// is dropped with what follows, and the file cut back to the whole records before it; any other damage is in
-  /// the middle of answered changes: `.damaged`. A failed read is not damage: `.unreadable`, nothing cut.
+  /// is handed to `tail` (the journal, the tail's bytes, the version served), which keeps it aside, then the
+  /// file is cut back to the whole records before it; any other damage is in the middle of answered changes:
+  /// `.damaged`. A failed read is not damage: `.unreadable`, nothing cut.
   static func replay(
     _ fd: Int32, over base: FeatureFile, nonce: UInt64, baseVersion: Int, name: String,
-    readFault: (@Sendable (Range<Int>) -> Int32?)? = nil
+    readFault: (@Sendable (Range<Int>) -> Int32?)? = nil,
+    tail: (_ journal: Int32, _ bytes: Range<Int>, _ version: Int) -> Void = { _, _, _ in }
   ) -> Replay {
     var reader: Reader
     var headBytes = 0
@@ -181,7 +183,8 @@ enum DatasetJournal {
         guard try reader.onlyVersion(damaged ?? version, after: position) else {
           return .damaged(offset: position)
         }
-        // A crash's tail: dropped whole, with what follows.
+        // A crash's tail: handed to `tail` (which keeps it aside), then cut away with what follows.
+        tail(fd, position..<reader.size, version)
         if ftruncate(fd, off_t(position)) == 0 { _ = fsync(fd) }
       }
     } catch {
@@ -199,7 +202,7 @@ enum DatasetJournal {
   ) throws(ReadFailure) -> Bool {
     // A record's version follows the base's and never goes down (one batch shares one); any other is damaged,
     // like one out of any range a server reaches (the next write adds one to it).
-    guard record.version > baseVersion, record.version >= version, record.version < 1 << 52,
+    guard record.version > baseVersion, record.version >= version, record.version <= maxVersion,
       let bytes = try reader.read(record.payload)
     else { return false }
     guard record.kind == "add" else {
@@ -468,6 +471,10 @@ enum DatasetJournal {
 
   /// The version and nonce a kept base file carries (as `baseMembers` wrote them), read from its first bytes;
   /// nil for a file without them (kept before versions were).
+  /// The highest version a base or a record may have: far past any count of writes (a base's version is at
+  /// most 19 digits, and read as an integer, never as a double).
+  static let maxVersion = 1 << 62
+
   static func baseFacts(_ path: String) -> (version: Int, nonce: UInt64)? {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return nil }
@@ -478,8 +485,8 @@ enum DatasetJournal {
     let text = String(decoding: head[..<got], as: UTF8.self)
     guard
       let match = text.prefixMatch(
-        of: /\{"type":"FeatureCollection","newsatlas":\{"version":([0-9]{1,18}),"nonce":"([0-9a-f]{16})"\},/),
-      let version = Int(match.1), let nonce = UInt64(match.2, radix: 16)
+        of: /\{"type":"FeatureCollection","newsatlas":\{"version":([0-9]{1,19}),"nonce":"([0-9a-f]{16})"\},/),
+      let version = Int(match.1), version <= maxVersion, let nonce = UInt64(match.2, radix: 16)
     else { return nil }
     return (version, nonce)
   }

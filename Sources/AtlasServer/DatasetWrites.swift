@@ -646,11 +646,16 @@ final class DatasetWrites: Sendable {
     for file in names.sorted() {
       let path = directory + "/" + file
       if PrivateFile.isTemporary(file) {
-        unlink(path)
+        // A base being written when the server stopped, never renamed into place, so never answered.
+        if unlink(path) == 0 { warn(Message.keptTemporaryRemoved(path)) }
         continue
       }
       if file.hasSuffix(".journal"), !names.contains(String(file.dropLast(8)) + ".geojson") {
-        unlink(path)  // its base was removed (DELETE /v1/datasets/NAME) before it was
+        // Its base was removed (DELETE /v1/datasets/NAME) before it was: kept aside, never deleted.
+        switch setAside(path, as: "orphaned") {
+        case .success(let aside): warn(Message.keptJournalOrphaned(path, aside))
+        case .failure(let code): warn(Message.keptNotMovedAside(path.dropLast(8) + ".geojson", path, code.sentence))
+        }
         continue
       }
       guard file.hasSuffix(".geojson") else { continue }
@@ -688,15 +693,38 @@ final class DatasetWrites: Sendable {
             facts.map {
               DatasetJournal.replay(
                 journal, over: base, nonce: $0.nonce, baseVersion: $0.version, name: name,
-                readFault: readFault)
+                readFault: readFault
+              ) { fd, tail, version in
+                switch copyAside(tail, of: fd, from: journalPath) {
+                case .success(let aside):
+                  warn(Message.keptJournalTailCut(journalPath, tail.lowerBound, tail.count, version, aside))
+                case .failure(let code):
+                  warn(
+                    Message.keptJournalTailNotKept(
+                      journalPath, tail.lowerBound, tail.count, version, code.sentence))
+                }
+              }
             } ?? .stale
           switch replay {
           case .replayed(let replayed):
             (features, version, journalBytes) = (replayed.file, replayed.version, replayed.journalBytes)
             (journalFormat, identity) = (replayed.format, replayed.identity)
           case .stale:
+            // Another base's journal, or one a base without its version member cannot be matched to: its
+            // changes cannot go on this base, and are kept aside, never deleted.
             if facts == nil { close(journal) }
-            unlink(journalPath)
+            // An empty one holds nothing (a first write refused and cut back): it goes without a word.
+            if journalKind.st_size == 0, unlink(journalPath) == 0 { break }
+            switch setAside(journalPath, as: "stale") {
+            case .success(let aside):
+              warn(
+                facts == nil
+                  ? Message.keptJournalUnmatched(journalPath, path, aside)
+                  : Message.keptJournalStale(journalPath, path, aside))
+            case .failure(let code):
+              warn(Message.keptNotMovedAside(path, journalPath, code.sentence))
+              continue
+            }
           case .damaged(let offset):
             warn(Message.keptJournalDamaged(path, journalPath, offset))
             continue
@@ -727,6 +755,85 @@ final class DatasetWrites: Sendable {
       }
     }
     return datasets
+  }
+}
+
+extension DatasetWrites {
+  /// An error number, for a log line.
+  struct SystemCode: Error {
+    let code: Int32
+    var sentence: String { String(cString: strerror(code)) }
+  }
+
+  /// The name a file is kept aside under at start: `PATH.KIND-20261129T014200Z` (`-2`, `-3`… after it when
+  /// that is taken), beside it, in UTC.
+  private static func asideName(_ path: String, _ kind: String, attempt: Int) -> String {
+    var now = time(nil)
+    var parts = tm()
+    gmtime_r(&now, &parts)
+    let stamp = String(
+      format: "%04d%02d%02dT%02d%02d%02dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday, parts.tm_hour,
+      parts.tm_min, parts.tm_sec)
+    return "\(path).\(kind)-\(stamp)" + (attempt > 1 ? "-\(attempt)" : "")
+  }
+
+  /// Moves `path` aside (`PATH.KIND-TIMESTAMP`, never over another file), and syncs the folder: the name kept.
+  static func setAside(_ path: String, as kind: String) -> Result<String, SystemCode> {
+    for attempt in 1...100 {
+      let aside = asideName(path, kind, attempt: attempt)
+      // link, then unlink: a rename would replace a file of that name.
+      if link(path, aside) == 0 {
+        guard unlink(path) == 0 else { return .failure(SystemCode(code: errno)) }
+        _ = PrivateFile.syncFolder((path as NSString).deletingLastPathComponent)
+        return .success(aside)
+      }
+      guard errno == EEXIST else { return .failure(SystemCode(code: errno)) }
+    }
+    return .failure(SystemCode(code: EEXIST))
+  }
+
+  /// Copies `bytes` of the journal open at `fd` to a file of their own beside it
+  /// (`JOURNAL.damaged-TIMESTAMP`, readable by its owner alone), synced: the name kept.
+  static func copyAside(_ bytes: Range<Int>, of fd: Int32, from journalPath: String) -> Result<String, SystemCode> {
+    for attempt in 1...100 {
+      let aside = asideName(journalPath, "damaged", attempt: attempt)
+      let out = open(aside, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+      guard out >= 0 else {
+        if errno == EEXIST { continue }
+        return .failure(SystemCode(code: errno))
+      }
+      var buffer = [UInt8](repeating: 0, count: 1 << 16)
+      var at = bytes.lowerBound
+      var failure: Int32 = 0
+      while at < bytes.upperBound, failure == 0 {
+        let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, min($0.count, bytes.upperBound - at), off_t(at)) }
+        if got < 0 && errno == EINTR { continue }
+        guard got > 0 else {
+          failure = got < 0 ? errno : EIO
+          break
+        }
+        var written = 0
+        while written < got {
+          let wrote = buffer.withUnsafeBytes { Glibc.write(out, $0.baseAddress! + written, got - written) }
+          if wrote < 0 && errno == EINTR { continue }
+          guard wrote > 0 else {
+            failure = wrote < 0 ? errno : EIO
+            break
+          }
+          written += wrote
+        }
+        at += got
+      }
+      if failure == 0, fsync(out) != 0 { failure = errno }
+      close(out)
+      guard failure == 0 else {
+        unlink(aside)
+        return .failure(SystemCode(code: failure))
+      }
+      _ = PrivateFile.syncFolder((journalPath as NSString).deletingLastPathComponent)
+      return .success(aside)
+    }
+    return .failure(SystemCode(code: EEXIST))
   }
 }
 

@@ -18,10 +18,15 @@ import Testing
   typealias Journal = ServeWritesJournalTests
 
   /// A service over `directory` (its kept datasets loaded) compacting journals over `compaction` bytes.
-  static func service(_ directory: String, compaction: Int = 1 << 20) throws -> AtlasService {
+  static func service(_ directory: String, compaction: Int = 1 << 20, expecting expected: [String] = [])
+    throws -> AtlasService
+  {
     let markers = try Dataset(name: "markers", file: nil, options: ClusterOptions(), aggregations: [])
     let kept = AtlasService.keptDatasets(
-      directory: directory, options: ClusterOptions(), aggregations: [], warn: { Issue.record("\($0)") })
+      directory: directory, options: ClusterOptions(), aggregations: [], warn: { line in
+        // A start's informational lines (a tail kept aside, a journal moved aside) only where a test expects them.
+        if !expected.contains(where: { line.contains($0) }) { Issue.record("\(line)") }
+      })
     return AtlasService(
       datasets: [markers] + kept, writeToken: Base.token, datasetsDirectory: directory,
       journalCompactionBytes: compaction)
@@ -98,7 +103,7 @@ import Testing
       #expect(!FileManager.default.fileExists(atPath: scratch.path + "/live.geojson"))
       #expect(FileManager.default.fileExists(atPath: journal))
     }
-    #expect(try Self.service(scratch.path).datasets["live"] == nil)
+    #expect(try Self.service(scratch.path, expecting: ["has no base beside it"]).datasets["live"] == nil)
     #expect(!FileManager.default.fileExists(atPath: journal))
   }
 
@@ -127,9 +132,9 @@ import Testing
     #expect(
       writes.seams.lines == [
         "The dataset 'live' is removed, but its journal '\(journal)' could not be removed (Input/output error); "
-          + "it names no base now, so the next start removes it."
+          + "it names no base now, so the next start moves it aside."
       ], "\(writes.seams.lines)")
-    #expect(try Self.service(scratch.path).datasets["live"] == nil)
+    #expect(try Self.service(scratch.path, expecting: ["has no base beside it"]).datasets["live"] == nil)
     #expect(!FileManager.default.fileExists(atPath: journal))
   }
 

@@ -210,11 +210,13 @@ import Testing
     let whole = try Data(contentsOf: URL(fileURLWithPath: journal))
     let cut = sizes[1] + (sizes[2] - sizes[1]) / 2
     try whole.prefix(cut).write(to: URL(fileURLWithPath: journal))
-    let restarted = try Base.service(scratch.path)
+    let restarted = try Base.service(scratch.path, expecting: ["cut away and kept in"])
     let served1 = try await Self.answers(restarted)
     let fresh1 = try await Self.freshAnswers(base + added.prefix(2))
     #expect(served1 == fresh1)
     #expect(try FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int == sizes[1])
+    // The bytes cut away are kept aside, never deleted.
+    #expect(try Self.takeAside(scratch.path, "damaged") == [whole[sizes[1]..<cut]])
     try await Application(router: restarted.router()).test(.router) { client in
       let entry = try await Base.send(client, .get, "/v1/datasets/live")
       #expect(entry.json["version"] as? Int == 3 && entry.json["featureCount"] as? Int == 42)
@@ -234,10 +236,11 @@ import Testing
     }
     #expect(!FileManager.default.fileExists(atPath: journal))
     try stale.write(to: URL(fileURLWithPath: journal))
-    let served3 = try await Self.answers(try Base.service(scratch.path))
+    let served3 = try await Self.answers(try Base.service(scratch.path, expecting: ["does not go on from"]))
     let fresh3 = try await Self.freshAnswers(base)
     #expect(served3 == fresh3)
     #expect(!FileManager.default.fileExists(atPath: journal))
+    #expect(try Self.takeAside(scratch.path, "stale") == [stale])
   }
 
   /// Damage a crash can leave (its batch's records torn: one damaged, one whole after it at the same version)
@@ -286,18 +289,21 @@ import Testing
     // The same byte of the last record: a tail, cut.
     var last = whole
     last[sizes[1] + 40] ^= 0x01
-    let (cut, none) = try start(last)
-    #expect(none.isEmpty)
+    let (cut, said) = try start(last)
+    #expect(said.count == 1 && said[0].contains("cut away and kept in"), "\(said)")
+    #expect(said.first?.contains("from byte \(sizes[1]) on") == true && said.first?.contains("version 3") == true)
     #expect(try await Self.answers(cut) == (try await Self.freshAnswers(base + added.prefix(2))))
     #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == whole.prefix(sizes[1]))
+    #expect(try Self.takeAside(scratch.path, "damaged") == [last.suffix(from: sizes[1])])
     // A torn batch at version 4: a record cut short, then a whole one of the same version.
     let torn =
       whole.prefix(sizes[1]) + whole[sizes[1]..<(sizes[1] + 30)] + Data("\n".utf8)
       + whole.suffix(from: sizes[1])
-    let (tail, quiet) = try start(torn)
-    #expect(quiet.isEmpty)
+    let (tail, told) = try start(torn)
+    #expect(told.count == 1 && told[0].contains("cut away and kept in"), "\(told)")
     #expect(try await Self.answers(tail) == (try await Self.freshAnswers(base + added.prefix(2))))
     #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == whole.prefix(sizes[1]))
+    #expect(try Self.takeAside(scratch.path, "damaged") == [torn.suffix(from: sizes[1])])
   }
 
   /// A start over the kept datasets of `directory` with `journal` written as `live`'s journal: the service and
@@ -312,6 +318,23 @@ import Testing
       AtlasService(datasets: [markers] + kept, writeToken: Base.token, datasetsDirectory: directory),
       warnings.all
     )
+  }
+
+  /// The files a start kept aside in `directory` (`live.journal.KIND-TIMESTAMP`), oldest first, read and
+  /// removed.
+  static func takeAside(_ directory: String, _ kind: String) throws -> [Data] {
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+      .filter { $0.hasPrefix("live.journal.\(kind)-") }.sorted()
+    return try names.map { name in
+      let path = directory + "/" + name
+      let attributes = try FileManager.default.attributesOfItem(atPath: path)
+      // Bytes copied aside are the owner's alone; a file moved aside keeps its own mode.
+      if kind == "damaged" {
+        #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o077 == 0 } == true, "\(name)")
+      }
+      defer { try? FileManager.default.removeItem(atPath: path) }
+      return try Data(contentsOf: URL(fileURLWithPath: path))
+    }
   }
 
   /// Damage in batches of several records (a batch's records share one version; it is written whole, then
@@ -361,9 +384,10 @@ import Testing
       var r3b = batch[2]
       r3b.replaceSubrange(torn, with: Data(count: torn.count))
       let (service, warnings) = try Self.start(scratch.path, journal: kept + r3b + batch[3])
-      #expect(warnings.isEmpty, "C \(torn): \(warnings)")
+      #expect(warnings.count == 1 && warnings[0].contains("cut away and kept in"), "C \(torn): \(warnings)")
       #expect(try await Self.answers(service) == (try await Self.freshAnswers(base + added.prefix(2))))
       #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == kept, "C \(torn)")
+      #expect(try Self.takeAside(scratch.path, "damaged") == [r3b + batch[3]], "C \(torn)")
     }
   }
 
@@ -439,14 +463,79 @@ import Testing
     #expect(warnings.count == 1 && warnings[0].contains("damaged at byte \(header.count)"), "\(warnings)")
     for crafted in [spaced] {
       try (header + crafted).write(to: URL(fileURLWithPath: journal))
-      let restarted = try Base.service(scratch.path)
+      let restarted = try Base.service(scratch.path, expecting: ["cut away and kept in"])
       #expect(try await Self.answers(restarted) == fresh)
+      #expect(try Self.takeAside(scratch.path, "damaged") == [crafted])
       try await Application(router: restarted.router()).test(.router) { client async throws in
         let answer = try await Base.send(
           client, .post, "/v1/datasets/live/features", Self.collection([added]))
         #expect(answer.status == 200 && answer.json["version"] as? Int == 2)
       }
     }
+  }
+
+  /// What a start finds and does not serve is said in the log and kept: a base being written when the server
+  /// stopped (`.NAME.tmp-*`, never answered) is removed with a line; a journal without its base, and one that a
+  /// base without its `"newsatlas"` member (hand-edited, or a version past the largest) cannot be matched to,
+  /// are moved aside with a line, never deleted.
+  @Test func whatAStartDropsItSaysAndKeeps() async throws {
+    let scratch = try ScratchDirectory()
+    var random = SplitMix64(state: 53)
+    let base = (1...20).map { Self.feature($0, &random) }
+    let extra = Self.feature(21, &random)
+    try await Application(router: try Base.service(scratch.path).router()).test(.router) {
+      client async throws in
+      #expect(try await Base.send(client, .put, "/v1/datasets/live", Self.collection(base)).status == 201)
+      #expect(
+        try await Base.send(client, .post, "/v1/datasets/live/features", Self.collection([extra])).status == 200)
+    }
+    let journalPath = scratch.path + "/live.journal"
+    let journal = try Data(contentsOf: URL(fileURLWithPath: journalPath))
+    let kept = try String(contentsOfFile: scratch.path + "/live.geojson", encoding: .utf8)
+    // A temporary base, and a journal whose base is gone.
+    try Data("{\"type\":".utf8).write(to: URL(fileURLWithPath: scratch.path + "/.live.geojson.tmp-1234"))
+    try journal.write(to: URL(fileURLWithPath: scratch.path + "/gone.journal"))
+    // The base without its member: written as a plain collection of the same features.
+    let plain = kept.replacing(/"newsatlas":\{[^}]*\},/, with: "")
+    try plain.write(toFile: scratch.path + "/live.geojson", atomically: false, encoding: .utf8)
+    let (service, said) = try Self.start(scratch.path, journal: journal)
+    #expect(said.count == 3, "\(said)")
+    #expect(said.contains { $0.contains("Removed '\(scratch.path)/.live.geojson.tmp-1234'") }, "\(said)")
+    #expect(said.contains { $0.contains("'\(scratch.path)/gone.journal' has no base beside it") }, "\(said)")
+    #expect(said.contains { $0.contains("has no \"newsatlas\" version member") }, "\(said)")
+    #expect(service.datasets["live"]?.version == 1 && service.datasets["live"]?.file.count == 20)
+    let names = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
+    #expect(!names.contains(".live.geojson.tmp-1234") && !names.contains("gone.journal"))
+    let orphan = try #require(names.first { $0.hasPrefix("gone.journal.orphaned-") })
+    #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/" + orphan)) == journal)
+    #expect(try Self.takeAside(scratch.path, "stale") == [journal])
+  }
+
+  /// Versions are integers: a base at version 2^53 + 1 (hand-edited) is served at it, answers the next write
+  /// with 2^53 + 2, exactly, and keeps that write through a restart (read back as a double, its record was
+  /// out of range and silently dropped).
+  @Test func versionsPast2To53AreExact() async throws {
+    let scratch = try ScratchDirectory()
+    var random = SplitMix64(state: 59)
+    let base = (1...10).map { Self.feature($0, &random) }
+    let extra = Self.feature(11, &random)
+    let collection = Self.collection(base)
+    let big = 9_007_199_254_740_993
+    try collection.replacing(
+      #"{"type":"FeatureCollection","#,
+      with: #"{"type":"FeatureCollection","newsatlas":{"version":\#(big),"nonce":"0123456789abcdef"},"#,
+      maxReplacements: 1
+    ).write(toFile: scratch.path + "/live.geojson", atomically: false, encoding: .utf8)
+    try await Application(router: try Base.service(scratch.path).router()).test(.router) {
+      client async throws in
+      let entry = try await Base.send(client, .get, "/v1/datasets/live")
+      #expect(entry.body.contains(#""version":\#(big),"#), "\(entry.body)")
+      let answer = try await Base.send(client, .post, "/v1/datasets/live/features", Self.collection([extra]))
+      #expect(answer.status == 200 && answer.body.contains(#""version":\#(big + 1),"#), "\(answer.body)")
+    }
+    let restarted = try Base.service(scratch.path)
+    #expect(restarted.datasets["live"]?.version == big + 1)
+    #expect(try await Self.answers(restarted) == (try await Self.freshAnswers(base + [extra])))
   }
 
   /// A base without a version and a nonce (kept before they were, or a file in another format) is not journaled:
@@ -628,8 +717,10 @@ import Testing
       DatasetJournal.header(nonce: DatasetJournal.chained(facts.nonce, 1), baseVersion: 0)
       + DatasetJournal.addRecord(file, version: 2).bytes
     try Data(journal).write(to: URL(fileURLWithPath: scratch.path + "/live.journal"))
-    #expect(try await Self.answers(try Base.service(scratch.path)) == (try await Self.freshAnswers(base)))
+    let restarted = try Base.service(scratch.path, expecting: ["does not go on from"])
+    #expect(try await Self.answers(restarted) == (try await Self.freshAnswers(base)))
     #expect(!FileManager.default.fileExists(atPath: scratch.path + "/live.journal"))
+    #expect(try Self.takeAside(scratch.path, "stale") == [Data(journal)])
   }
 
   /// A journal whose first line is not this base's but does not name a base before it (bit rot in it with
@@ -673,10 +764,11 @@ import Testing
       #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == bytes, "\(scenario)")
     }
     let torn = Data(count: header.count + record.count / 2) + Data("\n".utf8)
-    let (served, none) = try Self.start(scratch.path, journal: torn)
-    #expect(none.isEmpty)
+    let (served, said) = try Self.start(scratch.path, journal: torn)
+    #expect(said.count == 1 && said[0].contains("does not go on from the base"), "\(said)")
     #expect(try await Self.answers(served) == (try await Self.freshAnswers(base)))
     #expect(!FileManager.default.fileExists(atPath: journal))
+    #expect(try Self.takeAside(scratch.path, "stale") == [torn])
   }
 
   /// A dataset given at start (`--points`) whose name a kept dataset holds that could not be served (its
