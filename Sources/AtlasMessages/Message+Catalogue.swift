@@ -660,6 +660,7 @@ public enum Message: String, CaseIterable, Sendable {
   case writeStepFolder
   case writeStepTemporary
   case writeStepWrite
+  case writeStepFollowingLink
   case writeStepSync
   case writeStepRename
   case writeStepOpenFolder
@@ -3171,6 +3172,7 @@ public enum Message: String, CaseIterable, Sendable {
     case .writeStepFolder: ("creating its folder", "la création de son dossier")
     case .writeStepTemporary: ("creating a temporary file", "la création d'un fichier temporaire")
     case .writeStepWrite: ("writing", "l'écriture")
+    case .writeStepFollowingLink: ("following its symbolic link", "le suivi de son lien symbolique")
     case .writeStepSync: ("syncing", "la synchronisation")
     case .writeStepRename: ("renaming", "le renommage")
     case .writeStepOpenFolder:

@@ -79,9 +79,21 @@ extension SettingsFile {
   /// the settings file (which may hold the key) and the feeds file beside it, through `PrivateFile` (a
   /// temporary file created 0600, synced, renamed over the old one, the folder synced). A failure removes the
   /// temporary file and leaves the old file as it was. `what` names the file in errors.
-  public static func writePrivately(_ bytes: [UInt8], path: String, naming what: any CustomStringConvertible)
+  ///
+  /// A path that is a symbolic link (a dotfiles manager's) is written through: the file it leads to is
+  /// replaced and the link stays. A link that leads nowhere is refused with the reason.
+  public static func writePrivately(_ bytes: [UInt8], path given: String, naming what: any CustomStringConvertible)
     throws(SettingsError)
   {
+    var status = stat()
+    var path = given
+    if lstat(given, &status) == 0, status.st_mode & S_IFMT == S_IFLNK {
+      guard let resolved = realpath(given, nil) else {
+        throw PrivateFile.failure(what, given, Sentence(.writeStepFollowingLink), errno)
+      }
+      path = String(cString: resolved)
+      free(resolved)
+    }
     let file = try PrivateFile(beside: path, naming: what)
     guard bytes.withUnsafeBytes({ file.write($0) }) else {
       let code = errno

@@ -389,23 +389,33 @@ public final class GDELTClient: HeadlinesProvider {
   }
 
   /// One request, at its turn, and at most one retry (a turn later) after GDELT's "too fast", a server error
-  /// or a dropped connection.
+  /// or a dropped connection. The timeout is the request's, retry included: a retry gets what is left of it
+  /// (none after an attempt that timed out), so a server that hangs costs `timeout`, not twice it.
   func send(_ query: GDELTQuery) async throws(NewsAPIError) -> GDELTBody {
     let url =
       baseURL + "/api/v2/doc/doc?"
       + query.parameters.map { "\(NewsAPIClient.escape($0.0))=\(NewsAPIClient.escape($0.1))" }.joined(
         separator: "&")
     var attempt = 0
+    var deadline: ContinuousClock.Instant?
     while true {
       attempt += 1
       try await turn()
+      var left = timeout
+      if let timeout {
+        let now = ContinuousClock.now
+        deadline = deadline ?? now + timeout
+        left = max(deadline! - now, .milliseconds(100))
+      }
       counters.count(hit: false)
       let response: HTTPResponse
       do {
         // Only what GDELT needs: never a key, never another host's header.
-        response = try await http.get(url, headers: [("Accept", "application/json")], timeout: timeout)
+        response = try await http.get(url, headers: [("Accept", "application/json")], timeout: left)
       } catch {
-        if attempt == 1, NewsAPIClient.retryable(error) { continue }
+        // An attempt that timed out had the whole of the time left: no retry has any.
+        if case .timedOut = error, deadline != nil { throw .transport(error) }
+        if attempt == 1, NewsAPIClient.retryable(error), Self.timeLeft(deadline) { continue }
         throw .transport(error)
       }
       let error: NewsAPIError
@@ -421,9 +431,14 @@ public final class GDELTClient: HeadlinesProvider {
       } else {
         error = .gdelt(status: response.status, answer: Self.answer(response.body))
       }
-      if attempt == 1, error.isGDELTRateLimit || response.status >= 500 { continue }
+      if attempt == 1, error.isGDELTRateLimit || response.status >= 500, Self.timeLeft(deadline) { continue }
       throw error
     }
+  }
+
+  /// Whether a retry has time before `deadline` (a second at least, a turn's wait aside), or there is none.
+  private static func timeLeft(_ deadline: ContinuousClock.Instant?) -> Bool {
+    deadline.map { $0 - .now >= .seconds(1) } ?? true
   }
 
   /// GDELT's plain-text answer, made one printable line of at most 200 characters, and its kind: its rate

@@ -18,6 +18,28 @@ import Testing
     try CLI.run(arguments, environment: environment.merging(extra) { $1 })
   }
 
+  /// A `config.toml` that is a symbolic link (kept by a dotfiles manager) is written through: the link stays a
+  /// link and the file it leads to gets the setting, readable by its owner alone. A link that leads nowhere is
+  /// refused with the reason, and left as it was.
+  @Test func aLinkedSettingsFileIsWrittenThrough() throws {
+    let manager = home + "/dotfiles"
+    try FileManager.default.createDirectory(atPath: manager, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(atPath: home + "/newsatlas", withIntermediateDirectories: true)
+    try "language = \"fr\"\n".write(toFile: manager + "/newsatlas.toml", atomically: false, encoding: .utf8)
+    try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: manager + "/newsatlas.toml")
+    let set = try run(["config", "set", "country", "fr"])
+    #expect(set.status == 0, "\(set.stderr)")
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: file) == manager + "/newsatlas.toml")
+    let text = try String(contentsOfFile: manager + "/newsatlas.toml", encoding: .utf8)
+    #expect(text.contains("language = \"fr\"") && text.contains("country = \"fr\""), "\(text)")
+    let mode = try FileManager.default.attributesOfItem(atPath: manager + "/newsatlas.toml")[.posixPermissions]
+    #expect((mode as? Int).map { $0 & 0o077 == 0 } == true)
+    try FileManager.default.removeItem(atPath: manager + "/newsatlas.toml")
+    let dangling = try run(["config", "set", "country", "de"])
+    #expect(dangling.status != 0 && dangling.stderr.contains("following its symbolic link"), "\(dangling.stderr)")
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: file) == manager + "/newsatlas.toml")
+  }
+
   /// Every setting with its value in use and where it comes from; the key's value never, from either place.
   @Test func showSaysWhereEachValueComesFrom() throws {
     let fileKey = "filekey-0123456789abcdefWXYZ"

@@ -56,6 +56,31 @@ import Testing
     #expect(second.map(\.articles) == first.map(\.articles))
   }
 
+  /// `--timeout` bounds a request, its retry included: after an attempt that timed out there is no retry (a
+  /// hanging server took twice the timeout), and a retry after a dropped connection gets what is left.
+  @Test func aRetryFitsInTheSameTimeout() async throws {
+    func client(_ transport: FakeTransport) throws -> GDELTClient {
+      try GDELTClient(
+        baseURL: Self.base, http: transport, timeout: .seconds(5),
+        cache: CachePolicy(database: InMemoryResponseStore()) { _ in }, configuration: Self.configuration())
+    }
+    let hanging = FakeTransport { url, _ throws(HTTPError) in throw .timedOut(url, seconds: 5) }
+    let jobs = [HeadlinesJob(country: Country.named(code: "fr")!)]
+    let timedOut = try await client(hanging).headlines(jobs, options: HeadlinesOptions())
+    #expect(timedOut.first?.error != nil)
+    #expect(hanging.requests.count == 1 && hanging.timeouts == [.seconds(5)], "\(hanging.timeouts)")
+    let calls = Mutex(0)
+    let dropping = FakeTransport { url, headers throws(HTTPError) in
+      if calls.withLock({ $0 += 1; return $0 }) == 1 { throw .connectionReset(url) }
+      return try FakeGDELT.answer(url, headers)
+    }
+    let retried = try await client(dropping).headlines(jobs, options: HeadlinesOptions())
+    #expect(retried.first?.error == nil && retried.first?.articles.isEmpty == false)
+    #expect(dropping.timeouts.count == 2)
+    #expect(dropping.timeouts.first == .seconds(5))
+    #expect(dropping.timeouts.last.flatMap { $0 }.map { $0 < .seconds(5) && $0 > .seconds(3) } == true)
+  }
+
   @Test func aStarvedCountryIsAskedAgainAlone() async throws {
     // us (4,000 a day) and lv (10): in one answer of 250, Latvia gets nothing; it is asked again on its own.
     let transport = FakeTransport(answer: FakeGDELT.answer)

@@ -10,16 +10,21 @@ public final class FakeTransport: HTTPTransport {
   public let defaultTimeout: Duration = .seconds(30)
   private let answer: Answer
   private let log = Mutex<[String]>([])
+  private let timeoutLog = Mutex<[Duration?]>([])
 
   public init(answer: @escaping Answer) { self.answer = answer }
 
   /// The URLs asked for, in the order the requests arrived.
   public var requests: [String] { log.withLock { $0 } }
 
+  /// The timeout each request was given, in the same order.
+  public var timeouts: [Duration?] { timeoutLog.withLock { $0 } }
+
   public func get(_ url: String, headers: [(String, String)], timeout: Duration?) async throws(HTTPError)
     -> HTTPResponse
   {
     log.withLock { $0.append(url) }
+    timeoutLog.withLock { $0.append(timeout) }
     return try answer(url, headers)
   }
 }
