@@ -43,6 +43,9 @@ let package = Package(
     fuzzer("fuzz-headlines", ["NewsAPI", "NewsAtlas", "Fetch", "Store"]),
     // The settings file: TOMLKit's reading, the in-place edits of `config set`, the keys' validation.
     fuzzer("fuzz-settings", ["AtlasSettings", "NewsAPI"]),
+    // RSS and Atom documents as feeds' servers send them, with and without a charset (the feed reader, its
+    // encodings, entities and dates).
+    fuzzer("fuzz-feed", ["Feeds"]),
     // MapLibre filter expressions (`filter=`) read and evaluated, metered and not, on any properties.
     fuzzer("fuzz-filter", ["GeoFormats"]),
     // A kept dataset's journal read at `serve`'s start: what is cut or dropped is kept aside.

@@ -238,6 +238,7 @@ public enum Message: String, CaseIterable, Sendable {
   case durationDay
   // Article dates (HumanDate, and the map page's dates): french-a's block.
   case dateJustNow
+  case dateUnknown
   case dateMinutesAgo
   case dateHoursAgo
   case dateToday
@@ -327,6 +328,13 @@ public enum Message: String, CaseIterable, Sendable {
   case feedsTakesNothingMore
   case feedsTakesACountryMore
   case feedsAdded
+  case feedsAddedFromPage
+  case feedsPageNamesNoFeed
+  case feedsAddedUnread
+  case feedsNoCheckHelp
+  case feedsTimeoutHelp
+  case feedsCheckColumns
+  case feedsCheckFailed
   case feedsAlreadyHas
   case feedsRemoved
   case feedsNoSuchFeed
@@ -1727,6 +1735,7 @@ public enum Message: String, CaseIterable, Sendable {
     // page's script) fill: {day} (4), {day2} (04), {month2} (11), {monthName} (the month's message), {year},
     // {hour} and {minute} (two digits), {ago} (dateJustNow, dateMinutesAgo or dateHoursAgo).
     case .dateJustNow: ("just now", "à l'instant")
+    case .dateUnknown: ("date unknown", "date inconnue")
     case .dateMinutesAgo: ("{1} min ago", "il y a {1} min")
     case .dateHoursAgo: ("{1} h ago", "il y a {1} h")
     case .dateToday: ("{hour}:{minute} ({ago})", "{hour}:{minute} ({ago})")
@@ -1853,14 +1862,19 @@ public enum Message: String, CaseIterable, Sendable {
       )
     case .feedsDiscussion:
       (
-        "feeds add COUNTRY URL | feeds remove COUNTRY URL | feeds list [COUNTRY] | feeds path. COUNTRY is a code "
-          + "or a name (fr, France). A country's feeds answer its headlines with --provider feeds, and with auto "
-          + "before NewsAPI and GDELT. NewsAtlas ships no feeds of its own.",
-        "feeds add PAYS URL | feeds remove PAYS URL | feeds list [PAYS] | feeds path. PAYS est un code ou un nom "
+        "feeds add COUNTRY URL | feeds remove COUNTRY URL | feeds list [COUNTRY] | feeds check [COUNTRY] | feeds "
+          + "path. COUNTRY is a code or a name (fr, France). add reads the URL first: a feed is added, a web page "
+          + "adds the feed its <link rel=\"alternate\"> names (--no-check adds the URL unread). check reads every "
+          + "feed once and says how each answered. A country's feeds answer its headlines with --provider feeds, "
+          + "and with auto before NewsAPI and GDELT. NewsAtlas ships no feeds of its own.",
+        "feeds add PAYS URL | feeds remove PAYS URL | feeds list [PAYS] | feeds check [PAYS] | feeds path. add lit "
+          + "d'abord l'URL : un flux est ajouté, une page web ajoute le flux que nomme son <link rel=\"alternate\"> "
+          + "(--no-check ajoute l'URL sans la lire). check lit chaque flux une fois et dit comment il a répondu. "
+          + "PAYS est un code ou un nom "
           + "(fr, France). Les flux d'un pays donnent ses titres avec --provider feeds, et avec auto avant NewsAPI "
           + "et GDELT. NewsAtlas ne fournit aucun flux."
       )
-    case .feedsActionHelp: ("add, remove, list or path.", "add, remove, list ou path.")
+    case .feedsActionHelp: ("add, remove, list, check or path.", "add, remove, list, check ou path.")
     case .feedsCountryHelp: ("The country: its code or its name.", "Le pays : son code ou son nom.")
     case .feedsURLHelp:
       (
@@ -1871,8 +1885,8 @@ public enum Message: String, CaseIterable, Sendable {
       ("Output format of list: text or json.", "Format de sortie de list : text ou json.")
     case .feedsUnknownAction:
       (
-        "'{1}' is not a feeds action; use add, remove, list or path.",
-        "'{1}' n'est pas une action de feeds ; utilisez add, remove, list ou path."
+        "'{1}' is not a feeds action; use add, remove, list, check or path.",
+        "'{1}' n'est pas une action de feeds ; utilisez add, remove, list, check ou path."
       )
     case .feedsTakesCountryAndURL:
       (
@@ -1883,6 +1897,40 @@ public enum Message: String, CaseIterable, Sendable {
     case .feedsTakesACountryMore:
       ("'feeds {1}' takes at most a country more.", "'feeds {1}' prend au plus un pays de plus.")
     case .feedsAdded: ("{1}: added {2}", "{1} : ajouté {2}")
+    case .feedsAddedFromPage:
+      (
+        "{1}: added {2}, the feed the page {3} names ({4})",
+        "{1} : ajouté {2}, le flux que nomme la page {3} ({4})"
+      )
+    case .feedsPageNamesNoFeed:
+      (
+        "{1} is a web page that names no RSS or Atom feed that reads (a <link rel=\"alternate\" "
+          + "type=\"application/rss+xml\"> in its head); give the feed's own URL.",
+        "{1} est une page web qui ne nomme aucun flux RSS ou Atom lisible (un <link rel=\"alternate\" "
+          + "type=\"application/rss+xml\"> dans son en-tête) ; donnez l'URL du flux lui-même."
+      )
+    case .feedsAddedUnread:
+      (
+        "{1} could not be read now ({2}); it is added as given, and 'newsatlas feeds check' says when it answers.",
+        "{1} n'a pas pu être lu maintenant ({2}) ; il est ajouté tel quel, et 'newsatlas feeds check' dira quand "
+          + "il répond."
+      )
+    case .feedsNoCheckHelp:
+      (
+        "add: keep the URL as given, without reading it first.",
+        "add : garder l'URL telle quelle, sans la lire d'abord."
+      )
+    case .feedsTimeoutHelp:
+      (
+        "add and check: seconds each request may take, its connection included.",
+        "add et check : secondes que peut prendre chaque requête, sa connexion comprise."
+      )
+    case .feedsCheckColumns: ("COUNTRY STATUS ITEMS NEWEST URL", "PAYS ÉTAT ARTICLES DERNIER URL")
+    case .feedsCheckFailed:
+      (
+        "{1} of {2} feeds did not answer with a feed; the lines above say why.",
+        "{1} flux sur {2} n'ont pas répondu par un flux ; les lignes ci-dessus disent pourquoi."
+      )
     case .feedsAlreadyHas: ("{1}: already has {2}", "{1} : a déjà {2}")
     case .feedsRemoved: ("{1}: removed {2}", "{1} : retiré {2}")
     case .feedsNoSuchFeed:

@@ -83,7 +83,7 @@ enum MapPage {
       .headlinesViaTop, .headlinesViaSources, .headlinesViaSearch, .mapViaSourceCountry, .headlinesViaFeeds,
       .mapCategoryBusiness, .mapCategoryEntertainment, .mapCategoryGeneral, .mapCategoryHealth,
       .mapCategoryScience, .mapCategorySports, .mapCategoryTechnology, .dateJustNow, .dateMinutesAgo,
-      .dateHoursAgo, .dateToday, .dateOnDay,
+      .dateHoursAgo, .dateToday, .dateOnDay, .dateUnknown,
     ] + HumanDate.months
 
   /// The page in each language, made once.
@@ -213,6 +213,7 @@ enum MapPage {
        *  the page's language and the reader's time zone: "24 Nov 2026, 11:30", "Le 24/11/2026 à 11:30", today
        *  "11:30 (2 h ago)"; the text as given when it is not a date. */
       function humanDate(published, now = new Date()) {
+        if (!published) return text("dateUnknown");
         const date = new Date(published);
         if (isNaN(date)) return published;
         const two = (n) => String(n).padStart(2, "0");
@@ -474,7 +475,7 @@ enum MapPage {
           source.className = "source";
           source.textContent = article.source.name + " · ";
           const time = document.createElement("time");
-          time.dateTime = article.publishedAt;
+          if (article.publishedAt) time.dateTime = article.publishedAt;
           time.textContent = humanDate(article.publishedAt);
           meta.append(source, time);
           item.append(link, meta);

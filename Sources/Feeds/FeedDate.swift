@@ -1,25 +1,34 @@
 /// An instant to the second, in UTC, as feeds date their items.
 ///
-/// Read from RFC 822 dates (RSS 2.0's `pubDate`, with RFC 2822's obsolete forms: two-digit years, named US zones)
-/// and RFC 3339 timestamps (Atom; W3C-DTF's date-only and minute forms, as `dc:date` uses them); fractions of a
-/// second are dropped. Days and dates convert with Howard Hinnant's `days_from_civil` and `civil_from_days`
-/// (http://howardhinnant.github.io/date_algorithms.html, public domain).
+/// Reads the date forms feeds write, as Python's feedparser 6 reads them: RFC 822/2822 (RSS 2.0's `pubDate`) with
+/// its loose variants, asctime, and RFC 3339, W3C-DTF and ISO 8601 (Atom, `dc:date`). A date without a time is
+/// midnight, and a time without a zone is UTC, as feedparser reads them; fractions of a second are dropped. Where
+/// feedparser guesses (an unknown zone read as UTC, 30 February rolled into March, text after the date ignored, a
+/// time it cannot read dropped), this refuses: no date is better than a wrong one. Days and dates convert with Howard
+/// Hinnant's `days_from_civil` and `civil_from_days` (http://howardhinnant.github.io/date_algorithms.html, public
+/// domain).
 public struct FeedDate: Sendable, Equatable, Comparable, Hashable {
   /// Seconds since 1970-01-01T00:00:00Z.
   public var secondsSince1970: Int64
 
   public init(secondsSince1970: Int64) { self.secondsSince1970 = secondsSince1970 }
 
-  /// A calendar date and time in UTC, checked (day within its month, 00:00:00 to 23:59:60); nil otherwise.
+  /// A calendar date and time, checked (day within its month, 00:00:00 to 23:59:60, an offset under 24 hours, and
+  /// years 1 to 9999 both locally and in UTC); nil otherwise.
   init?(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, offsetMinutes: Int) {
     guard (1...12).contains(month), day >= 1, day <= Self.daysIn(month: month, year: year),
       (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second),
       (-(24 * 60 - 1)...(24 * 60 - 1)).contains(offsetMinutes), (1...9999).contains(year)
     else { return nil }
     let days = Self.daysFromCivil(year: year, month: month, day: day)
-    secondsSince1970 =
+    let seconds =
       Int64(days) * 86400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetMinutes * 60)
+    guard Self.fourDigitYears.contains(seconds) else { return nil }
+    secondsSince1970 = seconds
   }
+
+  /// 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z, the instants `iso8601` writes with a four-digit year.
+  static let fourDigitYears: ClosedRange<Int64> = -62_135_596_800...253_402_300_799
 
   public static func < (a: FeedDate, b: FeedDate) -> Bool { a.secondsSince1970 < b.secondsSince1970 }
 
@@ -34,109 +43,379 @@ public struct FeedDate: Sendable, Equatable, Comparable, Hashable {
       "\(yearText)-\(two(month))-\(two(day))T\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))Z"
   }
 
-  /// Any date a feed writes: RFC 3339 first, then RFC 822; nil for anything else.
+  /// Any date a feed writes: RFC 3339 and ISO 8601, RFC 822, or asctime; nil for anything else.
+  ///
+  /// - Complexity: O(*n*) in the length of `text`.
   public static func parse(_ text: String) -> FeedDate? {
-    rfc3339(text) ?? rfc822(text)
+    let scalars = Array(text.unicodeScalars)[...]
+    if let date = readISO(scalars) { return date }
+    let words = words(scalars)
+    return readRFC822(words) ?? readAsctime(words)
   }
 
-  /// `2026-11-24T10:15:00+01:00`, `2026-11-24t09:15:00.25Z`, `2026-11-24 09:15:00Z`; also W3C-DTF's
-  /// `2026-11-24T09:15Z` and `2026-11-24` (midnight UTC).
-  public static func rfc3339(_ text: String) -> FeedDate? {
-    let bytes = Array(text.utf8.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D })
-    var reader = Digits(bytes: bytes[...].prefix { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D })
-    guard let year = reader.number(4), reader.skip("-"), let month = reader.number(2), reader.skip("-"),
-      let day = reader.number(2)
-    else { return nil }
-    if reader.atEnd {
-      return FeedDate(year: year, month: month, day: day, hour: 0, minute: 0, second: 0, offsetMinutes: 0)
-    }
-    guard reader.skip("T") || reader.skip("t") || reader.skip(" "), let hour = reader.number(2),
-      reader.skip(":"), let minute = reader.number(2)
-    else { return nil }
-    var second = 0
-    if reader.skip(":") {
-      guard let value = reader.number(2) else { return nil }
-      second = value
-      if reader.skip(".") || reader.skip(",") {
-        guard reader.digitRun() > 0 else { return nil }
-      }
-    }
-    var offset = 0
-    if reader.skip("Z") || reader.skip("z") {
-      offset = 0
-    } else if let sign = reader.sign() {
-      guard let hours = reader.number(2) else { return nil }
-      _ = reader.skip(":")
-      guard let minutes = reader.number(2) else { return nil }
-      offset = sign * (hours * 60 + minutes)
-    } else {
-      return nil
-    }
-    guard reader.atEnd else { return nil }
-    return FeedDate(
-      year: year, month: month, day: day, hour: hour, minute: minute, second: second, offsetMinutes: offset)
-  }
+  /// `2026-11-24T10:15:00+01:00`, `2026-11-24t09:15:00.25Z`, and the W3C-DTF and ISO 8601 forms around it.
+  ///
+  /// The date is `2026-11-24` (or `2026-11-2`), `20261124`, or the ordinal `2026-328` or `2026328`; W3C-DTF's
+  /// `2026-11` and `2026` stand alone, meaning their first day. The time follows `T` or white space: `09:15:00`,
+  /// `09:15`, `09` or `091500`, with a `.` or `,` fraction after the seconds; `24:00:00` is the next day's midnight.
+  /// The zone is `Z`, `+01:00`, `+0100`, `+01`, or one of `rfc822(_:)`'s; none is UTC. Refused: two-digit years
+  /// and week dates, which feedparser reads wrongly, and anything after the zone.
+  ///
+  /// - Complexity: O(*n*) in the length of `text`.
+  public static func rfc3339(_ text: String) -> FeedDate? { readISO(Array(text.unicodeScalars)[...]) }
 
-  /// `Tue, 24 Nov 2026 10:15:00 +0100`, and RFC 2822's looser forms: no weekday, no seconds, a two-digit year
-  /// (00–49 is 20xx), `GMT`/`UT`/`UTC`/`Z` and the US zones (`EST`, `PDT`, ...); no zone at all, or a military
-  /// letter, is read as UTC (RFC 2822: their meaning is unknown).
+  /// `Tue, 24 Nov 2026 10:15:00 +0100`, and the looser forms feeds write.
+  ///
+  /// The weekday may be missing or spelled out, and needs no space after its comma; the month may be spelled out
+  /// (in English, or abbreviated in Greek) and come before the day (`Nov 24 2026`); Perforce writes `2026/11/24`. A
+  /// two-digit year is RFC 2822's (00–49 is 20xx, 50–99 is 19xx). The time may be `10:15`, `9:05:00` or an hour
+  /// alone, or missing (midnight); the zone `+0100`, `+01:00`, `GMT`, `UT`, `UTC`, `Z`, `GMT+2`, `GMT-01:30`,
+  /// `Etc/GMT`, or a name in `zoneNames`, or missing (UTC); a parenthesised comment may follow. Refused: military
+  /// zones other than `Z` (RFC 822 wrote their signs backwards, RFC 1123), and names that feedparser reads as UTC
+  /// only because it does not know them.
+  ///
+  /// - Complexity: O(*n*) in the length of `text`.
   public static func rfc822(_ text: String) -> FeedDate? {
-    var words = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })[...]
-    guard let first = words.first else { return nil }
-    if first.hasSuffix(",") || weekdays.contains(first.lowercased().prefix(3)) { words = words.dropFirst() }
-    // day month year, or (as some feeds write) month day year.
-    guard words.count >= 4 else { return nil }
-    let list = Array(words)
-    var day: Int
-    var month: Int
-    if let number = Int(list[0]), let named = monthNumber(list[1]) {
-      (day, month) = (number, named)
-    } else if let named = monthNumber(list[0]), let number = Int(list[1].trimmingSuffix(",")) {
-      (day, month) = (number, named)
-    } else {
-      return nil
-    }
-    guard var year = Int(list[2]), list[2].allSatisfy(\.isASCII), list[2].count == 2 || list[2].count == 4
-    else { return nil }
-    if list[2].count == 2 { year += year < 50 ? 2000 : 1900 }
-    let clock = list[3].split(separator: ":", omittingEmptySubsequences: false)
-    guard clock.count == 2 || clock.count == 3, clock.allSatisfy({ $0.count == 2 }),
-      let hour = Int(clock[0]), let minute = Int(clock[1])
-    else { return nil }
-    let second = clock.count == 3 ? Int(clock[2]) : 0
-    guard let second else { return nil }
-    var offset = 0
-    if list.count >= 5 {
-      let zone = list[4]
-      if let sign = zone.first.flatMap({ $0 == "+" ? 1 : $0 == "-" ? -1 : nil }) {
-        let digits = zone.dropFirst().filter { $0 != ":" }
-        guard digits.count == 4, digits.allSatisfy(\.isASCII), let value = Int(digits) else { return nil }
-        offset = sign * (value / 100 * 60 + value % 100)
-      } else if let hours = namedZones[zone.uppercased()] {
-        offset = hours * 60
-      } else if !(zone.count == 1 && zone.first!.isLetter) {
+    readRFC822(words(Array(text.unicodeScalars)[...]))
+  }
+
+  /// `Sun Jan  4 16:29:06 2004` (UTC), `Sun Jan  4 16:29:06 PST 2004`: C's `asctime`, with an optional zone.
+  ///
+  /// - Complexity: O(*n*) in the length of `text`.
+  public static func asctime(_ text: String) -> FeedDate? {
+    readAsctime(words(Array(text.unicodeScalars)[...]))
+  }
+
+  private static func readISO(_ text: Text) -> FeedDate? {
+    var cursor = Cursor(rest: trimmed(text))
+    var (year, month, day) = (0, 1, 1)
+    let head = cursor.digits()
+    switch head.count {
+    case 4:
+      year = number(head)
+      if cursor.skip("-") {
+        let next = cursor.digits()
+        if next.count == 3 {
+          guard let date = ordinalDate(year: year, day: number(next)) else { return nil }
+          (month, day) = date
+        } else {
+          guard (1...2).contains(next.count) else { return nil }
+          month = number(next)
+          if cursor.skip("-") {
+            let last = cursor.digits()
+            guard (1...2).contains(last.count) else { return nil }
+            day = number(last)
+          } else if !cursor.atEnd {
+            return nil
+          }
+        }
+      } else if !cursor.atEnd {
         return nil
       }
+    case 7:
+      guard let date = ordinalDate(year: number(head.prefix(4)), day: number(head.suffix(3))) else {
+        return nil
+      }
+      (year, month, day) = (number(head.prefix(4)), date.month, date.day)
+    case 8:
+      (year, month, day) = (
+        number(head.prefix(4)), number(head.dropFirst(4).prefix(2)), number(head.suffix(2))
+      )
+    default:
+      return nil
+    }
+    if cursor.atEnd { return make(year, month, day, 0, 0, 0, zone: .fixed(minutes: 0)) }
+    guard cursor.skip("T") || cursor.skip("t") || cursor.skipSpaces() else { return nil }
+
+    var (hour, minute, second) = (0, 0, 0)
+    var hasSeconds = false
+    let clock = cursor.digits()
+    switch clock.count {
+    case 1, 2:
+      hour = number(clock)
+      if cursor.skip(":") {
+        let minutes = cursor.digits()
+        guard (1...2).contains(minutes.count) else { return nil }
+        minute = number(minutes)
+        if cursor.skip(":") {
+          let seconds = cursor.digits()
+          guard (1...2).contains(seconds.count) else { return nil }
+          (second, hasSeconds) = (number(seconds), true)
+        }
+      }
+    case 4:
+      (hour, minute) = (number(clock.prefix(2)), number(clock.suffix(2)))
+    case 6:
+      (hour, minute, second) = (
+        number(clock.prefix(2)), number(clock.dropFirst(2).prefix(2)), number(clock.suffix(2))
+      )
+      hasSeconds = true
+    default:
+      return nil
+    }
+    var fractionIsZero = true
+    if hasSeconds, cursor.skip(".") || cursor.skip(",") {
+      fractionIsZero = cursor.digits().allSatisfy { $0 == "0" }
+    }
+    if hour == 24, minute == 0, second == 0, fractionIsZero, (1...12).contains(month),
+      (1...daysIn(month: month, year: year)).contains(day)
+    {
+      (year, month, day) = civilFromDays(daysFromCivil(year: year, month: month, day: day) + 1)
+      hour = 0
+    }
+    _ = cursor.skipSpaces()
+    var zone = Zone.fixed(minutes: 0)
+    if !cursor.atEnd {
+      guard let named = readZone(cursor.rest, hoursAlone: true) else { return nil }
+      zone = named
+    }
+    return make(year, month, day, hour, minute, second, zone: zone)
+  }
+
+  private static func readRFC822(_ words: [Text]) -> FeedDate? {
+    var rest = words[...]
+    if let first = rest.first, isWeekday(first) { rest.removeFirst() }
+    guard let first = rest.first else { return nil }
+    var (year, month, day) = (0, 0, 0)
+    if let date = slashedDate(first) {
+      (year, month, day) = date
+      rest.removeFirst()
+    } else {
+      guard rest.count >= 3 else { return nil }
+      let (a, b, c) = (rest[rest.startIndex], rest[rest.startIndex + 1], rest[rest.startIndex + 2])
+      if let number = number(a, widths: 1...2), let named = monthNumber(b) {
+        (day, month) = (number, named)
+      } else if let named = monthNumber(a), let number = number(b, widths: 1...2) {
+        (day, month) = (number, named)
+      } else {
+        return nil
+      }
+      guard let full = twoOrFourDigitYear(c) else { return nil }
+      year = full
+      rest.removeFirst(3)
+    }
+    var (hour, minute, second) = (0, 0, 0)
+    var zone = Zone.fixed(minutes: 0)
+    if let word = rest.first, word.first != "(" {
+      guard let clock = readClock(word) else { return nil }
+      (hour, minute, second) = clock
+      rest.removeFirst()
+      if let word = rest.first, word.first != "(" {
+        guard let named = readZone(word, hoursAlone: false) else { return nil }
+        zone = named
+        rest.removeFirst()
+      }
+    }
+    guard rest.isEmpty || (rest.first?.first == "(" && rest.last?.last == ")") else { return nil }
+    return make(year, month, day, hour, minute, second, zone: zone)
+  }
+
+  private static func readAsctime(_ words: [Text]) -> FeedDate? {
+    var rest = words[...]
+    if let first = rest.first, isWeekday(first) { rest.removeFirst() }
+    let list = Array(rest)
+    guard list.count == 4 || list.count == 5, let month = monthNumber(list[0]),
+      let day = number(list[1], widths: 1...2), let clock = readClock(list[2]),
+      let year = twoOrFourDigitYear(list[list.count - 1])
+    else { return nil }
+    var zone = Zone.fixed(minutes: 0)
+    if list.count == 5 {
+      guard let named = readZone(list[3], hoursAlone: false) else { return nil }
+      zone = named
+    }
+    return make(year, month, day, clock.hour, clock.minute, clock.second, zone: zone)
+  }
+
+  private static func make(
+    _ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, _ second: Int, zone: Zone
+  ) -> FeedDate? {
+    let offset: Int
+    switch zone {
+    case .fixed(let minutes):
+      offset = minutes
+    case .northAmerican(let standardHours, let daylightEverywhere):
+      guard let daylight = northAmericanDaylight(year: year, month: month, day: day, hour: hour),
+        !daylight || daylightEverywhere
+      else { return nil }
+      offset = (standardHours + (daylight ? 1 : 0)) * 60
     }
     return FeedDate(
       year: year, month: month, day: day, hour: hour, minute: minute, second: second, offsetMinutes: offset)
   }
 
-  private static let weekdays: Set<Substring> = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
-  private static let months = [
-    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
-  ]
-  /// RFC 822's zones, and UTC, in hours east of UTC.
-  private static let namedZones: [String: Int] = [
-    "GMT": 0, "UT": 0, "UTC": 0, "Z": 0, "EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "MST": -7, "MDT": -6,
-    "PST": -8, "PDT": -7,
+  /// A zone as feeds name it: a fixed offset, or North American generic time (`ET`), standard or daylight by the
+  /// date; `daylightEverywhere` is false where part of the zone keeps standard time all year (Arizona, Puerto
+  /// Rico), so its summer dates are refused.
+  private enum Zone {
+    case fixed(minutes: Int)
+    case northAmerican(standardHours: Int, daylightEverywhere: Bool)
+  }
+
+  /// Zone names (lowercased) that feeds write: RFC 822's, North American generic time, and Europe's. Others are
+  /// refused: many are ambiguous (`BST`, `IST`, `AST`), and feedparser reads every name it does not know as UTC.
+  private static let zoneNames: [String: Zone] = [
+    "z": .fixed(minutes: 0), "ut": .fixed(minutes: 0), "utc": .fixed(minutes: 0), "gmt": .fixed(minutes: 0),
+    "est": .fixed(minutes: -300), "edt": .fixed(minutes: -240), "cst": .fixed(minutes: -360),
+    "cdt": .fixed(minutes: -300), "mst": .fixed(minutes: -420), "mdt": .fixed(minutes: -360),
+    "pst": .fixed(minutes: -480), "pdt": .fixed(minutes: -420), "adt": .fixed(minutes: -180),
+    "et": .northAmerican(standardHours: -5, daylightEverywhere: true),
+    "ct": .northAmerican(standardHours: -6, daylightEverywhere: true),
+    "mt": .northAmerican(standardHours: -7, daylightEverywhere: false),
+    "pt": .northAmerican(standardHours: -8, daylightEverywhere: true),
+    "at": .northAmerican(standardHours: -4, daylightEverywhere: false),
+    "wet": .fixed(minutes: 0), "west": .fixed(minutes: 60), "cet": .fixed(minutes: 60),
+    "cest": .fixed(minutes: 120), "met": .fixed(minutes: 60), "mest": .fixed(minutes: 120),
+    "eet": .fixed(minutes: 120), "eest": .fixed(minutes: 180),
   ]
 
+  /// `Z`, `+0130`, `+01:30` (and `+01` where `hoursAlone`, as ISO 8601 allows), `GMT+2`, `UTC-01:30`, `Etc/GMT`, or
+  /// a name in `zoneNames`, in any case; nil for anything else, and for `Etc/GMT+2` (the tz database's inverted
+  /// sign: it means UTC-2).
+  private static func readZone(_ word: Text, hoursAlone: Bool) -> Zone? {
+    guard let first = word.first, word.count <= 16 else { return nil }
+    if first == "+" || first == "-" {
+      return numericOffset(word, hourWidths: hoursAlone ? 2...2 : nil).map { .fixed(minutes: $0) }
+    }
+    guard word.allSatisfy(\.isASCII) else { return nil }
+    var name = lowercased(word)
+    if name.hasPrefix("etc/") {
+      name.removeFirst(4)
+      return ["gmt", "utc", "ut", "z"].contains(name) ? .fixed(minutes: 0) : nil
+    }
+    for prefix in ["gmt", "utc"] where name.hasPrefix(prefix) && name.count > prefix.count {
+      return numericOffset(word.dropFirst(prefix.count), hourWidths: 1...2).map { .fixed(minutes: $0) }
+    }
+    return zoneNames[name]
+  }
+
+  /// `+0130`, `+01:30`, or (with `hourWidths`) hours alone: minutes east of UTC, under 24 hours; nil otherwise.
+  private static func numericOffset(_ word: Text, hourWidths: ClosedRange<Int>?) -> Int? {
+    var cursor = Cursor(rest: word)
+    let sign = cursor.skip("+") ? 1 : cursor.skip("-") ? -1 : 0
+    let digits = cursor.digits()
+    var (hours, minutes) = (0, 0)
+    if digits.count == 4 {
+      (hours, minutes) = (number(digits.prefix(2)), number(digits.suffix(2)))
+    } else if digits.count == 2, cursor.skip(":") {
+      let after = cursor.digits()
+      guard after.count == 2 else { return nil }
+      (hours, minutes) = (number(digits), number(after))
+    } else if let widths = hourWidths, widths.contains(digits.count) {
+      hours = number(digits)
+    } else {
+      return nil
+    }
+    guard sign != 0, cursor.atEnd, hours < 24, minutes < 60 else { return nil }
+    return sign * (hours * 60 + minutes)
+  }
+
+  /// Whether the US and Canada keep daylight time at a local date and hour: since 2007 from the second Sunday of
+  /// March to the first Sunday of November, 1987–2006 from the first Sunday of April to the last Sunday of October,
+  /// changing at 02:00. Nil in the hour skipped in spring or repeated in autumn, and before 1987.
+  static func northAmericanDaylight(year: Int, month: Int, day: Int, hour: Int) -> Bool? {
+    guard year >= 1987 else { return nil }
+    func sunday(onOrAfter month: Int, _ day: Int) -> Int {
+      let days = daysFromCivil(year: year, month: month, day: day)
+      return days + (7 - ((days + 4) % 7 + 7) % 7) % 7  // 1970-01-01 was a Thursday
+    }
+    let start = year >= 2007 ? sunday(onOrAfter: 3, 8) : sunday(onOrAfter: 4, 1)
+    let end = year >= 2007 ? sunday(onOrAfter: 11, 1) : sunday(onOrAfter: 10, 25)
+    let today = daysFromCivil(year: year, month: month, day: day)
+    if today == start { return hour < 2 ? false : hour == 2 ? nil : true }
+    if today == end { return hour < 1 ? true : hour == 1 ? nil : false }
+    return today > start && today < end
+  }
+
+  /// English weekdays, abbreviated or not, and Greek abbreviations, lowercased.
+  private static let weekdays: Set<String> = [
+    "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun", "monday", "tuesday",
+    "wednesday",
+    "thursday", "friday", "saturday", "sunday", "δευ", "τρι", "τρί", "τετ", "πεμ", "πέμ", "παρ", "σαβ", "σάβ",
+    "κυρ",
+  ]
+
+  /// English month names, abbreviated or not, and Greek abbreviations, lowercased, with their numbers.
+  private static let monthNames: [String: Int] = [
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
+    "oct": 10, "nov": 11, "dec": 12, "january": 1, "february": 2, "march": 3, "april": 4, "june": 6,
+    "july": 7,
+    "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+    "ιαν": 1, "φεβ": 2, "μάρ": 3, "μαρ": 3, "απρ": 4, "μάι": 5, "μαΐ": 5, "μαι": 5, "ιούν": 6, "ιουν": 6,
+    "ιούλ": 7, "ιουλ": 7, "αύγ": 8, "αυγ": 8, "σεπ": 9, "οκτ": 10, "νοέ": 11, "νοε": 11, "δεκ": 12,
+  ]
+
+  /// `Fri`, `fri.`, `Friday` → true.
+  private static func isWeekday(_ word: Text) -> Bool {
+    word.count <= 10 && weekdays.contains(String(lowercased(word).trimmingSuffix(".")))
+  }
+
   /// `Nov`, `nov.`, `November` → 11.
-  private static func monthNumber(_ word: Substring) -> Int? {
-    let lowered = word.lowercased().trimmingSuffix(".")
-    guard lowered.count >= 3, let index = months.firstIndex(of: String(lowered.prefix(3))) else { return nil }
-    return index + 1
+  private static func monthNumber(_ word: Text) -> Int? {
+    guard word.count <= 10 else { return nil }
+    return monthNames[String(lowercased(word).trimmingSuffix("."))]
+  }
+
+  /// Perforce's `2006/09/15`.
+  private static func slashedDate(_ word: Text) -> (year: Int, month: Int, day: Int)? {
+    let parts = word.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+    guard parts.count == 3, let year = number(parts[0], widths: 4...4),
+      let month = number(parts[1], widths: 1...2), let day = number(parts[2], widths: 1...2)
+    else { return nil }
+    return (year, month, day)
+  }
+
+  /// A four-digit year, or a two-digit one as RFC 2822 reads it: 00–49 is 2000–2049, 50–99 is 1950–1999.
+  private static func twoOrFourDigitYear(_ word: Text) -> Int? {
+    if let year = number(word, widths: 4...4) { return year }
+    guard let year = number(word, widths: 2...2) else { return nil }
+    return year < 50 ? 2000 + year : 1900 + year
+  }
+
+  /// `10:15:00`, `10:15`, `9:05:00`, or an hour alone (as feedparser reads it).
+  private static func readClock(_ word: Text) -> (hour: Int, minute: Int, second: Int)? {
+    let parts = word.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false)
+    guard parts.count <= 3 else { return nil }
+    var values = [0, 0, 0]
+    for (index, part) in parts.enumerated() {
+      guard let value = number(part, widths: 1...2) else { return nil }
+      values[index] = value
+    }
+    return (values[0], values[1], values[2])
+  }
+
+  /// The month and day of a day of the year (1 is 1 January); nil past the year's end.
+  private static func ordinalDate(year: Int, day: Int) -> (month: Int, day: Int)? {
+    guard day >= 1, day <= (daysIn(month: 2, year: year) == 29 ? 366 : 365) else { return nil }
+    let date = civilFromDays(daysFromCivil(year: year, month: 1, day: 1) + day - 1)
+    return (date.month, date.day)
+  }
+
+  /// The words of a date: runs between white space and commas (`Fri,24 Nov` is three words).
+  private static func words(_ text: Text) -> [Text] {
+    text.split(whereSeparator: { $0 == "," || $0.properties.isWhitespace })
+  }
+
+  private static func trimmed(_ text: Text) -> Text {
+    let start = text.firstIndex { !$0.properties.isWhitespace } ?? text.endIndex
+    let end = text.lastIndex { !$0.properties.isWhitespace }.map { $0 + 1 } ?? start
+    return text[start..<max(start, end)]
+  }
+
+  private static func lowercased(_ word: Text) -> String {
+    var text = ""
+    text.unicodeScalars.append(contentsOf: word)
+    return text.lowercased()
+  }
+
+  /// The value of a word of ASCII digits whose count is in `widths`; nil otherwise.
+  private static func number(_ word: Text, widths: ClosedRange<Int>) -> Int? {
+    guard widths.contains(word.count), word.allSatisfy(isDigit) else { return nil }
+    return number(word)
+  }
+
+  /// The value of a run of at most 9 ASCII digits.
+  private static func number(_ digits: Text) -> Int {
+    digits.reduce(0) { $0 * 10 + Int($1.value - 48) }
   }
 
   static func daysIn(month: Int, year: Int) -> Int {
@@ -171,45 +450,35 @@ public struct FeedDate: Sendable, Equatable, Comparable, Hashable {
   }
 }
 
-/// Reads fixed-width numbers and punctuation off ASCII bytes.
-private struct Digits {
-  var bytes: ArraySlice<UInt8>
+/// A date's text, as Unicode scalars.
+private typealias Text = ArraySlice<Unicode.Scalar>
 
-  var atEnd: Bool { bytes.isEmpty }
+private func isDigit(_ scalar: Unicode.Scalar) -> Bool { (48...57).contains(scalar.value) }
 
-  mutating func number(_ width: Int) -> Int? {
-    guard bytes.count >= width else { return nil }
-    var value = 0
-    for byte in bytes.prefix(width) {
-      guard byte >= 48 && byte <= 57 else { return nil }
-      value = value * 10 + Int(byte - 48)
-    }
-    bytes = bytes.dropFirst(width)
-    return value
+/// Reads runs of ASCII digits and single characters off the front of a date's text.
+private struct Cursor {
+  var rest: Text
+
+  var atEnd: Bool { rest.isEmpty }
+
+  /// The run of ASCII digits at the front, consumed.
+  mutating func digits() -> Text {
+    let run = rest.prefix(while: isDigit)
+    rest = rest.dropFirst(run.count)
+    return run
   }
 
   mutating func skip(_ character: Unicode.Scalar) -> Bool {
-    guard bytes.first == UInt8(ascii: character) else { return false }
-    bytes = bytes.dropFirst()
+    guard rest.first == character else { return false }
+    rest = rest.dropFirst()
     return true
   }
 
-  mutating func sign() -> Int? {
-    if skip("+") { return 1 }
-    if skip("-") { return -1 }
-    return nil
-  }
-
-  mutating func digitRun() -> Int {
-    let count = bytes.prefix { $0 >= 48 && $0 <= 57 }.count
-    bytes = bytes.dropFirst(count)
-    return count
-  }
-}
-
-extension Substring {
-  fileprivate func trimmingSuffix(_ suffix: String) -> Substring {
-    hasSuffix(suffix) ? dropLast(suffix.count) : self
+  /// Consumes white space at the front; whether there was any.
+  mutating func skipSpaces() -> Bool {
+    let run = rest.prefix { $0.properties.isWhitespace }
+    rest = rest.dropFirst(run.count)
+    return !run.isEmpty
   }
 }
 

@@ -1,12 +1,14 @@
 import CLibXML2
 
-/// Reads RSS 2.0, RSS 1.0 (RDF) and Atom 1.0 documents with libxml2.
+/// Reads RSS 0.9x and 2.0, RSS 1.0 (RDF) and Atom 0.3 and 1.0 documents with libxml2, as the web writes them.
 ///
 /// Safe on hostile input: a document that declares any entity is refused at the declaration (no entity is ever
 /// expanded, no external entity or DTD is read, nothing is fetched: `XML_PARSE_NONET`, and neither
 /// `XML_PARSE_NOENT` nor `XML_PARSE_DTDLOAD`), and libxml2's default limits (no `XML_PARSE_HUGE`) bound depth
-/// and text sizes. The encoding is the document's own (its BOM or XML declaration; UTF-8 by default), so a
-/// Latin-1 feed that says so reads right. Links are resolved against the feed's URL and any `xml:base`.
+/// and text sizes. Forgiving where real feeds need it, never where safety does: the encoding is found as RFC 7303
+/// orders the evidence (`FeedEncoding`), HTML's named entities used undeclared are read (`HTMLEntities`), items
+/// outside `<channel>` count, and Dublin Core's title, description and dates stand in for missing ones. Links are
+/// resolved against the feed's URL (or the `Content-Location` it was sent with) and any `xml:base`.
 public enum FeedParser {
   static let namespaces = (
     atom: "http://www.w3.org/2005/Atom",
@@ -14,15 +16,23 @@ public enum FeedParser {
     rdf: "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
     dc: "http://purl.org/dc/elements/1.1/",
     content: "http://purl.org/rss/1.0/modules/content/",
-    media: "http://search.yahoo.com/mrss/"
+    media: "http://search.yahoo.com/mrss/",
+    itunes: "http://www.itunes.com/dtds/podcast-1.0.dtd",
+    atom03: "http://purl.org/atom/ns#",
+    rss090: "http://my.netscape.com/rdf/simple/0.9/",
+    dcterms: "http://purl.org/dc/terms/",
+    xhtml: "http://www.w3.org/1999/xhtml"
   )
 
-  /// Parses `bytes`, a feed fetched from `url` (the base of its relative links).
+  /// Parses `bytes`, a feed fetched from `url`, sent with the HTTP `contentType` (its `charset` is the first
+  /// word on the encoding) and `contentLocation` (the base of relative links when given, else `url`).
   ///
   /// - Complexity: O(n) in the document's size.
   /// - Throws: `FeedError` when the document is not well-formed, declares an entity, or is not a feed, or when
   ///   libxml2 cannot be loaded (it is opened by the first parse, and set up once before any thread parses).
-  public static func parse(_ bytes: [UInt8], url: String) throws(FeedError) -> Feed {
+  public static func parse(
+    _ bytes: [UInt8], url: String, contentType: String? = nil, contentLocation: String? = nil
+  ) throws(FeedError) -> Feed {
     var detail: UnsafePointer<CChar>? = nil
     var loader: UnsafePointer<CChar>? = nil
     switch Int(cxml_load(&detail, &loader)) {
@@ -32,18 +42,24 @@ public enum FeedParser {
         library: detail.map { String(cString: $0) } ?? "", loader: loader.map { String(cString: $0) } ?? "")
     default: throw .libraryLacks(function: detail.map { String(cString: $0) } ?? "")
     }
-    guard bytes.count <= Int(Int32.max) else { throw .tooLarge(bytes: bytes.count) }
-    guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) else {
-      throw .empty
+    guard bytes.count <= Int(Int32.max) / 2 else { throw .tooLarge(bytes: bytes.count) }
+    let base = contentLocation.flatMap { resolved($0, against: url) } ?? url
+    var decoded = FeedEncoding.decoded(bytes, charset: contentType.flatMap(charset(of:)))
+    guard decoded.bytes.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D && $0 != 0 })
+    else { throw .empty }
+    var (document, context) = try read(decoded, base: base)
+    if document == nil, decoded.encoding != "UTF-8", cxml_ctxt_stopped_by_user(context) == 0 {
+      // An encoding libxml2 does not know (or bytes that are not in it): read as UTF-8, else windows-1252.
+      cxml_xmlFreeParserCtxt(context)
+      decoded = FeedEncoding(
+        bytes: FeedEncoding.transcoded(bytes, from: .utf8) ?? FeedEncoding.transcoded(bytes, from: .windows1252)!,
+        encoding: "UTF-8")
+      (document, context) = try read(decoded, base: base)
     }
-    guard let context = cxml_new_parser_ctxt_refusing_entities() else { throw .parserUnavailable }
-    defer { cxml_xmlFreeParserCtxt(context) }
-    let document = bytes.withUnsafeBufferPointer { buffer in
-      buffer.withMemoryRebound(to: CChar.self) {
-        cxml_xmlCtxtReadMemory(context, $0.baseAddress, Int32($0.count), url, nil, cxml_feed_options())
-      }
+    defer {
+      cxml_xmlFreeParserCtxt(context)
+      if let document { cxml_xmlFreeDoc(document) }
     }
-    defer { if let document { cxml_xmlFreeDoc(document) } }
     if cxml_ctxt_stopped_by_user(context) != 0 { throw .declaresEntity }
     guard let document, context.pointee.wellFormed != 0 else {
       var line: Int32 = 0
@@ -54,21 +70,93 @@ public enum FeedParser {
     let reader = Reader(document: document)
     let rootElement = Element(root)
     switch (rootElement.namespace, rootElement.name) {
-    case (nil, "rss"):
-      guard let channel = rootElement.children.first(where: { $0.is("channel") }) else {
-        return Feed(format: .rss2, title: nil, link: nil, published: nil, items: [], itemsWithoutLink: 0)
-      }
-      return reader.rss(channel: channel, items: channel.children.filter { $0.is("item") }, format: .rss2)
+    case (let space, "rss"):
+      // RSS 2.0 has no namespace; a few feeds give it Userland's or Harvard's, which its children share.
+      let channel = rootElement.children.first { $0.is("channel", in: space) }
+      // Items belong in the channel; some feeds put them beside it, which readers take too.
+      let items =
+        (channel?.children.filter { $0.is("item", in: space) } ?? [])
+        + rootElement.children.filter { $0.is("item", in: space) }
+      return reader.rss(channel: channel, items: items, format: .rss2, space: space)
     case (namespaces.rdf, "RDF"):
-      let channel = rootElement.children.first { $0.is("channel", in: namespaces.rss1) }
-      let items = rootElement.children.filter { $0.is("item", in: namespaces.rss1) }
-      return reader.rss(channel: channel, items: items, format: .rdf)
-    case (namespaces.atom, "feed"):
-      return reader.atom(feed: rootElement)
+      // RSS 1.0, or Netscape's RSS 0.90 (the same shape in its own namespace).
+      let space =
+        rootElement.children.contains { $0.namespace == namespaces.rss090 } ? namespaces.rss090 : namespaces.rss1
+      let channel = rootElement.children.first { $0.is("channel", in: space) }
+      let items =
+        rootElement.children.filter { $0.is("item", in: space) }
+        + (channel?.children.filter { $0.is("item", in: space) } ?? [])
+      return reader.rss(channel: channel, items: items, format: .rdf, space: space)
+    case (namespaces.atom, "feed"), (namespaces.atom03, "feed"), (nil, "feed"):
+      // (A `feed` without a namespace is Atom written carelessly; read as 1.0.)
+      return reader.atom(feed: rootElement, space: rootElement.namespace)
     default:
       let prefix = root.pointee.ns?.pointee.prefix.map { String(cString: $0) + ":" } ?? ""
       throw .notAFeed(root: prefix + rootElement.name)
     }
+  }
+
+  /// Parses `decoded` in a new context (returned, to be freed by the caller, with the document if any).
+  private static func read(_ decoded: FeedEncoding, base: String) throws(FeedError) -> (xmlDocPtr?, xmlParserCtxtPtr)
+  {
+    guard let context = cxml_new_parser_ctxt_refusing_entities() else { throw .parserUnavailable }
+    let body = HTMLEntities.numbered(decoded.bytes) ?? decoded.bytes
+    var options = cxml_feed_options()
+    // Transcoded here: the declaration's `encoding` no longer describes the bytes.
+    if decoded.encoding == "UTF-8" { options |= Int32(XML_PARSE_IGNORE_ENC.rawValue) }
+    let document = body.withUnsafeBufferPointer { buffer in
+      buffer.withMemoryRebound(to: CChar.self) {
+        cxml_xmlCtxtReadMemory(context, $0.baseAddress, Int32($0.count), base, decoded.encoding, options)
+      }
+    }
+    return (document, context)
+  }
+
+  /// The `charset` parameter of a `Content-Type` (`application/rss+xml; charset="ISO-8859-1"`), if any.
+  static func charset(of contentType: String) -> String? {
+    for parameter in contentType.split(separator: ";").dropFirst() {
+      let pair = parameter.split(separator: "=", maxSplits: 1)
+      guard pair.count == 2,
+        pair[0].lowercased().filter({ $0 != " " && $0 != "\t" }) == "charset"
+      else { continue }
+      let value = pair[1].filter { $0 != " " && $0 != "\t" && $0 != "\"" && $0 != "'" }
+      return value.isEmpty ? nil : String(value)
+    }
+    return nil
+  }
+
+  /// `reference` with what a URL cannot hold as written percent-encoded, as browsers send it: bytes beyond ASCII
+  /// (`記事1のURL`), spaces and the characters RFC 3986 excludes, and brackets outside an IPv6 host; libxml2
+  /// refuses to resolve such a reference, and the item was dropped.
+  static func escaped(_ reference: String) -> String {
+    let keepBrackets = reference.hasPrefix("//[") || reference.contains("://[")
+    var output: [UInt8] = []
+    var changed = false
+    for byte in reference.utf8 {
+      if byte >= 0x80 || byte <= 0x20 || Array(#""<>\^`{|}"#.utf8).contains(byte)
+        || (!keepBrackets && (byte == 0x5B || byte == 0x5D))
+      {
+        let hex = Array("0123456789ABCDEF".utf8)
+        output += [0x25, hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+        changed = true
+      } else {
+        output.append(byte)
+      }
+    }
+    return changed ? String(decoding: output, as: UTF8.self) : reference
+  }
+
+  /// `reference` resolved against `base` when the result is an absolute http(s) URL.
+  static func resolved(_ reference: String, against base: String) -> String? {
+    let reference = reference.trimmingSpaces()
+    guard !reference.isEmpty, reference.utf8.count < 4096, let built = cxml_xmlBuildURI(escaped(reference), base)
+    else {
+      return nil
+    }
+    defer { cxml_xmlFree(built) }
+    let absolute = String(cString: built)
+    let lowered = absolute.prefix(8).lowercased()
+    return lowered.hasPrefix("http://") || lowered.hasPrefix("https://") ? absolute : nil
   }
 }
 
@@ -132,17 +220,21 @@ struct Element {
 struct Reader {
   let document: xmlDocPtr
   private typealias Spaces = (
-    atom: String, rss1: String, rdf: String, dc: String, content: String, media: String
+    atom: String, rss1: String, rdf: String, dc: String, content: String, media: String, itunes: String,
+    atom03: String,
+    rss090: String, dcterms: String, xhtml: String
   )
   private var ns: Spaces { FeedParser.namespaces }
 
   /// `reference` resolved against the element's base (its `xml:base`, its ancestors', the feed's URL), kept
   /// only when it is an absolute http or https URL.
   func resolve(_ reference: String?, at element: Element) -> String? {
-    guard let reference = reference?.trimmingSpaces(), !reference.isEmpty else { return nil }
+    guard let reference = reference?.trimmingSpaces(), !reference.isEmpty, reference.utf8.count < 8192 else {
+      return nil
+    }
     let base = cxml_xmlNodeGetBase(document, element.node)
     defer { if let base { cxml_xmlFree(base) } }
-    guard let resolved = cxml_xmlBuildURI(reference, base) else { return nil }
+    guard let resolved = cxml_xmlBuildURI(FeedParser.escaped(reference), base) else { return nil }
     defer { cxml_xmlFree(resolved) }
     let absolute = String(cString: resolved)
     let lowered = absolute.prefix(8).lowercased()
@@ -150,20 +242,45 @@ struct Reader {
     return absolute
   }
 
-  /// An element's text; HTML (RSS titles and descriptions, Atom `type="html"`) reduced to text.
+  /// An element's text; HTML (RSS titles and descriptions, Atom `type="html"`) reduced to text. An Atom text
+  /// construct says what it holds: 1.0's `type` (`text`, `html`, `xhtml`, or a media type, whose content is
+  /// base64 unless it is XML or text), 0.3's `type` and `mode` (`xml`, `escaped`, `base64`).
   func plainText(_ element: Element?, html: Bool) -> String? {
     guard let element else { return nil }
     var html = html
-    if element.namespace == ns.atom {
-      switch element.attribute("type") ?? "text" {
-      case "xhtml":
+    var base64 = false
+    if element.namespace == ns.atom || element.namespace == ns.atom03 {
+      let type = (element.attribute("type") ?? (element.namespace == ns.atom ? "text" : "text/plain")).lowercased()
+      let mode = element.namespace == ns.atom03 ? (element.attribute("mode") ?? "xml").lowercased() : nil
+      switch type {
+      case "xhtml", "application/xhtml+xml" where mode == nil || mode == "xml":
         let text = HTMLText.text(ofXHTML: element.node)
         return text.isEmpty ? nil : text
       case "html", "text/html": html = true
-      default: html = false
+      case "text", "text/plain": html = false
+      default:
+        // Another media type: XML and text are inline (read as text), anything else is base64 (RFC 4287, 4.1.3.3).
+        html = false
+        base64 = !(type.hasPrefix("text/") || type.hasSuffix("/xml") || type.hasSuffix("+xml"))
+      }
+      if mode == "base64" { base64 = true }
+      // 0.3's `xml` mode holds markup inline: its text is what a reader sees.
+      if mode == "xml", html, element.children.contains(where: { _ in true }) {
+        let text = HTMLText.text(ofXHTML: element.node)
+        return text.isEmpty ? nil : text
       }
     }
-    let text = element.withText { start, count in
+    let text = element.withText { start, count -> String in
+      if base64 {
+        guard let decoded = Base64.decoded(UnsafeBufferPointer(start: start, count: count)) else { return "" }
+        return decoded.withUnsafeBufferPointer { buffer in
+          guard let start = buffer.baseAddress, String(validating: buffer, as: UTF8.self) != nil else { return "" }
+          if html { return HTMLText.text(ofHTML: start, count: buffer.count) }
+          var text = CollapsedText()
+          text.append(start, count: buffer.count)
+          return text.string
+        }
+      }
       if html { return HTMLText.text(ofHTML: start, count: count) }
       var text = CollapsedText()
       text.append(start, count: count)
@@ -172,44 +289,65 @@ struct Reader {
     return text.isEmpty ? nil : text
   }
 
+  /// The first of `elements` that has text.
+  func firstText(_ elements: Element?..., html: Bool) -> String? {
+    for element in elements { if let text = plainText(element, html: html) { return text } }
+    return nil
+  }
+
+  /// The first of `elements` that holds a date.
+  func firstDate(_ elements: Element?...) -> FeedDate? {
+    for element in elements { if let date = date(element) { return date } }
+    return nil
+  }
+
   func date(_ element: Element?) -> FeedDate? { element.flatMap { FeedDate.parse($0.text) } }
 
-  func rss(channel: Element?, items: [Element], format: Feed.Format) -> Feed {
+  /// An RSS 0.9x/2.0 or 1.0 channel and its items, their elements in `space` (none for RSS 2.0; RSS 1.0's or
+  /// 0.90's namespace), with Dublin Core and Atom elements standing in where the item's own are missing.
+  func rss(channel: Element?, items: [Element], format: Feed.Format, space: String?) -> Feed {
     var feed = Feed(
-      format: format, title: plainText(channel?.child("title", in: itemSpace(format)), html: true),
-      link: channel.flatMap { resolve($0.child("link", in: itemSpace(format))?.text, at: $0) },
+      format: format,
+      title: firstText(channel?.child("title", in: space), channel?.child("title", in: ns.dc), html: true),
+      link: channel.flatMap { resolve($0.child("link", in: space)?.text, at: $0) },
       published: channel.flatMap {
-        date($0.child("pubDate")) ?? date($0.child("lastBuildDate")) ?? date($0.child("date", in: ns.dc))
+        firstDate(
+          $0.child("pubDate", in: space), $0.child("lastBuildDate", in: space), $0.child("date", in: ns.dc),
+          $0.child("modified", in: ns.dcterms), $0.child("updated", in: ns.atom))
       },
       items: [], itemsWithoutLink: 0)
     for item in items {
-      let space = itemSpace(format)
       var link = resolve(item.child("link", in: space)?.text, at: item)
-      if link == nil, let guid = item.child("guid"), guid.attribute("isPermaLink") != "false" {
+      if link == nil, let guid = item.child("guid", in: space), guid.attribute("isPermaLink") != "false" {
         link = resolve(guid.text, at: item)
       }
+      if link == nil { link = alternate(of: item, in: ns.atom) }
       if link == nil, format == .rdf { link = resolve(item.attribute("about", in: ns.rdf), at: item) }
       guard let link else {
         feed.itemsWithoutLink += 1
         continue
       }
-      let summary =
-        plainText(item.child("description", in: space), html: true)
-        ?? plainText(item.child("encoded", in: ns.content), html: true)
-      let author =
-        plainText(item.child("author"), html: false)
-        ?? plainText(item.child("creator", in: ns.dc), html: false)
+      let summary = firstText(
+        item.child("description", in: space), item.child("description", in: ns.dc),
+        item.child("summary", in: space), item.child("summary", in: ns.atom), item.child("encoded", in: ns.content),
+        item.child("body", in: ns.xhtml), item.child("body", in: space), item.child("content", in: ns.atom),
+        item.child("description", in: ns.media), item.child("group", in: ns.media)?.child("description", in: ns.media),
+        item.child("summary", in: ns.itunes), html: true)
+      let author = firstText(
+        item.child("author", in: space), item.child("creator", in: ns.dc),
+        item.child("author", in: ns.atom)?.child("name", in: ns.atom), html: false)
       feed.items.append(
         FeedItem(
-          title: plainText(item.child("title", in: space), html: true) ?? "", link: link, summary: summary,
-          author: author,
-          published: date(item.child("pubDate")) ?? date(item.child("date", in: ns.dc)),
+          title: firstText(item.child("title", in: space), item.child("title", in: ns.dc), html: true) ?? "",
+          link: link, summary: summary, author: author,
+          published: firstDate(
+            item.child("pubDate", in: space), item.child("date", in: ns.dc), item.child("issued", in: ns.dcterms),
+            item.child("created", in: ns.dcterms), item.child("modified", in: ns.dcterms),
+            item.child("published", in: ns.atom), item.child("updated", in: ns.atom)),
           imageURL: image(of: item)))
     }
     return feed
   }
-
-  private func itemSpace(_ format: Feed.Format) -> String? { format == .rdf ? ns.rss1 : nil }
 
   /// An image enclosure, else `media:content` of an image (or of no stated kind), else `media:thumbnail`.
   private func image(of item: Element) -> String? {
@@ -234,37 +372,47 @@ struct Reader {
     return item.child("thumbnail", in: ns.media).flatMap { resolve($0.attribute("url"), at: $0) }
   }
 
-  func atom(feed element: Element) -> Feed {
-    let feedAuthor = element.child("author", in: ns.atom).flatMap {
-      plainText($0.child("name", in: ns.atom), html: false)
+  /// An Atom 1.0 feed, or a 0.3 one (`space`: its namespace; 0.3 dates entries with `issued`, `modified` and
+  /// `created`, and says how its text is written with `mode`).
+  func atom(feed element: Element, space: String?) -> Feed {
+    let feedAuthor = element.child("author", in: space).flatMap {
+      plainText($0.child("name", in: space), html: false)
     }
     var feed = Feed(
-      format: .atom, title: plainText(element.child("title", in: ns.atom), html: false),
-      link: alternate(of: element), published: date(element.child("updated", in: ns.atom)), items: [],
+      format: .atom, title: plainText(element.child("title", in: space), html: false),
+      link: alternate(of: element, in: space),
+      published: firstDate(element.child("updated", in: space), element.child("modified", in: space)), items: [],
       itemsWithoutLink: 0)
-    for entry in element.children where entry.is("entry", in: ns.atom) {
-      guard let link = alternate(of: entry) else {
+    for entry in element.children where entry.is("entry", in: space) {
+      // No alternate link: an `id` that is itself a web address stands in (as readers take it).
+      guard let link = alternate(of: entry, in: space) ?? resolve(entry.child("id", in: space)?.text, at: entry)
+      else {
         feed.itemsWithoutLink += 1
         continue
       }
       let author =
-        entry.child("author", in: ns.atom).flatMap { plainText($0.child("name", in: ns.atom), html: false) }
+        entry.child("author", in: space).flatMap { plainText($0.child("name", in: space), html: false) }
         ?? feedAuthor
       feed.items.append(
         FeedItem(
-          title: plainText(entry.child("title", in: ns.atom), html: false) ?? "", link: link,
-          summary: plainText(entry.child("summary", in: ns.atom), html: false)
-            ?? plainText(entry.child("content", in: ns.atom), html: false),
+          title: firstText(entry.child("title", in: space), entry.child("title", in: ns.dc), html: false) ?? "",
+          link: link,
+          summary: firstText(
+            entry.child("summary", in: space), entry.child("content", in: space),
+            entry.child("group", in: ns.media)?.child("description", in: ns.media),
+            entry.child("description", in: ns.media), html: false),
           author: author,
-          published: date(entry.child("published", in: ns.atom)) ?? date(entry.child("updated", in: ns.atom)),
+          published: firstDate(
+            entry.child("published", in: space), entry.child("issued", in: space), entry.child("updated", in: space),
+            entry.child("modified", in: space), entry.child("created", in: space), entry.child("date", in: ns.dc)),
           imageURL: image(of: entry)))
     }
     return feed
   }
 
-  /// An Atom element's `link rel="alternate"` (or with no `rel`), resolved; the first such link.
-  private func alternate(of element: Element) -> String? {
-    for link in element.children where link.is("link", in: ns.atom) {
+  /// An element's Atom `link rel="alternate"` (or with no `rel`) in `space`, resolved; the first such link.
+  private func alternate(of element: Element, in space: String?) -> String? {
+    for link in element.children where link.is("link", in: space) {
       let relation = link.attribute("rel") ?? "alternate"
       if relation == "alternate", let url = resolve(link.attribute("href"), at: link) { return url }
     }

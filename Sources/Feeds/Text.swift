@@ -40,6 +40,16 @@ struct CollapsedText {
 
   var string: String { String(decoding: bytes, as: UTF8.self) }
 
+  /// `text` with its white space collapsed.
+  static func collapsed(_ text: String) -> String {
+    var text = text
+    return text.withUTF8 { buffer in
+      var collapsed = CollapsedText()
+      if let base = buffer.baseAddress { collapsed.append(base, count: buffer.count) }
+      return collapsed.string
+    }
+  }
+
   /// The byte length of the white space character at `pointer`, or 0 when there is none.
   private static func whiteSpaceWidth(_ pointer: UnsafePointer<UInt8>, left: Int) -> Int {
     let first = pointer[0]

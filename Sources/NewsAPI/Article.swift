@@ -16,14 +16,15 @@ public struct Article: Codable, Equatable, Sendable {
   public let description: String?
   public let url: String
   public let urlToImage: String?
-  /// As sent: ISO 8601 in UTC, with or without fractional seconds of any length.
-  public let publishedAt: String
+  /// As sent: ISO 8601 in UTC, with or without fractional seconds of any length; nil when the article has no
+  /// date that could be read (a feed's item): never a guess such as the time it was read.
+  public let publishedAt: String?
   public let content: String?
 
   /// An article in the contract's shape, from any provider.
   public init(
     source: Source, author: String? = nil, title: String, description: String? = nil, url: String,
-    urlToImage: String? = nil, publishedAt: String, content: String? = nil
+    urlToImage: String? = nil, publishedAt: String?, content: String? = nil
   ) {
     self.source = source
     self.author = author
@@ -36,7 +37,7 @@ public struct Article: Codable, Equatable, Sendable {
   }
 
   /// `publishedAt` as a date, fractional seconds kept; nil if it is not ISO 8601.
-  public var publishedDate: Date? { ISO8601.parse(publishedAt) }
+  public var publishedDate: Date? { publishedAt.flatMap(ISO8601.parse) }
 
   /// NewsAPI's placeholder for a withdrawn article.
   var isRemoved: Bool { title == "[Removed]" || url == "https://removed.com" }

@@ -87,7 +87,9 @@ public final class FeedsClient: Sendable {
       }
       let feed: Feed
       do {
-        feed = try FeedParser.parse(response.body, url: url)
+        feed = try FeedParser.parse(
+          response.body, url: url, contentType: response.header("Content-Type"),
+          contentLocation: response.header("Content-Location"))
       } catch {
         throw .feed(url: HTTPURL.redacted(url), status: response.status, reason: error.sentence)
       }
@@ -139,13 +141,13 @@ public final class FeedsClient: Sendable {
     return (Self.newestFirst(all, limit: limit), failures)
   }
 
-  /// Newest first (ties keep their order), one article per link, at most `limit`.
+  /// Newest first (ties keep their order), the undated after the dated, one article per link, at most `limit`.
   static func newestFirst(_ articles: [Article], limit: Int) -> [Article] {
     var seen = Set<String>()
-    // publishedAt is always `YYYY-MM-DDTHH:MM:SSZ` here, so the text orders as the time does.
+    // publishedAt is always `YYYY-MM-DDTHH:MM:SSZ` here, so the text orders as the time does ("" for none).
     let sorted = articles.enumerated().sorted {
-      $0.element.publishedAt != $1.element.publishedAt
-        ? $0.element.publishedAt > $1.element.publishedAt : $0.offset < $1.offset
+      let (a, b) = ($0.element.publishedAt ?? "", $1.element.publishedAt ?? "")
+      return a != b ? a > b : $0.offset < $1.offset
     }
     var result: [Article] = []
     for (_, article) in sorted where result.count < limit && seen.insert(article.url).inserted {
@@ -154,18 +156,106 @@ public final class FeedsClient: Sendable {
     return result
   }
 
-  /// A feed's items as articles in the contract's shape: the source is the feed's title (else its host), an
-  /// item without a date takes the feed's date, else the time it was read.
-  static func articles(of feed: Feed, url: String, readAt: Date = Date()) -> [Article] {
+  /// A feed's items as articles in the contract's shape: the source is the feed's title (else its host); an
+  /// item whose date is missing or cannot be read has none (`publishedAt` null), never the feed's date or the
+  /// time it was read, which would show an old article as new.
+  static func articles(of feed: Feed, url: String) -> [Article] {
     let name = feed.title ?? String(HTTPURL.hostAndPort(of: url))
-    let fallback =
-      feed.published?.iso8601 ?? FeedDate(secondsSince1970: Int64(readAt.timeIntervalSince1970)).iso8601
     return feed.items.compactMap { item in
       Article(
         source: .init(id: nil, name: name), author: item.author,
         title: item.title.isEmpty ? item.link : item.title, description: item.summary, url: item.link,
-        urlToImage: item.imageURL, publishedAt: item.published?.iso8601 ?? fallback, content: nil
+        urlToImage: item.imageURL, publishedAt: item.published?.iso8601, content: nil
       ).sanitized()
     }
   }
+}
+
+extension FeedsClient {
+  /// One feed read once, fresh (no cache), for `feeds check`: the HTTP status it was answered with (nil when
+  /// none came), its items, the newest item's date, the feed's title, and what went wrong if anything did.
+  public struct Check: Sendable {
+    public let url: String
+    public let status: Int?
+    public let items: Int
+    public let newest: String?
+    public let title: String?
+    public let error: NewsAPIError?
+  }
+
+  /// What `feeds add` finds at a URL the user gives: a feed, or a web page naming one.
+  public enum Discovery: Sendable {
+    /// The URL is a feed (its title and items).
+    case feed(title: String?, items: Int)
+    /// The URL is a web page that names the feed at `url`, which was read (its title and items).
+    case named(url: String, title: String?, items: Int)
+    /// A web page that names no feed NewsAtlas reads (the links it tried, if any failed).
+    case pageWithoutFeed(tried: Int)
+    /// Nothing could be asked (no answer: a name that does not resolve, a refused connection, a timeout).
+    case unanswered(NewsAPIError)
+    /// Answered, but not with a feed (an HTTP error, a document that is not a feed).
+    case notAFeed(NewsAPIError)
+  }
+
+  /// Reads `url` once, without the cache.
+  public func check(_ url: String) async -> Check {
+    let response: HTTPResponse
+    do {
+      response = try await http.get(url, headers: Self.acceptFeeds, timeout: timeout)
+    } catch {
+      return Check(url: url, status: nil, items: 0, newest: nil, title: nil, error: .transport(error))
+    }
+    guard (200..<300).contains(response.status) else {
+      let error = NewsAPIError.feed(url: HTTPURL.redacted(url), status: response.status, reason: nil)
+      return Check(url: url, status: response.status, items: 0, newest: nil, title: nil, error: error)
+    }
+    do {
+      let feed = try FeedParser.parse(
+        response.body, url: url, contentType: response.header("Content-Type"),
+        contentLocation: response.header("Content-Location"))
+      let newest = feed.items.compactMap(\.published).max()?.iso8601
+      return Check(
+        url: url, status: response.status, items: feed.items.count, newest: newest, title: feed.title, error: nil)
+    } catch {
+      let failure = NewsAPIError.feed(url: HTTPURL.redacted(url), status: response.status, reason: error.sentence)
+      return Check(url: url, status: response.status, items: 0, newest: nil, title: nil, error: failure)
+    }
+  }
+
+  /// What `url` is: a feed, or a page whose `<link rel="alternate">` names one (the first of them, at most
+  /// five tried, that reads as a feed).
+  public func discover(_ url: String) async -> Discovery {
+    let response: HTTPResponse
+    do {
+      response = try await http.get(url, headers: Self.acceptFeedsOrPages, timeout: timeout)
+    } catch {
+      return .unanswered(.transport(error))
+    }
+    guard (200..<300).contains(response.status) else {
+      return .notAFeed(.feed(url: HTTPURL.redacted(url), status: response.status, reason: nil))
+    }
+    let contentType = response.header("Content-Type")
+    do {
+      let feed = try FeedParser.parse(
+        response.body, url: url, contentType: contentType, contentLocation: response.header("Content-Location"))
+      return .feed(title: feed.title, items: feed.items.count)
+    } catch {
+      guard FeedDiscovery.isPage(response.body, contentType: contentType) else {
+        return .notAFeed(.feed(url: HTTPURL.redacted(url), status: response.status, reason: error.sentence))
+      }
+    }
+    let links = FeedDiscovery.links(inPage: response.body, url: url, contentType: contentType).prefix(5)
+    for link in links {
+      let check = await check(link.url)
+      if check.error == nil { return .named(url: link.url, title: check.title ?? link.title, items: check.items) }
+    }
+    return .pageWithoutFeed(tried: links.count)
+  }
+
+  private static let acceptFeeds = [
+    ("Accept", "application/rss+xml, application/atom+xml, application/xml;q=0.9")
+  ]
+  private static let acceptFeedsOrPages = [
+    ("Accept", "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/html;q=0.5")
+  ]
 }

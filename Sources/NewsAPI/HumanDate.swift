@@ -26,9 +26,10 @@ public struct HumanDate: Sendable {
   ]
 
   /// `published` (ISO 8601, as an article carries it) for people, seen at `now`; text that is not ISO 8601 is
-  /// shown as it is, cut to 25 characters. The words and layouts are the catalogue's (`dateOnDay`, `dateToday`
-  /// and the months' names).
-  public func text(_ published: String, now: Date = Date()) -> String {
+  /// shown as it is, cut to 25 characters, and no date at all as `dateUnknown`. The words and layouts are the
+  /// catalogue's (`dateOnDay`, `dateToday` and the months' names).
+  public func text(_ published: String?, now: Date = Date()) -> String {
+    guard let published else { return Message.dateUnknown(in: language) }
     guard let date = ISO8601.parse(published) else { return String(published.prefix(25)) }
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = utc ? TimeZone(identifier: "UTC")! : timeZone

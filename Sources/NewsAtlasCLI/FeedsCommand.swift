@@ -3,10 +3,11 @@ import AtlasMessages
 import AtlasSettings
 import Fetch
 import Foundation
+import GeoFormats
 import NewsAPI
 import NewsAtlas
 
-struct FeedsCommand: ParsableCommand {
+struct FeedsCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "feeds",
     abstract: Message.feedsAbstract(),
@@ -25,10 +26,16 @@ struct FeedsCommand: ParsableCommand {
   @Option(help: ArgumentHelp(Message.feedsFormatHelp()))
   var format: TextOrJSON = .text
 
+  @Flag(name: .customLong("no-check"), help: ArgumentHelp(Message.feedsNoCheckHelp()))
+  var noCheck = false
+
+  @Option(help: ArgumentHelp(Message.feedsTimeoutHelp(), valueName: "seconds"))
+  var timeout: Double = 10
+
   @OptionGroup var interface: InterfaceOptions
 
   func validate() throws {
-    guard ["add", "remove", "list", "path"].contains(action) else {
+    guard ["add", "remove", "list", "check", "path"].contains(action) else {
       throw CLIError.usage(Message.feedsUnknownAction(printable(String(action.prefix(64)))))
     }
     if action == "add" || action == "remove" {
@@ -39,9 +46,19 @@ struct FeedsCommand: ParsableCommand {
       throw CLIError.usage(
         (action == "path" ? Message.feedsTakesNothingMore : Message.feedsTakesACountryMore)(action))
     }
+    guard timeout > 0, timeout <= 86_400 else { throw CLIError.usage(Message.timeoutRange()) }
   }
 
-  func run() throws {
+  /// The client `add` and `check` read feeds with (no cache: they ask the feed itself).
+  private func client() -> (FeedsClient, HTTPClient) {
+    var configuration = HTTPClientConfiguration()
+    configuration.requestTimeout = .milliseconds(Int(timeout * 1000))
+    configuration.connectTimeout = configuration.requestTimeout
+    let http = HTTPClient(configuration: configuration)
+    return (FeedsClient(http: http, timeout: configuration.requestTimeout), http)
+  }
+
+  func run() async throws {
     if action == "path" {
       print(FeedList.defaultPath)
       return
@@ -50,13 +67,37 @@ struct FeedsCommand: ParsableCommand {
     let code = try country.map { text throws(SettingsError) in try FeedList.validate(country: text) }
     switch action {
     case "add":
-      let url = try FeedList.validate(url: url ?? "")
+      var url = try FeedList.validate(url: url ?? "")
+      let given = printable(HTTPURL.redacted(url))
+      var found: (page: String, title: String)?
+      if !noCheck {
+        let (client, http) = client()
+        defer { http.shutdown() }
+        switch await client.discover(url) {
+        case .feed: break
+        case .named(let feed, let title, _):
+          url = try FeedList.validate(url: feed)
+          found = (given, printable(title ?? ""))
+        case .pageWithoutFeed:
+          throw CLIError(description: Message.feedsPageNamesNoFeed(given), exitCode: CLIError.data)
+        case .unanswered(let error):
+          StandardError.write("newsatlas: \(Message.feedsAddedUnread(given, error.description(in: .current)))\n")
+        case .notAFeed(let error):
+          throw CLIError(newsAPI: error)
+        }
+      }
       let shown = printable(HTTPURL.redacted(url))
       if try list.add(country: code!, url: url) {
-        print(Message.feedsAdded(code!, shown))
+        if let found {
+          print(Message.feedsAddedFromPage(code!, shown, found.page, found.title.isEmpty ? shown : found.title))
+        } else {
+          print(Message.feedsAdded(code!, shown))
+        }
       } else {
         print(Message.feedsAlreadyHas(code!, shown))
       }
+    case "check":
+      try await check(list.entries.filter { code == nil || $0.country == code })
     case "remove":
       let shown = printable(HTTPURL.redacted(url ?? ""))
       guard try list.remove(country: code!, url: url ?? "") else {
@@ -89,5 +130,73 @@ struct FeedsCommand: ParsableCommand {
         }
       }
     }
+  }
+
+  /// `feeds check`: every feed read once, at once, fresh; a line (or a JSON object) each, in the list's order,
+  /// with its status, items, newest date and what went wrong; 69 when any did not answer with a feed.
+  private func check(_ entries: [FeedList.Entry]) async throws {
+    guard !entries.isEmpty else {
+      print(country == nil ? Message.feedsNone() : Message.feedsNoneForCountry(country ?? ""))
+      return
+    }
+    let (client, http) = client()
+    defer { http.shutdown() }
+    let checks = await withTaskGroup(of: (Int, FeedsClient.Check).self) { group in
+      for (index, entry) in entries.enumerated() {
+        group.addTask {
+          // Bound before the tuple is built: see Result.awaiting(_:) (a release-only miscompile).
+          let check = await client.check(entry.url)
+          return (index, check)
+        }
+      }
+      var checks = [FeedsClient.Check?](repeating: nil, count: entries.count)
+      for await (index, check) in group { checks[index] = check }
+      return checks
+    }
+    let failed = checks.filter { $0?.error != nil || $0 == nil }.count
+    switch format {
+    case .json:
+      var writer = JSONObjectLines()
+      for (entry, check) in zip(entries, checks) {
+        writer.feed(country: entry.country, url: HTTPURL.redacted(entry.url), check: check)
+      }
+      print(writer.document)
+    case .text:
+      print(Message.feedsCheckColumns())
+      for (entry, check) in zip(entries, checks) {
+        let status = check?.status.map(String.init) ?? "-"
+        let items = check.map { $0.error == nil ? String($0.items) : "-" } ?? "-"
+        let newest = check?.newest ?? "-"
+        var line = "\(entry.country)  \(status.padding(to: 3))  \(items.padding(to: 5))  \(newest.padding(to: 20))  "
+          + printable(HTTPURL.redacted(entry.url))
+        if let error = check?.error { line += "  " + printable(error.description(in: .current)) }
+        print(line)
+      }
+    }
+    if failed > 0 {
+      throw CLIError(description: Message.feedsCheckFailed(failed, entries.count), exitCode: 69)
+    }
+  }
+}
+
+/// `feeds check --format json`: `{"feeds":[{"country":…,"url":…,"status":…,"items":…,"newest":…,"title":…,
+/// "error":null|{"message":…}}]}`.
+private struct JSONObjectLines {
+  private var rows: [[String: Any]] = []
+
+  mutating func feed(country: String, url: String, check: FeedsClient.Check?) {
+    var row: [String: Any] = ["country": country, "url": url]
+    row["status"] = check?.status ?? NSNull()
+    row["items"] = check.map { $0.error == nil ? $0.items as Any : NSNull() } ?? NSNull()
+    row["newest"] = check?.newest ?? NSNull()
+    row["title"] = check?.title ?? NSNull()
+    row["error"] = check?.error.map { ["message": $0.description(in: .current)] as Any } ?? NSNull()
+    rows.append(row)
+  }
+
+  var document: String {
+    let data = (try? JSONSerialization.data(
+      withJSONObject: ["feeds": rows], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+    return String(decoding: data, as: UTF8.self)
   }
 }

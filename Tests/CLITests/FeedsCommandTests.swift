@@ -166,11 +166,61 @@ import Testing
   /// 127.0.0.1 (a 503 for Germany's, malformed XML for the United Kingdom's): `feeds add` and `feeds list` speak
   /// French, and `headlines` says each feed's failure in French (after its country, "de  Allemagne : ", a
   /// French colon), its English twin under the C locale, with the same exit status.
+  /// `feeds add` reads the URL first: a feed is added; a web page adds the first feed its `<link
+  /// rel="alternate">` names that reads (a broken one named before it is passed over), saying which; a page that
+  /// names none, and a URL that answers with something else, are refused (65, 69) and nothing is added; a URL
+  /// that does not answer is added as given, with a line that says so.
+  @Test func addFindsTheFeedAPageNames() throws {
+    let server = try LocalServer(script: "feed_server.py")
+    let page = server.base + "/feeds/site.html"
+    let feed = server.base + "/feeds/rss2-cdata.xml"
+    let added = try run(["feeds", "add", "fr", page])
+    #expect(added.status == 0, "\(added.stderr)")
+    #expect(added.stdout == "fr: added \(feed), the feed the page \(page) names (Le Quotidien : Actualités et infos en France et dans le monde)\n", "\(added.stdout)")
+    #expect(try run(["feeds", "list", "fr", "--format", "json"]).stdout.contains("\"url\":\"\(feed)\""))
+    let direct = try run(["feeds", "add", "fr", feed])
+    #expect(direct.status == 0 && direct.stdout == "fr: already has \(feed)\n", "\(direct)")
+    let none = try run(["feeds", "add", "de", server.base + "/feeds/site-without-feed.html"])
+    #expect(none.status == 65 && none.stderr.contains("is a web page that names no RSS or Atom feed"), "\(none)")
+    let broken = try run(["feeds", "add", "de", server.base + "/feeds/malformed.xml"])
+    #expect(broken.status == 69 && broken.stderr.contains("not well-formed XML"), "\(broken)")
+    let missing = try run(["feeds", "add", "de", server.base + "/status/404"])
+    #expect(missing.status == 69 && missing.stderr.contains("answered HTTP 404"), "\(missing)")
+    #expect(try run(["feeds", "list", "de"]).stdout.contains("de has no feeds"))
+    let unanswered = try run(["feeds", "add", "de", "http://127.0.0.1:9/de.xml", "--timeout", "5"])
+    #expect(unanswered.status == 0 && unanswered.stdout == "de: added http://127.0.0.1:9/de.xml\n")
+    #expect(unanswered.stderr.contains("could not be read now"), "\(unanswered.stderr)")
+  }
+
+  /// `feeds check` reads every feed once, fresh, at once: a header, then a line per feed in the list's order
+  /// (status, items, newest date, what went wrong), or JSON; 69 with a count when any failed.
+  @Test func checkSaysHowEachFeedAnswers() throws {
+    let server = try LocalServer(script: "feed_server.py")
+    let (good, atom, failing) = (
+      server.base + "/feeds/rss2-cdata.xml", server.base + "/feeds/atom-relative.xml", server.base + "/status/503"
+    )
+    for (country, url) in [("fr", good), ("jp", atom), ("de", failing)] {
+      #expect(try run(["feeds", "add", country, url, "--no-check"]).status == 0)
+    }
+    let text = try run(["feeds", "check"])
+    #expect(text.status == 69 && text.stderr.contains("1 of 3 feeds did not answer with a feed"), "\(text)")
+    let lines = text.stdout.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+    #expect(lines.first == "COUNTRY STATUS ITEMS NEWEST URL", "\(text.stdout)")
+    #expect(lines.contains("fr 200 3 2026-11-25T13:30:00Z \(good)"), "\(text.stdout)")
+    #expect(lines.contains { $0.hasPrefix("de 503 - - \(failing) The feed \(failing) answered HTTP 503") })
+    let json = try run(["feeds", "check", "--format", "json", "fr"])
+    #expect(json.status == 0, "\(json.stderr)")
+    let feeds = try #require(json.json?["feeds"] as? [[String: Any]])
+    #expect(feeds.count == 1 && feeds[0]["url"] as? String == good && feeds[0]["items"] as? Int == 3)
+    #expect(feeds[0]["newest"] as? String == "2026-11-25T13:30:00Z" && feeds[0]["error"] is NSNull)
+  }
+
   @Test func feedsAddedThatFailAreSaidInFrench() throws {
     let server = try LocalServer(script: "feed_server.py")
     let french = environment.merging(["LANG": "fr_FR.UTF-8"]) { $1 }
     func add(_ country: String, _ url: String) throws -> String {
-      try CLI.run(["feeds", "add", country, url], environment: french).stdout
+      // Unread (--no-check): `feeds add` refuses a feed that fails when read, and these are to fail later.
+      try CLI.run(["feeds", "add", country, url, "--no-check"], environment: french).stdout
     }
     let (unavailable, malformed) = (server.base + "/status/503", server.base + "/feeds/malformed.xml")
     #expect(try add("Allemagne", unavailable) == "de : ajouté \(unavailable)\n")

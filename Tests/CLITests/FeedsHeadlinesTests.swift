@@ -20,8 +20,9 @@ import Testing
 
   /// The feeds file's feeds answer their country under auto, with no key; the JSON names the provider.
   @Test func autoTakesTheCountrysFeedsWithNoKey() throws {
-    #expect(try run(["feeds", "add", "fr", server.base + "/feeds/rss2-cdata.xml"]).status == 0)
-    #expect(try run(["feeds", "add", "fr", server.base + "/feeds/latin1.xml"]).status == 0)
+    // Unread (--no-check): the requests counted below are the headlines' alone.
+    #expect(try run(["feeds", "add", "fr", server.base + "/feeds/rss2-cdata.xml", "--no-check"]).status == 0)
+    #expect(try run(["feeds", "add", "fr", server.base + "/feeds/latin1.xml", "--no-check"]).status == 0)
     let result = try run(["headlines", "--country", "fr", "--page-size", "3", "--format", "json"])
     #expect(result.status == 0, "\(result.stderr)")
     let first = (result.json?["results"] as? [[String: Any]])?.first
@@ -52,6 +53,23 @@ import Testing
   }
 
   /// `--feed` for one run, and hostile feeds through the whole command: an error object, nothing of the file.
+  /// An item whose date is missing or cannot be read has no date (`publishedAt` null; "date unknown" in text),
+  /// never the channel's or the time it was read, which showed an old article as new; dated items come first.
+  @Test func anUndatedItemKeepsNoDate() throws {
+    let url = server.base + "/feeds/undated.xml"
+    let json = try run(["headlines", "--country", "fr", "--feed", url, "--format", "json"])
+    #expect(json.status == 0, "\(json.stderr)")
+    let articles = ((json.json?["results"] as? [[String: Any]])?.first?["articles"] as? [[String: Any]]) ?? []
+    #expect(articles.map { $0["title"] as? String } == ["Caf\u{E9} \u{AB}dated\u{BB}", "No date at all", "A date nobody reads"])
+    #expect(articles.first?["publishedAt"] as? String == "2004-07-08T23:56:58Z")
+    #expect(articles.dropFirst().allSatisfy { $0["publishedAt"] is NSNull }, "\(articles)")
+    #expect((articles.first?["source"] as? [String: Any])?["name"] as? String == "Sans date \u{2014} Undated")
+    let text = try run(["headlines", "--country", "fr", "--feed", url, "--utc"])
+    #expect(text.status == 0 && text.stdout.components(separatedBy: "date unknown").count == 3, "\(text.stdout)")
+    let french = try run(["headlines", "--country", "fr", "--feed", url, "--lang", "fr"])
+    #expect(french.stdout.contains("date inconnue"), "\(french.stdout)")
+  }
+
   @Test func oneOffFeedsAndHostileOnes() throws {
     let atom = try run(["headlines", "--country", "jp", "--feed", server.base + "/feeds/atom-relative.xml"])
     #expect(atom.status == 0, "\(atom.stderr)")

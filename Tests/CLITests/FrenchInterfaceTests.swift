@@ -107,7 +107,7 @@ import Testing
     ),
     (
       ["feeds", "frob"],
-      "'frob' n'est pas une action de feeds ; utilisez add, remove, list ou path. Voir 'newsatlas help'."
+      "'frob' n'est pas une action de feeds ; utilisez add, remove, list, check ou path. Voir 'newsatlas help'."
     ),
     (
       ["search", "x", "--from", "yesterday"],

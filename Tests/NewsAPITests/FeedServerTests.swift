@@ -26,7 +26,7 @@ import Testing
       let (articles, failures) = await feeds.merged(urls, limit: 10)
       #expect(failures.isEmpty, "\(failures.map(\.error.description))")
       #expect(articles.count == 6)
-      #expect(articles.map(\.publishedAt) == articles.map(\.publishedAt).sorted(by: >))
+      #expect(articles.map { $0.publishedAt ?? "" } == articles.map { $0.publishedAt ?? "" }.sorted(by: >))
       #expect(articles.contains { $0.title == "Señales de recuperación en la economía española" })
       // Relative links resolved against the URL the feed was fetched from.
       #expect(

@@ -47,7 +47,7 @@ import Testing
       #expect(result.articles.allSatisfy { $0.source.name.hasPrefix(name + "-news") })
     }
     // Newest first, as GDELT sorts.
-    let dates = first[0].articles.map(\.publishedAt)
+    let dates = first[0].articles.compactMap(\.publishedAt)
     #expect(dates == dates.sorted(by: >))
 
     let warm = FakeTransport(answer: FakeGDELT.answer)
@@ -117,7 +117,7 @@ import Testing
     let articles = result[0].articles
     #expect(articles.count == 3)
     // seendate 20261125T154048Z → 2026-11-25T15:40:48Z; the domain is the source; socialimage the image.
-    #expect(articles.allSatisfy { $0.publishedDate != nil && $0.publishedAt.count == 20 })
+    #expect(articles.allSatisfy { $0.publishedDate != nil && $0.publishedAt?.count == 20 })
     #expect(articles[0].source == Article.Source(id: nil, name: "france-news0.example"))
     #expect(articles[0].urlToImage == "https://france-news0.example/0.jpg")
     #expect(articles[1].urlToImage == nil)  // GDELT's empty socialimage
