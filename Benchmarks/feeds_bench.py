@@ -7,8 +7,14 @@ Swift tool (`feedsbench`, release build, which times its own loop after a warm-u
 counted) and feedparser in this process, each parsing each file N times. Prints feeds per second per round,
 the medians and the ratio. Needs feedparser (PyPI) in the Python that runs it.
 
+Then, per process (a process started for one feed, as a script or a cron job reads one): `feedsbench
+--iterations 0 FILE` (start, read, one parse) against `python3 -c 'import feedparser; feedparser.parse(...)'`,
+alternating, wall-clock time. And the corpus as a whole (`--corpus DIR`: every feed file under it, the 400
+real-world feeds of Tests/Fixtures/feeds/corpus): each side parses every file once per round in one process
+(the Swift tool after its warm-up parse of each), rounds alternating; feeds per second over the whole corpus.
+
     swift build -c release --product feedsbench           # in Benchmarks/
-    /path/to/venv/bin/python feeds_bench.py --rounds 5 --iterations 10
+    /path/to/venv/bin/python feeds_bench.py --rounds 5 --iterations 10 --corpus ../Tests/Fixtures/feeds/corpus
 """
 
 import argparse
@@ -78,6 +84,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--iterations", type=int, default=10)
     parser.add_argument("--tool", default=os.path.join(os.path.dirname(__file__), ".build/release/feedsbench"))
+    parser.add_argument("--corpus", help="a folder of feeds to time as a whole, in process")
+    parser.add_argument("--processes", type=int, default=10, help="per-process runs per round and side")
     args = parser.parse_args()
     rng = random.Random(20261125)
     folder = tempfile.mkdtemp(prefix="newsatlas-feeds-bench-")
@@ -112,10 +120,56 @@ def main():
             print(f"{name}: {size} bytes, {expected} items; median Feeds {s:.1f} feeds/s "
                   f"({s * size / 1e6:.1f} MB/s), feedparser {p:.2f} feeds/s ({p * size / 1e6:.2f} MB/s); "
                   f"ratio {s / p:.0f}x", flush=True)
+        per_process(args, files)
+        if args.corpus:
+            corpus(args)
     finally:
         for path in files.values():
             os.unlink(path)
         os.rmdir(folder)
+
+
+def per_process(args, files):
+    """Feeds per second when each is read by a process of its own: start, read the file, parse it once."""
+    python = [sys.executable, "-c", "import sys, feedparser; feedparser.parse(open(sys.argv[1], 'rb').read())"]
+    for name, path in files.items():
+        rates = {"swift": [], "feedparser": []}
+        for round_ in range(args.rounds):
+            for side, command in (("swift", [args.tool, "--iterations", "0", path]), ("feedparser", python + [path])):
+                start = time.perf_counter()
+                for _ in range(args.processes):
+                    subprocess.run(command, check=True, capture_output=True)
+                rates[side].append(args.processes / (time.perf_counter() - start))
+            print(f"{name} per process, round {round_ + 1}: Feeds {rates['swift'][-1]:.1f} feeds/s, "
+                  f"feedparser {rates['feedparser'][-1]:.2f} feeds/s", flush=True)
+        s, p = statistics.median(rates["swift"]), statistics.median(rates["feedparser"])
+        print(f"{name} per process: median Feeds {s:.1f} feeds/s ({1000 / s:.0f} ms a process), feedparser "
+              f"{p:.2f} feeds/s ({1000 / p:.0f} ms); ratio {s / p:.0f}x", flush=True)
+
+
+def corpus(args):
+    """The corpus as a whole, in process: every feed file once per round on each side."""
+    paths = sorted(
+        os.path.join(root, name) for root, _, names in os.walk(args.corpus) for name in names
+        if name.endswith((".xml", ".rss", ".atom", ".rdf")))
+    datas = [open(path, "rb").read() for path in paths]
+    total = sum(len(data) for data in datas)
+    rates = {"swift": [], "feedparser": []}
+    for round_ in range(args.rounds):
+        out = subprocess.run([args.tool, "--iterations", "1"] + paths, check=True, capture_output=True,
+                             text=True).stdout
+        seconds = sum(json.loads(line)["seconds"] for line in out.splitlines())
+        rates["swift"].append(len(paths) / seconds)
+        start = time.perf_counter()
+        for data in datas:
+            feedparser.parse(data)
+        rates["feedparser"].append(len(paths) / (time.perf_counter() - start))
+        print(f"corpus round {round_ + 1}: Feeds {rates['swift'][-1]:.0f} feeds/s, feedparser "
+              f"{rates['feedparser'][-1]:.1f} feeds/s", flush=True)
+    s, p = statistics.median(rates["swift"]), statistics.median(rates["feedparser"])
+    print(f"corpus: {len(paths)} feeds, {total} bytes; median Feeds {s:.0f} feeds/s ({s * total / len(paths) / 1e6:.1f}"
+          f" MB/s), feedparser {p:.1f} feeds/s ({p * total / len(paths) / 1e6:.2f} MB/s); ratio {s / p:.0f}x",
+          flush=True)
 
 
 if __name__ == "__main__":
