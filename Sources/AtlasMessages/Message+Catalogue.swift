@@ -309,6 +309,10 @@ public enum Message: String, CaseIterable, Sendable {
   case configShowTakesNothing
   case configUnknownAction
   case configNameASetting
+  case configNotASettingDidYouMean
+  case notACommand
+  case notACommandDidYouMean
+  case unknownOptionDidYouMean
   case configNotSet
   case configGiveValue
   case originFlag
@@ -1844,6 +1848,14 @@ public enum Message: String, CaseIterable, Sendable {
         "'{1}' n'est pas une action de config ; utilisez show, get, set, unset, reset ou path."
       )
     case .configNameASetting: ("Name a setting: {1}.", "Nommez un réglage : {1}.")
+    case .configNotASettingDidYouMean:
+      ("'{1}' is not a setting; did you mean '{2}'?", "'{1}' n'est pas un réglage ; vouliez-vous dire '{2}' ?")
+    case .notACommand:
+      ("'{1}' is not a command; the commands are {2}.", "'{1}' n'est pas une commande ; les commandes sont {2}.")
+    case .notACommandDidYouMean:
+      ("'{1}' is not a command; did you mean '{2}'?", "'{1}' n'est pas une commande ; vouliez-vous dire '{2}' ?")
+    case .unknownOptionDidYouMean:
+      ("Unknown option '{1}'; did you mean '{2}'?", "Option inconnue '{1}' ; vouliez-vous dire '{2}' ?")
     case .configNotSet: ("{1} is not set.", "{1} n'est pas réglé.")
     case .configGiveValue:
       ("Give the value after 'config set {1}'.", "Donnez la valeur après 'config set {1}'.")

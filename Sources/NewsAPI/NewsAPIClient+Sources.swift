@@ -90,21 +90,7 @@ extension NewsAPIClient {
 
   /// The three known ids nearest `id` by edit distance (Levenshtein's, on characters), ties by id.
   static func nearestIDs(to id: String, in known: [String], count: Int = 3) -> [String] {
-    let typed = Array(id.lowercased().prefix(64))
-    func distance(_ other: String) -> Int {
-      let b = Array(other)
-      var previous = Array(0...b.count)
-      for (i, x) in typed.enumerated() {
-        var current = [i + 1] + [Int](repeating: 0, count: b.count)
-        for (j, y) in b.enumerated() {
-          current[j + 1] = Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
-        }
-        previous = current
-      }
-      return previous[b.count]
-    }
-    return known.map { ($0, distance($0)) }.sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }.prefix(count)
-      .map(\.0)
+    Suggestions.nearest(to: id, in: known, count: count)
   }
 
   /// The sources list to check ids against: the cached one when fresh, else the service's (one request of the

@@ -74,8 +74,11 @@ struct ConfigCommand: ParsableCommand {
       throw CLIError.usage(Message.configUnknownAction(action))
     }
     guard let name = key, let key = Settings.Key(rawValue: name) else {
-      throw CLIError.usage(
-        Message.configNameASetting(Settings.Key.allCases.map(\.rawValue).joined(separator: ", ")))
+      let names = Settings.Key.allCases.map(\.rawValue)
+      if let name = key, let likely = Suggestions.likely(name, in: names) {
+        throw CLIError.usage(Message.configNotASettingDidYouMean(printable(String(name.prefix(64))), likely))
+      }
+      throw CLIError.usage(Message.configNameASetting(names.joined(separator: ", ")))
     }
     var settings = try LaunchSettings.load()
     switch action {

@@ -68,7 +68,7 @@ struct NearestCommand: ParsableCommand {
       throw CLIError.usage(Message.nearestMaxKmRange(maxKilometers))
     }
     if let option = rawArguments.first(where: { $0.hasPrefix("-") && !Coordinates.isPlaceArgument($0) }) {
-      throw CLIError.usage(Message.unknownOption(option, "nearest"))
+      throw NewsAtlasCommand.unknownOption(option, of: Self.self, named: "nearest")
     }
     guard coordinates.count <= 2 else {
       throw CLIError.usage(Message.tooManyCoordinates(coordinates.count))

@@ -40,6 +40,7 @@ struct NewsAtlasCommand: AsyncParsableCommand {
       arguments: Array(CommandLine.arguments.dropFirst()),
       setting: LaunchSettings.readAtLaunch()?[.interfaceLanguage], environment: environment)
     do {
+      try checkCommandName()
       var command = try parseAsRoot()
       if var command = command as? AsyncParsableCommand {
         try await command.run()
@@ -67,11 +68,61 @@ struct NewsAtlasCommand: AsyncParsableCommand {
       }
       var message = message(for: error)
       if let newline = message.firstIndex(of: "\n") { message = String(message[..<newline]) }
-      message = ArgumentParserWords.error(message, in: .current)  // its words in the reader's language
+      message = optionSuggested(message) ?? ArgumentParserWords.error(message, in: .current)
       if !message.hasSuffix(".") && !message.hasSuffix("?") { message += "." }
       StandardError.write("newsatlas: \(printable(Message.seeHelp(message)))\n")
       Glibc.exit(code == .failure ? CLIError.usage : code.rawValue)
     }
+  }
+}
+
+extension NewsAtlasCommand {
+  /// The subcommands' names, `help` among them.
+  static var commandNames: [String] {
+    configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+  }
+
+  /// Refuses a first word that is not a command (`newsatlas neares 1 2`) with the command it most likely is, or
+  /// the list; ArgumentParser would say "3 unexpected arguments".
+  static func checkCommandName() throws(CLIError) {
+    var arguments = CommandLine.arguments.dropFirst()[...]
+    while let first = arguments.first, first.hasPrefix("-") {
+      arguments = arguments.dropFirst(first == "--lang" ? 2 : 1)
+    }
+    guard let word = arguments.first, !commandNames.contains(word) else { return }
+    let shown = printable(String(word.prefix(64)))
+    if let likely = Suggestions.likely(word, in: commandNames) {
+      throw .usage(Message.seeHelp(Message.notACommandDidYouMean(shown, likely)))
+    }
+    throw .usage(Message.notACommand(shown, commandNames.dropLast().joined(separator: ", ")))
+  }
+
+  /// ArgumentParser's "Unknown option '--cout'" as a sentence with the option of that command it most likely
+  /// is ("did you mean '--count'?"), in the reader's language; nil when there is none to suggest.
+  static func optionSuggested(_ message: String) -> String? {
+    guard let match = message.firstMatch(of: /Unknown option '(--[^']+)'/) else { return nil }
+    let typed = String(match.1)
+    let words = CommandLine.arguments.dropFirst()
+    let command = configuration.subcommands.first { type in words.contains { $0 == type.configuration.commandName } }
+    guard let likely = suggestedOption(typed, of: command ?? NewsAtlasCommand.self) else { return nil }
+    return Message.unknownOptionDidYouMean(printable(String(typed.prefix(64))), likely)
+  }
+
+  /// The option of `command` (as its help lists them) that `typed` most likely is a typo of.
+  static func suggestedOption(_ typed: String, of command: ParsableCommand.Type) -> String? {
+    let help = command.helpMessage(columns: 10_000)
+    let options = Array(Set(help.matches(of: /--[a-z][a-z0-9-]*/).map { String($0.output) }))
+    return Suggestions.likely(typed, in: options)
+  }
+
+  /// A command's own "unknown option" refusal (`nearest` and `resolve` read their arguments raw, for negative
+  /// coordinates): with the option it most likely is, else where the options are listed.
+  static func unknownOption(_ typed: String, of command: ParsableCommand.Type, named name: String) -> CLIError {
+    let shown = printable(String(typed.prefix(64)))
+    if let likely = suggestedOption(typed, of: command) {
+      return .usage(Message.unknownOptionDidYouMean(shown, likely))
+    }
+    return .usage(Message.unknownOption(shown, name))
   }
 }
 

@@ -36,7 +36,7 @@ struct ResolveCommand: ParsableCommand {
   func run() throws {
     let arguments = rawCoordinates.filter { $0 != "--" }
     if let option = arguments.first(where: { $0.hasPrefix("-") && !Coordinates.isPlaceArgument($0) }) {
-      throw CLIError.usage(Message.unknownOption(option, "resolve"))
+      throw NewsAtlasCommand.unknownOption(option, of: Self.self, named: "resolve")
     }
     let coordinates = Coordinates.placeFields(arguments)
     if let input {
