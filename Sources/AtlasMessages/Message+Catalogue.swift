@@ -117,6 +117,9 @@ public enum Message: String, CaseIterable, Sendable {
   case serveDatasetName
   case serveDatasetTwice
   case serveCannotServe
+  case serveAddressInUse
+  case serveNotAnAddressHere
+  case serveNoSuchHost
   case serveWriteTokenFileHelp
   case serveDatasetsDirHelp
   case serveTokenUnreadable
@@ -1386,6 +1389,21 @@ public enum Message: String, CaseIterable, Sendable {
           + "les modifications répondues depuis sa base ne peuvent être lues ; les deux sont laissés tels quels."
       )
     case .serveCannotServe: ("Cannot serve on {1}:{2}: {3}.", "Impossible de servir sur {1}:{2} : {3}.")
+    case .serveAddressInUse:
+      (
+        "another program listens on that port (address already in use); choose another with --port",
+        "un autre programme écoute sur ce port (adresse déjà utilisée) ; choisissez-en un autre avec --port"
+      )
+    case .serveNoSuchHost:
+      (
+        "that is no address, and no name an address is found for",
+        "ce n'est pas une adresse, ni un nom dont l'adresse se trouve"
+      )
+    case .serveNotAnAddressHere:
+      (
+        "that is not an address of this machine; --host takes one of its addresses, 127.0.0.1 or 0.0.0.0",
+        "ce n'est pas une adresse de cette machine ; --host prend une de ses adresses, 127.0.0.1 ou 0.0.0.0"
+      )
 
     // MARK: What every news command takes
     case .apiBaseHelp:

@@ -4,6 +4,7 @@ import Foundation
 import GeoFormats
 import GeoIndex
 import Hummingbird
+import NIOCore
 import Logging
 import NewsAPI
 import ServiceLifecycle
@@ -163,4 +164,17 @@ public struct AtlasService: Sendable {
 
   /// Failures as `{"error":…}`, `/metrics` counts and the log line, for every request.
   var answering: Answering { Answering(corsOrigin: corsOrigin, metrics: metrics) }
+}
+
+extension AtlasService {
+  /// The system's error number behind a failure to serve (NIO's `IOError` from `bind`, `listen`, ...), if it is
+  /// one: `serve` says it in words ("Address already in use"), not as NIO's call and errno.
+  public static func systemErrorNumber(of error: any Error) -> Int32? {
+    (error as? IOError)?.errnoCode
+  }
+
+  /// Whether serving failed because the host named is no address (NIO's `SocketAddressError`).
+  public static func isUnknownHost(_ error: any Error) -> Bool {
+    error is SocketAddressError || error is SocketAddressError.UnknownHost
+  }
 }

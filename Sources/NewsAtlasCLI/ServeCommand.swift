@@ -262,8 +262,16 @@ struct ServeCommand: AsyncParsableCommand {
       }
     } catch {
       // The port is taken, the host is no address of this machine, or the server failed while running.
+      let reason: String
+      switch AtlasService.systemErrorNumber(of: error) {
+      case EADDRINUSE?: reason = Message.serveAddressInUse()
+      case EADDRNOTAVAIL?: reason = Message.serveNotAnAddressHere()
+      case let code?: reason = String(cString: strerror(code))
+      case nil where AtlasService.isUnknownHost(error): reason = Message.serveNoSuchHost()
+      case nil: reason = String(String(describing: error).prefix(200))
+      }
       throw CLIError(
-        description: Message.serveCannotServe(host, port, String(describing: error).prefix(200)),
+        description: Message.serveCannotServe(host, port, reason),
         exitCode: 69)
     }
   }

@@ -628,16 +628,22 @@ final class Served: @unchecked Sendable {
     #expect(served.stop() == 0)  // returns once the grace period is over, the stalled request cut off
   }
 
-  /// A port already taken, or a host that is no address here: one sentence and EX_UNAVAILABLE (69).
+  /// A port already taken, or a host that is no address here: one sentence in words, never NIO's call and
+  /// errno (`bind(descriptor:ptr:bytes:): Address already in use) (errno: 98)`), and EX_UNAVAILABLE (69).
   @Test func aPortInUseIsOneSentence() throws {
     let served = try Served()
     let port = String(served.base.split(separator: ":").last!)
-    for arguments in [["serve", "--port", port], ["serve", "--host", "999.1.1.1", "--port", "0"]] {
+    for (arguments, reason) in [
+      (["serve", "--port", port], "another program listens on that port (address already in use)"),
+      (["serve", "--host", "10.255.255.254", "--port", "0"], "that is not an address of this machine"),
+      (["serve", "--host", "999.1.1.1", "--port", "0"], "that is no address, and no name an address is found for"),
+    ] {
       let result = try CLI.run(arguments)
       #expect(result.status == 69, "\(arguments)")
       #expect(
         result.stderrLines.count == 1 && result.stderr.hasPrefix("newsatlas: Cannot serve on "),
         "\(result.stderr)")
+      #expect(result.stderr.contains(reason) && !result.stderr.contains("errno"), "\(result.stderr)")
     }
   }
 
