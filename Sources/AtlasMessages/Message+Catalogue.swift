@@ -1124,18 +1124,22 @@ public enum Message: String, CaseIterable, Sendable {
       )
     case .tilesAbstract:
       (
-        "Write every non-empty vector tile of zooms --min-zoom...--max-zoom into an MBTiles file.",
-        "Écrire chaque tuile vectorielle non vide des zooms --min-zoom...--max-zoom dans un fichier MBTiles."
+        "Write every non-empty vector tile of zooms --min-zoom...--max-zoom into an MBTiles or PMTiles file.",
+        "Écrire chaque tuile vectorielle non vide des zooms --min-zoom...--max-zoom dans un fichier MBTiles ou "
+          + "PMTiles."
       )
     case .tilesDiscussion:
       (
         "The tiles serve answers (supercluster's getTile, Mapbox Vector Tile 2.1, one layer), gzipped, in an "
           + "MBTiles 1.3 file (SQLite, TMS rows, json metadata with vector_layers) for static hosting or a tile "
-          + "server. The zooms written are the clustering's own --min-zoom and --max-zoom. Progress goes to "
+          + "server, or, for a FILE ending in .pmtiles, a PMTiles v3 archive (clustered, gzipped directories, the "
+          + "same tiles and metadata) that a static host or an object store serves with range requests. The zooms written are the clustering's own --min-zoom and --max-zoom. Progress goes to "
           + "standard error when it is a terminal. The file is built beside FILE and moved there when complete.",
         "Les tuiles que serve renvoie (getTile de supercluster, Mapbox Vector Tile 2.1, une couche), compressées "
           + "en gzip, dans un fichier MBTiles 1.3 (SQLite, lignes TMS, métadonnées json avec vector_layers) pour "
-          + "un hébergement statique ou un serveur de tuiles. Les zooms écrits sont --min-zoom et --max-zoom du "
+          + "un hébergement statique ou un serveur de tuiles, ou, pour un FICHIER qui finit par .pmtiles, une "
+          + "archive PMTiles v3 (regroupée, répertoires compressés, mêmes tuiles et métadonnées) qu'un hébergement "
+          + "statique ou un stockage d'objets sert par requêtes de plages. Les zooms écrits sont --min-zoom et --max-zoom du "
           + "regroupement. La progression s'affiche sur la sortie d'erreur quand c'est un terminal. Le fichier "
           + "est construit à côté de FICHIER et y est déplacé une fois complet."
       )
@@ -1146,8 +1150,10 @@ public enum Message: String, CaseIterable, Sendable {
       )
     case .tilesOutHelp:
       (
-        "The MBTiles file to write (an existing regular file is replaced; not the input).",
-        "Le fichier MBTiles à écrire (un fichier ordinaire existant est remplacé ; pas l'entrée)."
+        "The MBTiles file to write, or a PMTiles archive if it ends in .pmtiles (an existing regular file is "
+          + "replaced; not the input).",
+        "Le fichier MBTiles à écrire, ou une archive PMTiles s'il finit par .pmtiles (un fichier ordinaire "
+          + "existant est remplacé ; pas l'entrée)."
       )
     case .tilesLayerHelp:
       (

@@ -10,7 +10,8 @@ import Store
 
 /// `newsatlas tiles`: every non-empty vector tile of zooms `minZoom...maxZoom`, gzipped, in one MBTiles 1.3
 /// file (what `serve` answers at `/tiles/{name}/{z}/{x}/{y}.mvt`, written once for static hosting and for tile
-/// servers such as Martin, tileserver-gl or QGIS).
+/// servers such as Martin, tileserver-gl or QGIS), or in one PMTiles v3 archive when the path ends in
+/// `.pmtiles` (the same tiles and metadata, for a static host or an object store read with range requests).
 public enum TileExport {
   public struct Summary: Sendable {
     public let tiles: Int
@@ -45,8 +46,12 @@ public enum TileExport {
       throw ExportError(sentence: error.sentence(naming: \.rawValue, options: options), isInput: true)
     }
     let writer = ClusterWriter(index: index, file: file, aggregations: aggregations)
-    let output: MBTilesWriter
-    do { output = try MBTilesWriter(path: path) } catch { throw ExportError(sentence: error.sentence) }
+    let output: Archive
+    do {
+      output =
+        path.lowercased().hasSuffix(".pmtiles")
+        ? .pmtiles(try PMTilesWriter(path: path)) : .mbtiles(try MBTilesWriter(path: path))
+    } catch { throw ExportError(sentence: error.sentence) }
     var tiles = 0
     var bytes = 0
     let lanes = Swift.max(1, ProcessInfo.processInfo.activeProcessorCount)
@@ -92,15 +97,72 @@ public enum TileExport {
         progress(z, tiles)
       }
     }
+    let pairs = metadata(file, layer: layer, options: options, aggregations: aggregations)
     do {
-      for (name, value) in metadata(file, layer: layer, options: options, aggregations: aggregations) {
-        try output.metadata(name, value)
+      switch output {
+      case .mbtiles(let output):
+        for (name, value) in pairs { try output.metadata(name, value) }
+        try output.finish()
+      case .pmtiles(let output):
+        let (json, layout) = pmtilesMetadata(pairs, zoom: options.minZoom)
+        try output.finish(metadata: json, layout: layout) { bytes in
+          let compressed = gzip(bytes, with: compressors[0])
+          return compressed.isEmpty ? nil : compressed
+        }
       }
-      try output.finish()
     } catch {
       throw ExportError(sentence: error.sentence)
     }
     return Summary(tiles: tiles, bytes: bytes)
+  }
+
+  /// Where the tiles go: an MBTiles file or a PMTiles archive.
+  enum Archive {
+    case mbtiles(MBTilesWriter)
+    case pmtiles(PMTilesWriter)
+
+    func tile(zoom z: Int, x: Int, y: Int, data: [UInt8]) throws(MBTilesWriter.WriteError) {
+      switch self {
+      case .mbtiles(let writer): try writer.tile(zoom: z, x: x, y: y, data: data)
+      case .pmtiles(let writer): try writer.tile(zoom: z, x: x, y: y, data: data)
+      }
+    }
+  }
+
+  /// The MBTiles metadata as PMTiles keeps it: one JSON object (MBTiles' `json` member's `vector_layers`
+  /// spliced in as an array), and the bounds and centre its header holds in numbers.
+  static func pmtilesMetadata(_ pairs: [(String, String)], zoom: Int) -> ([UInt8], PMTilesWriter.Layout) {
+    var object = JSONWriter()
+    var layers = "[]"
+    var bounds = [-180.0, -85.051129, 180.0, 85.051129]
+    var center = [0.0, 0.0]
+    object.raw("{")
+    var first = true
+    for (name, value) in pairs {
+      switch name {
+      case "json":
+        if let parsed = try? JSONParser.parse(Array(value.utf8)), let list = parsed["vector_layers"] {
+          var writer = JSONWriter()
+          writer.value(list)
+          layers = String(decoding: writer.bytes, as: UTF8.self)
+        }
+        continue
+      case "bounds": bounds = value.split(separator: ",").compactMap { Double($0) }
+      case "center": center = value.split(separator: ",").prefix(2).compactMap { Double($0) }
+      default: break
+      }
+      if !first { object.raw(",") }
+      first = false
+      object.string(name)
+      object.raw(":")
+      object.string(value)
+    }
+    object.raw(#","vector_layers":"# + layers + "}")
+    if bounds.count != 4 { bounds = [-180, -85.051129, 180, 85.051129] }
+    if center.count != 2 { center = [0, 0] }
+    let layout = PMTilesWriter.Layout(
+      bounds: (bounds[0], bounds[1], bounds[2], bounds[3]), center: (center[0], center[1], zoom))
+    return (object.bytes, layout)
   }
 
   /// What the lanes share: the index and writer only read (a file read back with `pread`), and each lane

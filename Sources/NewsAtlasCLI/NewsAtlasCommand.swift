@@ -94,7 +94,7 @@ extension NewsAtlasCommand {
     if let likely = Suggestions.likely(word, in: commandNames) {
       throw .usage(Message.seeHelp(Message.notACommandDidYouMean(shown, likely)))
     }
-    throw .usage(Message.notACommand(shown, commandNames.dropLast().joined(separator: ", ")))
+    throw .usage(Message.seeHelp(Message.notACommand(shown, commandNames.dropLast().joined(separator: ", "))))
   }
 
   /// ArgumentParser's "Unknown option '--cout'" as a sentence with the option of that command it most likely

@@ -249,7 +249,11 @@ import Testing
     (["nearest", "--count"], "Il manque une valeur pour '--count <n>'."),
     (["config"], "Il manque l'argument attendu '<action>'."),
     (["tiles"], "Il manque l'argument attendu '--out <file>'."),
-    (["frob"], "Argument inattendu 'frob'."),
+    (
+      ["frob"],
+      "'frob' n'est pas une commande ; les commandes sont nearest, resolve, clusters, serve, tiles, countries, "
+        + "headlines, search, sources, feeds, config, quota."
+    ),
     (["countries", "a", "b", "c"], "2 arguments inattendus : 'b', 'c'."),
     (["serve", "--no-news=1"], "L'option '--no-news' ne prend pas de valeur, mais '1' a été donné."),
     (
@@ -257,7 +261,7 @@ import Testing
       "La valeur 'xml' n'est pas valide pour '--format <format>'. Donnez l'une des valeurs 'text', 'json', "
         + "'geojson', 'csv' ou 'jsonl'."
     ),
-    (["headlines", "--country", "fr", "--frob"], "Option inconnue '--frob'. Vouliez-vous dire '--probe' ?"),
+    (["headlines", "--country", "fr", "--frob"], "Option inconnue '--frob' ; vouliez-vous dire '--probe' ?"),
     (["countries", "--qqqqqqqqqq"], "Option inconnue '--qqqqqqqqqq'."),
     // A value holding the sentence's own words is cut where ArgumentParser's words begin, not inside it.
     (
