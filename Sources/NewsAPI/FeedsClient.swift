@@ -87,9 +87,7 @@ public final class FeedsClient: Sendable {
       }
       let feed: Feed
       do {
-        feed = try FeedParser.parse(
-          response.body, url: url, contentType: response.header("Content-Type"),
-          contentLocation: response.header("Content-Location"))
+        feed = try Self.feed(in: response, from: url)
       } catch {
         throw .feed(url: HTTPURL.redacted(url), status: response.status, reason: error.sentence)
       }
@@ -210,9 +208,7 @@ extension FeedsClient {
       return Check(url: url, status: response.status, items: 0, newest: nil, title: nil, error: error)
     }
     do {
-      let feed = try FeedParser.parse(
-        response.body, url: url, contentType: response.header("Content-Type"),
-        contentLocation: response.header("Content-Location"))
+      let feed = try Self.feed(in: response, from: url)
       let newest = feed.items.compactMap(\.published).max()?.iso8601
       return Check(
         url: url, status: response.status, items: feed.items.count, newest: newest, title: feed.title, error: nil)
@@ -236,8 +232,7 @@ extension FeedsClient {
     }
     let contentType = response.header("Content-Type")
     do {
-      let feed = try FeedParser.parse(
-        response.body, url: url, contentType: contentType, contentLocation: response.header("Content-Location"))
+      let feed = try Self.feed(in: response, from: url)
       return .feed(title: feed.title, items: feed.items.count)
     } catch {
       guard FeedDiscovery.isPage(response.body, contentType: contentType) else {
@@ -250,6 +245,13 @@ extension FeedsClient {
       if check.error == nil { return .named(url: link.url, title: check.title ?? link.title, items: check.items) }
     }
     return .pageWithoutFeed(tried: links.count)
+  }
+
+  /// The feed a response from `url` holds, read with the headers that say its encoding and its base.
+  static func feed(in response: HTTPResponse, from url: String) throws(FeedError) -> Feed {
+    try FeedParser.parse(
+      response.body, url: url, contentType: response.header("Content-Type"),
+      contentLocation: response.header("Content-Location"))
   }
 
   private static let acceptFeeds = [

@@ -156,7 +156,7 @@ struct FeedsCommand: AsyncParsableCommand {
     let failed = checks.filter { $0?.error != nil || $0 == nil }.count
     switch format {
     case .json:
-      var writer = JSONObjectLines()
+      var writer = CheckDocument()
       for (entry, check) in zip(entries, checks) {
         writer.feed(country: entry.country, url: HTTPURL.redacted(entry.url), check: check)
       }
@@ -181,7 +181,7 @@ struct FeedsCommand: AsyncParsableCommand {
 
 /// `feeds check --format json`: `{"feeds":[{"country":…,"url":…,"status":…,"items":…,"newest":…,"title":…,
 /// "error":null|{"message":…}}]}`.
-private struct JSONObjectLines {
+private struct CheckDocument {
   private var rows: [[String: Any]] = []
 
   mutating func feed(country: String, url: String, check: FeedsClient.Check?) {

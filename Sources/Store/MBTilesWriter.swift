@@ -71,10 +71,14 @@ public final class MBTilesWriter {
     Self.partialForSignals = nil  // the string is left (one a writer): a handler may be reading it
   }
 
-  /// The partial file of the writer alive, for the handler of `removePartialFileOnSignals`.
-  nonisolated(unsafe) private static var partialForSignals: UnsafeMutablePointer<CChar>?
+  /// The partial file of the writer alive (an MBTiles or PMTiles writer), for the handler of
+  /// `removePartialFileOnSignals`.
+  nonisolated(unsafe) static var partialForSignals: UnsafeMutablePointer<CChar>?
+  /// The PMTiles writer's scratch file of tiles, removed by the same handler.
+  nonisolated(unsafe) static var scratchForSignals: UnsafeMutablePointer<CChar>?
 
-  /// Makes SIGINT and SIGTERM remove the partial file of the writer alive and end the process with 128 plus
+  /// Makes SIGINT and SIGTERM remove the partial (and scratch) file of the writer alive and end the process with
+  /// 128 plus
   /// the signal (130, 143), as a shell reports it: a run stopped by Ctrl-C or `kill` leaves nothing. For a
   /// command whose work is writing the file; a library's host keeps its own handlers.
   /// The two are unblocked too: a parent may have started us with them blocked (threads of Dispatch block
@@ -86,6 +90,7 @@ public final class MBTilesWriter {
       sigaddset(&set, signal)
       _ = Glibc.signal(signal) { received in
         if let partial = MBTilesWriter.partialForSignals { unlink(partial) }  // unlink and _exit are
+        if let scratch = MBTilesWriter.scratchForSignals { unlink(scratch) }
         _exit(128 + received)  // async-signal-safe
       }
     }

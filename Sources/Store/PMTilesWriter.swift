@@ -34,6 +34,9 @@ public final class PMTilesWriter {
     scratch = path + ".tiles-\(getpid())"
     unlink(partial)
     unlink(scratch)
+    // Named for the signal handler (MBTilesWriter.removePartialFileOnSignals) before the files exist.
+    MBTilesWriter.partialForSignals = strdup(partial)
+    MBTilesWriter.scratchForSignals = strdup(scratch)
     let created = open(scratch, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
     guard created >= 0 else { throw WriteError(.mbtilesCannotCreate, scratch, String(cString: strerror(errno))) }
     scratchFile = FileHandle(fileDescriptor: created, closeOnDealloc: true)
@@ -42,7 +45,9 @@ public final class PMTilesWriter {
   deinit {
     scratchFile = nil
     unlink(scratch)
-    unlink(partial)
+    unlink(partial)  // nothing once finished (it was renamed); the partial file after a failure
+    MBTilesWriter.partialForSignals = nil  // the strings are left: a handler may be reading them
+    MBTilesWriter.scratchForSignals = nil
   }
 
   /// Keeps tile `z/x/y` (XYZ rows, as `MBTilesWriter.tile` takes them), already compressed as the archive says.

@@ -99,10 +99,14 @@ import Testing
     }
   }
 
-  /// Stopped by SIGTERM or Ctrl-C (SIGINT) while writing, `tiles` removes its partial file and exits 143 or
-  /// 130: the folder holds nothing new. Readiness is the partial file appearing, polled (never a sleep).
-  @Test(arguments: [(SIGTERM, Int32(143)), (SIGINT, Int32(130))])
-  func aSignalLeavesNothing(signal: Int32, status: Int32) throws {
+  /// Stopped by SIGTERM or Ctrl-C (SIGINT) while writing, `tiles` removes its partial file (a PMTiles export its
+  /// scratch file of tiles too) and exits 143 or 130: the folder holds nothing new. Readiness is the partial (or
+  /// scratch) file appearing, polled (never a sleep).
+  @Test(arguments: [
+    (SIGTERM, Int32(143), "mbtiles", "partial"), (SIGINT, Int32(130), "mbtiles", "partial"),
+    (SIGTERM, Int32(143), "pmtiles", "tiles"), (SIGINT, Int32(130), "pmtiles", "tiles"),
+  ])
+  func aSignalLeavesNothing(signal: Int32, status: Int32, format: String, working: String) throws {
     try Scratch.withDirectory { folder in
       let input = folder.path + "/points.csv"
       var text = "lat,lon\n"
@@ -118,7 +122,7 @@ import Testing
       let process = Process()
       process.executableURL = CLI.executable
       process.arguments = [
-        "tiles", "--points", input, "--out", folder.path + "/out.mbtiles", "--max-zoom", "16",
+        "tiles", "--points", input, "--out", folder.path + "/out.\(format)", "--max-zoom", "16",
       ]
       process.standardOutput = FileHandle.nullDevice
       process.standardError = FileHandle.nullDevice
@@ -126,7 +130,7 @@ import Testing
       var sawPartial = false
       while process.isRunning && !sawPartial {
         sawPartial = try FileManager.default.contentsOfDirectory(atPath: folder.path).contains {
-          $0.hasPrefix("out.mbtiles.partial-")
+          $0.hasPrefix("out.\(format).\(working)-")
         }
         if !sawPartial { usleep(1000) }  // polling the folder for readiness
       }

@@ -26,7 +26,7 @@ import mapbox_vector_tile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Support"))
-from harness import binary, check, finish  # noqa: E402
+from harness import binary, check, finish, shared_points_geojson  # noqa: E402
 
 MAX_ZOOM = 8
 
@@ -105,13 +105,7 @@ def verify(executable, name, points, scratch):
 def main():
     executable = binary()
     with tempfile.TemporaryDirectory(prefix="newsatlas-mbtiles-") as scratch:
-        with open(os.path.join(ROOT, "Tests", "Fixtures", "points-10k.json")) as f:
-            points = json.load(f)["points"]
-        path = os.path.join(scratch, "points.geojson")
-        with open(path, "w") as f:
-            json.dump({"type": "FeatureCollection", "features": [
-                {"type": "Feature", "properties": {"index": i}, "geometry": {"type": "Point", "coordinates": p}}
-                for i, p in enumerate(points)]}, f)
+        path = shared_points_geojson(scratch)
         verify(executable, "markers", None, scratch)
         verify(executable, "points", path, scratch)
     finish()

@@ -27,7 +27,7 @@ from pmtiles.reader import MmapSource, Reader, all_tiles
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Support"))
-from harness import binary, check, finish  # noqa: E402
+from harness import binary, check, finish, shared_points_geojson  # noqa: E402
 
 
 def verify(executable, name, points, max_zoom, scratch, expect_leaves=False):
@@ -86,13 +86,7 @@ def verify(executable, name, points, max_zoom, scratch, expect_leaves=False):
 def main():
     executable = binary()
     with tempfile.TemporaryDirectory(prefix="newsatlas-pmtiles-") as scratch:
-        with open(os.path.join(ROOT, "Tests", "Fixtures", "points-10k.json")) as f:
-            points = json.load(f)["points"]
-        path = os.path.join(scratch, "points.geojson")
-        with open(path, "w") as f:
-            json.dump({"type": "FeatureCollection", "features": [
-                {"type": "Feature", "properties": {"index": i}, "geometry": {"type": "Point", "coordinates": p}}
-                for i, p in enumerate(points)]}, f)
+        path = shared_points_geojson(scratch)
         rng = random.Random(45)
         many = os.path.join(scratch, "many.csv")
         with open(many, "w") as f:

@@ -22,6 +22,20 @@ def binary():
     return os.path.join(path, "newsatlas")
 
 
+def shared_points_geojson(folder):
+    """The shared 10,000 seeded points (Tests/Fixtures/points-10k.json) as a GeoJSON file in `folder`, point i
+    with properties {"index": i}: its path."""
+    import json
+    with open(os.path.join(ROOT, "Tests", "Fixtures", "points-10k.json")) as f:
+        points = json.load(f)["points"]
+    path = os.path.join(folder, "points.geojson")
+    with open(path, "w") as f:
+        json.dump({"type": "FeatureCollection", "features": [
+            {"type": "Feature", "properties": {"index": i}, "geometry": {"type": "Point", "coordinates": p}}
+            for i, p in enumerate(points)]}, f)
+    return path
+
+
 def finish():
     print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
     sys.exit(1 if RESULTS["failed"] else 0)
