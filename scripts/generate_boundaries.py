@@ -13,10 +13,10 @@ The output is deterministic.
 
 Layout (little-endian; every section starts at a multiple of 4 bytes, zero padding after the names, the grid
 and the border cells' columns):
-  "NABD", u32 version 2, u32 countries, u32 rings, u32 points, u32 grid columns, u32 grid rows, u32 names bytes,
+  "NABD", u32 version 3, u32 countries, u32 rings, u32 points, u32 grid columns, u32 grid rows, u32 names bytes,
     u32 border cells, u32 runs
   countries x 2 bytes: ISO code, lower case
-  names: the English names, each ending in a line feed
+  names: each country's English name, a tab and its French name (Natural Earth's NAME_FR), then a line feed
   rings x (u16 country, u16 0, u32 first point, u32 point count)
   points x (i32 longitude, i32 latitude), in 1e-7 degrees
   grid columns x rows x u16: the country (index + 1, 0 for none) containing each cell's centre, row 0 at -90
@@ -26,7 +26,7 @@ and the border cells' columns):
     (border cells + 1) x u32: where each border cell's runs start in the last list
     runs x (u32 first edge's start point, u16 edges, u16 country): consecutive edges of one ring, in point order
 
-Version 1 left the cell index to the reader, which took 27 ms of every `newsatlas resolve`; stored sparse (53k
+Version 3 adds each country's French name to the names, for French output (issue 47). Version 1 left the cell index to the reader, which took 27 ms of every `newsatlas resolve`; stored sparse (53k
 border cells of 1.04 million, 93k runs for 635k cell edges), it adds 1.1 MB. The tests check it against the
 index the borders give.
 """
@@ -60,9 +60,11 @@ def read_countries():
         code = record["ISO_A2_EH"]
         if code == "-99":
             continue
-        entry = countries.setdefault(code.lower(), {"name": record["NAME"], "rings": [], "shapes": []})
+        entry = countries.setdefault(code.lower(), {"name": record["NAME"], "name_fr": record["NAME_FR"],
+                                                    "rings": [], "shapes": []})
         if record["TYPE"] in ("Sovereign country", "Country") and entry["name"] != record["NAME"]:
             entry["name"] = record["NAME"]
+            entry["name_fr"] = record["NAME_FR"]
         parts = list(geometry.parts) + [len(geometry.points)]
         for start, end in zip(parts, parts[1:]):
             entry["rings"].append(geometry.points[start:end])
@@ -149,9 +151,10 @@ def main():
         grid.flat[cells] = index + 1
 
     row_starts, border_columns, run_starts, runs = cell_index(points, rings)
-    names = "".join(countries[code]["name"] + "\n" for code in codes).encode()
+    names = "".join(countries[code]["name"] + "\t" + (countries[code]["name_fr"] or countries[code]["name"]) + "\n"
+                    for code in codes).encode()
     out = bytearray()
-    out += b"NABD" + struct.pack("<9I", 2, len(codes), len(rings), len(points), GRID_COLUMNS, GRID_ROWS, len(names),
+    out += b"NABD" + struct.pack("<9I", 3, len(codes), len(rings), len(points), GRID_COLUMNS, GRID_ROWS, len(names),
                                  len(border_columns), len(runs))
     out += "".join(codes).encode()
     out += names

@@ -47,6 +47,7 @@ extension Resolution {
       object.object("containing") {
         $0.string("code", containing.code)
         $0.string("name", containing.name)
+        $0.string("nameFr", containing.nameFrench)
       }
     } else {
       object.value("containing", .null)

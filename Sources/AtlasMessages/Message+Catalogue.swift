@@ -6,6 +6,23 @@ public enum Message: String, CaseIterable, Sendable {
   case rootAbstract
   case rootDiscussion
   case exitStatusDiscussion
+  case examplesRoot
+  case examplesNearest
+  case examplesResolve
+  case examplesClusters
+  case examplesServe
+  case examplesTiles
+  case examplesCountries
+  case examplesHeadlines
+  case examplesSearch
+  case examplesSources
+  case examplesFeeds
+  case examplesConfig
+  case examplesQuota
+  case exitStatusPointer
+  case countriesColumns
+  case resolveSeparator
+  case configColumns
   case seeHelp
   case langHelp
   case standardOutputFailed
@@ -51,6 +68,13 @@ public enum Message: String, CaseIterable, Sendable {
   case countriesQueryHelp
   case countriesNoMatch
   case clustersAbstract
+  case clustersFormatHelp
+  case clustersColumns
+  case clustersTileColumns
+  case clustersKindCluster
+  case clustersKindPoint
+  case clustersSplitsAt
+  case clustersSplitsSentence
   case clustersDiscussion
   case clustersZoomHelp
   case clustersBboxHelp
@@ -811,6 +835,283 @@ public enum Message: String, CaseIterable, Sendable {
         "LANGUE : anglais, ou français avec --lang fr, le réglage interface-language ou une locale française "
           + "(LC_ALL, LC_MESSAGES, LANG)."
       )
+    case .examplesRoot:
+      (
+        """
+        EXAMPLES:
+          newsatlas nearest 48.85 2.35
+              The news country nearest to a place (Paris).
+          newsatlas headlines --near 48.85,2.35
+              Its headlines (from GDELT when no key is set).
+          newsatlas serve
+              The news map at http://127.0.0.1:8080/ and the HTTP API.
+          newsatlas nearest --help
+              Each command's options, with examples.
+        """,
+        """
+        EXEMPLES :
+          newsatlas nearest 48.85 2.35
+              Le pays d'actualité le plus proche d'un lieu (Paris).
+          newsatlas headlines --near 48.85,2.35
+              Ses titres (de GDELT quand aucune clé n'est réglée).
+          newsatlas serve
+              La carte des actualités sur http://127.0.0.1:8080/ et l'API HTTP.
+          newsatlas nearest --help
+              Les options de chaque commande, avec des exemples.
+        """
+      )
+    case .examplesNearest:
+      (
+        """
+        EXAMPLES:
+          newsatlas nearest 48.85 2.35
+              The news country nearest to Paris, and how far its marker is.
+          newsatlas nearest -33.87 151.21 --count 3 --format json
+              Sydney's three nearest news countries, as JSON.
+          newsatlas nearest --input places.csv --format jsonl > nearest.jsonl
+              One answer per latitude,longitude row; a bad row says why.
+          newsatlas nearest 48.85 2.35 --points shops.geojson --count 5
+              The five points of your own file nearest to a place.
+        """,
+        """
+        EXEMPLES :
+          newsatlas nearest 48.85 2.35
+              Le pays d'actualité le plus proche de Paris, à quelle distance.
+          newsatlas nearest -33.87 151.21 --count 3 --format json
+              Les trois pays d'actualité les plus proches de Sydney, en JSON.
+          newsatlas nearest --input places.csv --format jsonl > nearest.jsonl
+              Une réponse par ligne latitude,longitude ; une erreur dit pourquoi.
+          newsatlas nearest 48.85 2.35 --points shops.geojson --count 5
+              Les cinq points de votre fichier les plus proches d'un lieu.
+        """
+      )
+    case .examplesResolve:
+      (
+        """
+        EXAMPLES:
+          newsatlas resolve 40.4 -3.7
+              The country a place is in, and the news country that serves it.
+          newsatlas resolve 48.85 2.35 --format json
+              The same as JSON.
+          newsatlas resolve --input places.csv > resolved.csv
+              Every latitude,longitude row of a file, resolved.
+        """,
+        """
+        EXEMPLES :
+          newsatlas resolve 40.4 -3.7
+              Le pays où est un lieu, et le pays d'actualité qui le sert.
+          newsatlas resolve 48.85 2.35 --format json
+              La même chose en JSON.
+          newsatlas resolve --input places.csv > resolved.csv
+              Chaque ligne latitude,longitude d'un fichier, résolue.
+        """
+      )
+    case .examplesClusters:
+      (
+        """
+        EXAMPLES:
+          newsatlas clusters --zoom 2
+              The 54 markers as a map at zoom 2 clusters them.
+          newsatlas clusters --expansion-zoom 121
+              The zoom at which cluster 121 splits.
+          newsatlas clusters --points shops.csv --zoom 10 --bbox 2.2,48.8,2.5,48.9
+              Your points' clusters in a box, at zoom 10.
+          newsatlas clusters --tile 2/2/1
+              Map tile 2/2/1's clusters, in tile coordinates.
+        """,
+        """
+        EXEMPLES :
+          newsatlas clusters --zoom 2
+              Les 54 marqueurs regroupés comme sur une carte au zoom 2.
+          newsatlas clusters --expansion-zoom 121
+              Le zoom où le groupe 121 se divise.
+          newsatlas clusters --points shops.csv --zoom 10 --bbox 2.2,48.8,2.5,48.9
+              Les groupes de vos points dans un cadre, au zoom 10.
+          newsatlas clusters --tile 2/2/1
+              Les groupes de la tuile 2/2/1, en coordonnées de tuile.
+        """
+      )
+    case .examplesServe:
+      (
+        """
+        EXAMPLES:
+          newsatlas serve
+              The news map at http://127.0.0.1:8080/ and the HTTP API.
+          newsatlas serve --points shops=shops.geojson --port 9000
+              Your points as dataset shops: clusters, tiles, TileJSON.
+          newsatlas serve --datasets-dir data --write-token-file token
+              Datasets written over HTTP, kept across restarts.
+        """,
+        """
+        EXEMPLES :
+          newsatlas serve
+              La carte des actualités sur http://127.0.0.1:8080/ et l'API HTTP.
+          newsatlas serve --points shops=shops.geojson --port 9000
+              Vos points comme jeu shops : groupes, tuiles, TileJSON.
+          newsatlas serve --datasets-dir data --write-token-file token
+              Des jeux écrits par HTTP, gardés d'un démarrage à l'autre.
+        """
+      )
+    case .examplesTiles:
+      (
+        """
+        EXAMPLES:
+          newsatlas tiles --out markers.mbtiles
+              The 54 markers' clustered vector tiles as MBTiles.
+          newsatlas tiles --points shops.csv --out shops.pmtiles --max-zoom 14
+              Your points as a PMTiles archive, zoom 0 to 14.
+        """,
+        """
+        EXEMPLES :
+          newsatlas tiles --out markers.mbtiles
+              Les tuiles vectorielles groupées des 54 marqueurs en MBTiles.
+          newsatlas tiles --points shops.csv --out shops.pmtiles --max-zoom 14
+              Vos points en archive PMTiles, zooms 0 à 14.
+        """
+      )
+    case .examplesCountries:
+      (
+        """
+        EXAMPLES:
+          newsatlas countries
+              The 54 news countries: code, names, marker, language.
+          newsatlas countries allemagne
+              One by code or name, English or French, accents optional.
+        """,
+        """
+        EXEMPLES :
+          newsatlas countries
+              Les 54 pays d'actualité : code, noms, marqueur, langue.
+          newsatlas countries allemagne
+              Un pays par code ou nom, anglais ou français, accents facultatifs.
+        """
+      )
+    case .examplesHeadlines:
+      (
+        """
+        EXAMPLES:
+          newsatlas headlines --country fr
+              France's headlines (from GDELT when no key is set).
+          newsatlas headlines --near 48.85,2.35 --format json
+              The headlines of a place's news country, as JSON.
+          newsatlas headlines --cluster 121 --zoom 2 --dry-run
+              The requests for every country of a map cluster; none sent.
+          newsatlas headlines --provider feeds --feed https://example.org/rss.xml
+              The articles of one RSS or Atom feed.
+        """,
+        """
+        EXEMPLES :
+          newsatlas headlines --country fr
+              Les titres de la France (de GDELT sans clé réglée).
+          newsatlas headlines --near 48.85,2.35 --format json
+              Les titres du pays d'actualité d'un lieu, en JSON.
+          newsatlas headlines --cluster 121 --zoom 2 --dry-run
+              Les requêtes de chaque pays d'un groupe de la carte ; rien d'envoyé.
+          newsatlas headlines --provider feeds --feed https://example.org/rss.xml
+              Les articles d'un flux RSS ou Atom.
+        """
+      )
+    case .examplesSearch:
+      (
+        """
+        EXAMPLES:
+          newsatlas search climate --language fr
+              Articles in French about the climate (a NewsAPI key).
+          newsatlas search '"open data"' --from 2026-11-01 --sort-by publishedAt
+              An exact phrase since a date, newest first.
+        """,
+        """
+        EXEMPLES :
+          newsatlas search climate --language fr
+              Des articles en français sur le climat (une clé NewsAPI).
+          newsatlas search '"open data"' --from 2026-11-01 --sort-by publishedAt
+              Une expression exacte depuis une date, les plus récents d'abord.
+        """
+      )
+    case .examplesSources:
+      (
+        """
+        EXAMPLES:
+          newsatlas sources --country fr
+              NewsAPI's sources in France (a NewsAPI key).
+          newsatlas sources bbc
+              Sources whose id or name contains bbc.
+        """,
+        """
+        EXEMPLES :
+          newsatlas sources --country fr
+              Les sources de NewsAPI en France (une clé NewsAPI).
+          newsatlas sources bbc
+              Les sources dont l'identifiant ou le nom contient bbc.
+        """
+      )
+    case .examplesFeeds:
+      (
+        """
+        EXAMPLES:
+          newsatlas feeds add fr https://www.lemonde.fr
+              Find a site's feed and keep it for France.
+          newsatlas feeds check
+              Fetch every kept feed once: status, items, newest date.
+          newsatlas feeds list
+              The kept feeds, by country.
+        """,
+        """
+        EXEMPLES :
+          newsatlas feeds add fr https://www.lemonde.fr
+              Trouver le flux d'un site et le garder pour la France.
+          newsatlas feeds check
+              Lire chaque flux gardé : état, articles, date la plus récente.
+          newsatlas feeds list
+              Les flux gardés, par pays.
+        """
+      )
+    case .examplesConfig:
+      (
+        """
+        EXAMPLES:
+          newsatlas config set country fr
+              Headlines for France when no country is named.
+          newsatlas config set api-key -
+              The NewsAPI key from standard input, kept out of ps.
+          newsatlas config show
+              Every setting, its value and where it comes from.
+        """,
+        """
+        EXEMPLES :
+          newsatlas config set country fr
+              Les titres de la France quand aucun pays n'est nommé.
+          newsatlas config set api-key -
+              La clé NewsAPI depuis l'entrée standard, hors de ps.
+          newsatlas config show
+              Chaque réglage, sa valeur et sa provenance.
+        """
+      )
+    case .examplesQuota:
+      (
+        """
+        EXAMPLES:
+          newsatlas quota
+              NewsAPI requests sent in the last 24 and 12 hours.
+          newsatlas quota --lang fr
+              The same in French, dates as France writes them.
+        """,
+        """
+        EXEMPLES :
+          newsatlas quota
+              Les requêtes NewsAPI envoyées ces dernières 24 et 12 heures.
+          newsatlas quota --lang en
+              La même chose en anglais.
+        """
+      )
+    case .exitStatusPointer:
+      (
+        "EXIT STATUS: as sysexits(3); 'newsatlas --help' lists them.",
+        "CODE DE SORTIE : selon sysexits(3) ; 'newsatlas --help' les liste."
+      )
+    case .countriesColumns:
+      ("CODE|NAME|FRENCH NAME|LATITUDE|LONGITUDE|LANGUAGE", "CODE|NOM ANGLAIS|NOM|LATITUDE|LONGITUDE|LANGUE")
+    case .configColumns: ("SETTING|VALUE|FROM", "RÉGLAGE|VALEUR|SOURCE")
     case .seeHelp: ("{1} See 'newsatlas help'.", "{1} Voir 'newsatlas help'.")
     case .langHelp:
       (
@@ -980,6 +1281,7 @@ public enum Message: String, CaseIterable, Sendable {
     case .resolveSea: ("territorial-sea", "mer territoriale")
     case .resolveNearest: ("nearest", "le plus proche")
     case .resolveIn: ("in {1}", "dans {1}")
+    case .resolveSeparator: ("; ", " ; ")
     case .resolveMarkerAway: ("marker {1} km away", "marqueur à {1} km")
 
     // MARK: countries
@@ -1054,6 +1356,20 @@ public enum Message: String, CaseIterable, Sendable {
       ("With --leaves: how many points (0 means all).", "Avec --leaves : combien de points (0 pour tous).")
     case .clustersOffsetHelp:
       ("With --leaves: how many points to skip first.", "Avec --leaves : combien de points sauter d'abord.")
+    case .clustersFormatHelp:
+      (
+        "Output format: geojson (supercluster's JSON, laid out on a terminal, one line when piped) or text (a "
+          + "table for people).",
+        "Format de sortie : geojson (le JSON de supercluster, mis en page sur un terminal, en une ligne dans un "
+          + "tube) ou text (un tableau à lire)."
+      )
+    case .clustersColumns:
+      ("KIND|ID|POINTS|LATITUDE|LONGITUDE|DETAILS", "TYPE|ID|POINTS|LATITUDE|LONGITUDE|DÉTAILS")
+    case .clustersTileColumns: ("KIND|ID|POINTS|X|Y|DETAILS", "TYPE|ID|POINTS|X|Y|DÉTAILS")
+    case .clustersKindCluster: ("cluster", "groupe")
+    case .clustersKindPoint: ("point", "point")
+    case .clustersSplitsAt: ("splits at zoom {1}", "se divise au zoom {1}")
+    case .clustersSplitsSentence: ("Cluster {1} splits at zoom {2}.", "Le groupe {1} se divise au zoom {2}.")
     case .clustersTileHelp:
       (
         "Print map tile Z/X/Y in tile coordinates, as supercluster's getTile.",

@@ -43,9 +43,11 @@ public struct CountryBoundaries: Sendable {
   /// 12 nautical miles.
   public static let territorialSeaKilometers = 22.224
 
-  /// ISO 3166-1 alpha-2 codes, lower case, and English names, by country index.
+  /// ISO 3166-1 alpha-2 codes, lower case, and English and French names (Natural Earth's NAME and NAME_FR), by
+  /// country index.
   public let codes: [String]
   public let names: [String]
+  public let namesFrench: [String]
 
   /// The data's sections, read where they are (see `init(staticData:)`). Border points, interleaved
   /// longitude and latitude in 1e-7 degrees.
@@ -151,8 +153,8 @@ public struct CountryBoundaries: Sendable {
   private init(bytes data: UnsafeRawBufferPointer, storage: Storage?) throws(FormatError) {
     self.storage = storage
     var reader = LittleEndianReader(data)
-    guard data.count > 40, reader.bytes(4) == Array("NABD".utf8), reader.u32() == 2 else {
-      throw FormatError(description: "The border data is not NewsAtlas's version 2 (bad magic or version).")
+    guard data.count > 40, reader.bytes(4) == Array("NABD".utf8), reader.u32() == 3 else {
+      throw FormatError(description: "The border data is not NewsAtlas's version 3 (bad magic or version).")
     }
     let countryCount = Int(reader.u32())
     let ringCount = Int(reader.u32())
@@ -173,7 +175,10 @@ public struct CountryBoundaries: Sendable {
     }
     let codeBytes = reader.bytes(2 * countryCount)
     codes = (0..<countryCount).map { String(decoding: codeBytes[(2 * $0)..<(2 * $0 + 2)], as: UTF8.self) }
-    names = String(decoding: reader.bytes(namesLength), as: UTF8.self).split(separator: "\n").map(String.init)
+    let named = String(decoding: reader.bytes(namesLength), as: UTF8.self).split(separator: "\n")
+      .map { $0.split(separator: "\t", maxSplits: 1).map(String.init) }
+    names = named.map { $0.first ?? "" }
+    namesFrench = named.map { $0.last ?? "" }
     reader.offset = padded(reader.offset)
 
     var ringEnds: [(country: Int, start: Int, count: Int)] = []

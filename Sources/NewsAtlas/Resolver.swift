@@ -17,7 +17,7 @@ public struct Resolution: Sendable, Equatable {
   public let country: Country
   public let method: Method
   /// The country (of all ~240) whose borders or territorial sea hold the point, if any: "Algeria" for Algiers.
-  public let containing: (code: String, name: String)?
+  public let containing: (code: String, name: String, nameFrench: String)?
   /// The great-circle distance from the point to the chosen country's marker, in kilometres.
   public let distanceKilometers: Double
 
@@ -52,7 +52,9 @@ extension Country {
     let found = resolveOffsets(point)
     return Resolution(
       query: point, country: all[found.country], method: found.method,
-      containing: found.border.map { (code: boundaries.codes[$0], name: boundaries.names[$0]) },
+      containing: found.border.map {
+        (code: boundaries.codes[$0], name: boundaries.names[$0], nameFrench: boundaries.namesFrench[$0])
+      },
       distanceKilometers: found.distanceKilometers)
   }
 

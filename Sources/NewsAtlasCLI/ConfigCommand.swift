@@ -147,8 +147,7 @@ struct ConfigCommand: ParsableCommand {
       out.append("\n")
       return
     }
-    let width = shown.map(\.key.rawValue.count).max() ?? 0
-    let valueWidth = min(40, shown.map { printable($0.value ?? "-").count }.max() ?? 0)
+    var table = Columns(titles: Message.configColumns(), caps: [1: 40])
     for item in shown {
       let value = printable(
         item.key == .apiKey && item.value != nil ? Message.originSet() : item.value ?? "-")
@@ -160,8 +159,8 @@ struct ConfigCommand: ParsableCommand {
       case .defaultValue: origin = Message.originDefault()
       case .unset: origin = Message.originUnset()
       }
-      out.append(
-        "\(item.key.rawValue.padding(to: width))  \(value.padding(to: valueWidth))  \(printable(origin))\n")
+      table.append([item.key.rawValue, value, printable(origin)])
     }
+    out.append(table.text)
   }
 }

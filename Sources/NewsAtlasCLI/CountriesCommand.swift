@@ -35,14 +35,14 @@ struct CountriesCommand: ParsableCommand {
     if countries.isEmpty {
       throw CLIError.data(Message.countriesNoMatch(query ?? ""))
     }
-    let width = countries.map(\.name.count).max() ?? 0
+    var table = Columns(titles: Message.countriesColumns(), rightAligned: [3, 4])
     for country in countries {
-      let name = country.name.padding(to: width)
-      out.append(
-        "\(country.code)  \(name)  \(country.nameFrench.padding(to: 22))  "
-          + "\(Format.fixed(country.marker.latitude, 4).leftPadding(to: 9)) "
-          + "\(Format.fixed(country.marker.longitude, 4).leftPadding(to: 9))  \(country.language)\n")
+      table.append([
+        country.code, country.name, country.nameFrench, Format.decimal(country.marker.latitude, 4),
+        Format.decimal(country.marker.longitude, 4), country.language,
+      ])
     }
+    out.append(table.text)
   }
 }
 
@@ -60,6 +60,13 @@ enum Format {
     while fraction.count < decimals { fraction = "0" + fraction }
     let sign = value < 0 && whole != 0 ? "-" : ""
     return decimals == 0 ? "\(sign)\(integerPart)" : "\(sign)\(integerPart).\(fraction)"
+  }
+
+  /// `value` with exactly `decimals` digits after the decimal mark of the interface's language (a comma in
+  /// French): for text people read, never for CSV, JSON or anything a program reads back.
+  static func decimal(_ value: Double, _ decimals: Int) -> String {
+    let text = fixed(value, decimals)
+    return InterfaceLanguage.current == .french ? String(text.map { $0 == "." ? "," : $0 }) : text
   }
 
   /// The shortest text that reads back as `value`, without ".0" for whole numbers.

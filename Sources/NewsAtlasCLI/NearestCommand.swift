@@ -118,7 +118,7 @@ struct NearestCommand: ParsableCommand {
     default:
       if found.isEmpty {
         out.append(
-          Message.nearestNothingWithin(Format.fixed(maxKilometers ?? 0, 1), latitudeText, coordinates[1])
+          Message.nearestNothingWithin(Format.decimal(maxKilometers ?? 0, 1), latitudeText, coordinates[1])
             + "\n")
       }
       for neighbor in found {
@@ -174,7 +174,7 @@ extension NearestTarget {
   /// One neighbour as an aligned line for people.
   func textLine(_ neighbor: Neighbor, from query: GeoPoint) -> String {
     let location = location(neighbor)
-    let distance = Format.fixed(neighbor.distanceKilometers, 1).leftPadding(to: 8) + " km"
+    let distance = Format.decimal(neighbor.distanceKilometers, 1).leftPadding(to: 8) + " km"
     let bearing =
       Format.fixed(GreatCircle.initialBearingDegrees(from: query, to: location), 0)
       .leftPadding(to: 3) + "°"

@@ -61,8 +61,13 @@ struct NewsAtlasCommand: AsyncParsableCommand {
       if code == .success {  // --help and --version print and succeed, if what they print is written
         // Wrapped to the terminal's columns by ArgumentParser, and again by its words' French where longer.
         let columns = helpColumns(environment: environment)
-        print(
-          ArgumentParserWords.help(fullMessage(for: error, columns: columns), in: .current, columns: columns))
+        let text = fullMessage(for: error, columns: columns)
+        var help = ArgumentParserWords.help(helpArranged(text), in: .current, columns: columns)
+        while help.hasSuffix("\n") { help.removeLast() }
+        let ending = ArgumentParserWords.fitted(
+          helpEnding().components(separatedBy: "\n"), columns: columns, usageHeading: "\n"
+        ).joined(separator: "\n")
+        print(isHelp(text) ? help + ending : help)
         finishStandardOutput()
         Glibc.exit(0)
       }
@@ -103,7 +108,9 @@ extension NewsAtlasCommand {
     guard let match = message.firstMatch(of: /Unknown option '(--[^']+)'/) else { return nil }
     let typed = String(match.1)
     let words = CommandLine.arguments.dropFirst()
-    let command = configuration.subcommands.first { type in words.contains { $0 == type.configuration.commandName } }
+    let command = configuration.subcommands.first { type in
+      words.contains { $0 == type.configuration.commandName }
+    }
     guard let likely = suggestedOption(typed, of: command ?? NewsAtlasCommand.self) else { return nil }
     return Message.unknownOptionDidYouMean(printable(String(typed.prefix(64))), likely)
   }
@@ -117,7 +124,8 @@ extension NewsAtlasCommand {
 
   /// A command's own "unknown option" refusal (`nearest` and `resolve` read their arguments raw, for negative
   /// coordinates): with the option it most likely is, else where the options are listed.
-  static func unknownOption(_ typed: String, of command: ParsableCommand.Type, named name: String) -> CLIError {
+  static func unknownOption(_ typed: String, of command: ParsableCommand.Type, named name: String) -> CLIError
+  {
     let shown = printable(String(typed.prefix(64)))
     if let likely = suggestedOption(typed, of: command) {
       return .usage(Message.unknownOptionDidYouMean(shown, likely))
@@ -135,9 +143,52 @@ func helpColumns(environment: [String: String]) -> Int {
   return 80
 }
 
-/// A command's discussion for its help, followed by the exit statuses, which every command's help lists.
-func helpDiscussion(_ text: String? = nil) -> String {
-  [text, Message.exitStatusDiscussion()].compactMap { $0 }.joined(separator: "\n\n")
+/// A command's discussion for its help (the exit statuses and examples come at the end: `helpEnding`).
+func helpDiscussion(_ text: String? = nil) -> String { text ?? "" }
+
+extension NewsAtlasCommand {
+  /// The command whose help the command line asks for (`newsatlas nearest --help`, `newsatlas help nearest`),
+  /// nil for the root's.
+  static var helpedCommand: String? {
+    var words = CommandLine.arguments.dropFirst()[...]
+    while let first = words.first {
+      words = words.dropFirst(first == "--lang" ? 2 : 1)
+      if commandNames.contains(first), first != "help" { return first }
+    }
+    return nil
+  }
+
+  /// Whether what ArgumentParser printed for a clean exit is help (not `--version`'s number).
+  static func isHelp(_ text: String) -> Bool { text.hasPrefix("OVERVIEW:") || text.hasPrefix("USAGE:") }
+
+  /// What ends a help text: its command's examples, then the exit statuses in the root's help, else one line
+  /// that says where they are (issue 47: the block once, not before every command's usage).
+  static func helpEnding() -> String {
+    let examples: [String: Message] = [
+      "nearest": .examplesNearest, "resolve": .examplesResolve, "clusters": .examplesClusters,
+      "serve": .examplesServe, "tiles": .examplesTiles, "countries": .examplesCountries,
+      "headlines": .examplesHeadlines, "search": .examplesSearch, "sources": .examplesSources,
+      "feeds": .examplesFeeds, "config": .examplesConfig, "quota": .examplesQuota,
+    ]
+    guard let command = helpedCommand else {
+      return "\n\n" + Message.examplesRoot() + "\n\n" + Message.exitStatusDiscussion()
+    }
+    return (examples[command].map { "\n\n" + $0() } ?? "") + "\n\n" + Message.exitStatusPointer()
+  }
+
+  /// ArgumentParser's help with its sections where a reader looks for them: `headlines` lists its own options
+  /// before the clustering ones, which only `--cluster` uses.
+  static func helpArranged(_ text: String) -> String {
+    guard helpedCommand == "headlines" else { return text }
+    var sections = text.components(separatedBy: "\n\n")
+    let title = Message.shapeTitle().uppercased()
+    guard let shape = sections.firstIndex(where: { $0.hasPrefix(title) }),
+      let options = sections.firstIndex(where: { $0.hasPrefix("OPTIONS:") }), shape < options
+    else { return text }
+    let moved = sections.remove(at: shape)
+    sections.insert(moved, at: options)
+    return sections.joined(separator: "\n\n")
+  }
 }
 
 /// `--lang`, which every command takes: the language of what it says (read before parsing by `main`, which

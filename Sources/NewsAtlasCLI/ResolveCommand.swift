@@ -81,9 +81,9 @@ struct ResolveCommand: ParsableCommand {
     var line =
       "\(resolution.country.code)  \(french ? resolution.country.nameFrench : resolution.country.name)  (\(method)"
     if let containing = resolution.containing, resolution.method == .nearest {
-      line += "; " + Message.resolveIn(containing.name)
+      line += Message.resolveSeparator() + Message.resolveIn(french ? containing.nameFrench : containing.name)
     }
-    line += ", " + Message.resolveMarkerAway(Format.fixed(resolution.distanceKilometers, 1)) + ")\n"
+    line += ", " + Message.resolveMarkerAway(Format.decimal(resolution.distanceKilometers, 1)) + ")\n"
     out.append(line)
   }
 }

@@ -22,6 +22,7 @@ import Testing
   static let sameInBoth: Set<Message> = [
     .headlinesArticles, .headlinesOneArticle, .durationMinutes, .durationMinute, .tilesProgress,
     .coordinateSentence, .dateToday, .mapLatitude, .mapLongitude, .mapPoint, .mapCategorySports,
+    .clustersKindPoint,
   ]
 
   @Test func frenchIsATranslation() {

@@ -141,6 +141,47 @@ import Testing
     }
   }
 
+  /// `--format text` (issue 47 item 9): a table under a header, each cluster with the zoom it splits at, each
+  /// point with its name (French in French, a decimal comma); the JSON laid out on a terminal, one line in a
+  /// pipe, the same document either way.
+  @Test func textAndLaidOutJSONForPeople() throws {
+    let text = try CLI.run(["clusters", "--zoom", "2", "--format", "text"])
+    #expect(text.status == 0)
+    #expect(
+      text.stdoutLines.first?.split(separator: " ") == [
+        "KIND", "ID", "POINTS", "LATITUDE", "LONGITUDE", "DETAILS",
+      ])
+    let cluster = try #require(text.stdoutLines.first { $0.hasPrefix("cluster ") && $0.contains(" 121 ") })
+    #expect(
+      cluster.split(separator: " ") == [
+        "cluster", "121", "7", "47.0593", "14.8714", "splits", "at", "zoom", "3",
+      ])
+    #expect(text.stdoutLines.contains { $0.hasPrefix("point ") && $0.hasSuffix("  Argentina") })
+    // The same clusters as the JSON answer: every id, every lone marker.
+    let json = try #require(try CLI.run(["clusters", "--zoom", "2"]).json?["features"] as? [[String: Any]])
+    #expect(text.stdoutLines.count == json.count + 1)
+    let french = try CLI.run(["clusters", "--leaves", "121", "--format", "text", "--lang", "fr"])
+    #expect(
+      french.stdoutLines.contains {
+        $0.split(separator: " ") == ["point", "1", "47,6319", "13,7978", "Autriche"]
+      })
+    let splits = try CLI.run(["clusters", "--expansion-zoom", "121", "--format", "text"])
+    #expect(splits.stdout == "Cluster 121 splits at zoom 3.\n")
+    let tile = try CLI.run(["clusters", "--tile", "2/2/1", "--format", "text"])
+    #expect(tile.stdoutLines.first?.split(separator: " ") == ["KIND", "ID", "POINTS", "X", "Y", "DETAILS"])
+    // On a terminal (script(1) gives the command one), the JSON is laid out; piped, it is one line.
+    let piped = try CLI.run(["clusters", "--children", "121"])
+    #expect(piped.stdoutLines.count == 1)
+    let terminal = try CLI.shell(#"script -qec "$0 clusters --children 121" /dev/null"#)
+    #expect(terminal.status == 0)
+    let laidOut = terminal.stdout.replacingOccurrences(of: "\r\n", with: "\n")
+    #expect(
+      laidOut.hasPrefix("{\n  \"type\": \"FeatureCollection\",\n  \"features\": [\n"),
+      "\(laidOut.prefix(200))")
+    let reread = try JSONSerialization.jsonObject(with: Data(laidOut.utf8)) as? NSDictionary
+    #expect(reread == (try JSONSerialization.jsonObject(with: Data(piped.stdout.utf8)) as? NSDictionary))
+  }
+
   @Test func countriesByDefaultWithUnclusteredFeaturesUnchanged() throws {
     let result = try CLI.run(["clusters", "--zoom", "2"])
     #expect(result.status == 0)

@@ -191,6 +191,18 @@ import Testing
     #expect(nearest.stdout.contains("Belgique") && nearest.stdout.contains(" cap "))
     let resolve = try CLI.run(["resolve", "50.85", "4.35"], environment: Self.french)
     #expect(resolve.stdout.hasPrefix("be  Belgique  (à l'intérieur, marqueur à "))
+    // A country outside the 54 in French too, French spacing before ';', a decimal comma (issue 47 item 9).
+    let algiers = try CLI.run(["resolve", "36.7538", "3.0588"], environment: Self.french)
+    #expect(algiers.stdout == "pt  Portugal  (le plus proche ; dans Algérie, marqueur à 1013,0 km)\n")
+    #expect(nearest.stdout.contains(",") && !nearest.stdout.contains("."), "\(nearest.stdout)")
+    let countries = try CLI.run(["countries", "belgique"], environment: Self.french)
+    #expect(
+      countries.stdoutLines.first?.split(separator: " ")
+        == ["CODE", "NOM", "ANGLAIS", "NOM", "LATITUDE", "LONGITUDE", "LANGUE"])
+    #expect(
+      countries.stdoutLines.last?.split(separator: " ") == [
+        "be", "Belgium", "Belgique", "50,6182", "4,6750", "nl",
+      ])
     let plan = try CLI.run(
       ["headlines", "--countries", "fr,de", "--provider", "gdelt", "--dry-run", "--lang", "fr"])
     #expect(plan.stdout.hasPrefix("Plan pour 2 résultats, 10 articles chacun :"), "\(plan.stdout)")

@@ -83,25 +83,61 @@ import Testing
     let threads = resolve.split(separator: "\n").drop { !$0.contains("--threads <n>  ") }.prefix(2)
       .joined(separator: " ")
     #expect(threads.components(separatedBy: "default").count == 2, "\(threads)")
+    // The exit statuses once, at the end of the root's help (issue 47 item 9), in its language; every
+    // command's help ends with one line that says where they are.
     let root = try CLI.run(["--help"]).stdout
     #expect(root.contains("EXIT STATUS (sysexits): 0 success; 1 nothing to get or remove"))
-    // Every command's help lists the exit statuses, not only the root's (issue 31 item 7), in its language.
+    #expect(root.firstRange(of: "EXIT STATUS")!.lowerBound > root.firstRange(of: "USAGE:")!.lowerBound)
+    let rootFrench = FrenchInterfaceTests.collapsed(
+      try CLI.run(["--help"], environment: FrenchInterfaceTests.french).stdout)
+    #expect(rootFrench.contains("CODE DE SORTIE (sysexits) : 0 succès ; 1 rien à lire ou à retirer"))
+    #expect(rootFrench.contains("; 64 une ligne"))
     for command in FrenchInterfaceTests.commands {
-      let english = FrenchInterfaceTests.collapsed(try CLI.run([command, "--help"]).stdout)
-      #expect(english.contains("EXIT STATUS (sysexits): 0 success; 1 nothing to get or remove"), "\(command)")
-      #expect(english.contains("64 a bad command line; 65 bad data"), "\(command)")
-      let french = FrenchInterfaceTests.collapsed(
-        try CLI.run([command, "--help"], environment: FrenchInterfaceTests.french).stdout)
+      let english = try CLI.run([command, "--help"]).stdout
+      #expect(!english.contains("EXIT STATUS (sysexits)"), "\(command)")
       #expect(
-        french.contains("CODE DE SORTIE (sysexits) : 0 succès ; 1 rien à lire ou à retirer"), "\(command)")
-      #expect(french.contains("; 64 une ligne"), "\(command)")
+        english.hasSuffix("EXIT STATUS: as sysexits(3); 'newsatlas --help' lists them.\n"), "\(command)")
+      let french = try CLI.run([command, "--help"], environment: FrenchInterfaceTests.french).stdout
+      #expect(!french.contains("CODE DE SORTIE (sysexits)"), "\(command)")
+      #expect(french.contains("\nEXEMPLES :\n  newsatlas \(command)"), "\(command)")
+      #expect(french.hasSuffix("CODE DE SORTIE : selon sysexits(3) ; 'newsatlas --help' les liste.\n"))
     }
     // Each status the help names is the one the command exits with: 1 for config get of a setting not set and
     // feeds remove of a feed not listed, 65 for a countries query that matches none.
     #expect(try CLI.run(["config", "get", "country"]).status == 1)
     #expect(try CLI.run(["feeds", "remove", "fr", "https://nope.example/x.xml"]).status == 1)
     #expect(try CLI.run(["countries", "zz"]).status == 65)
-    #expect(!(try CLI.run(["headlines", "--help"]).stdout.contains("<all>")))
+    let headlines = try CLI.run(["headlines", "--help"]).stdout
+    #expect(!headlines.contains("<all>"))
+    // Its own options first, then the clustering ones only --cluster uses.
+    let country = try #require(headlines.firstRange(of: "  --country <country>"))
+    #expect(country.lowerBound < (try #require(headlines.firstRange(of: "  --radius <px>"))).lowerBound)
+  }
+
+  /// Every command's help ends with two to four examples of it (issue 47 item 9); those that need no network,
+  /// key, server or file of the reader's run as written and succeed, so an example cannot go stale.
+  @Test func everyHelpEndsWithExamplesThatRun() throws {
+    let needsMore = ["shops", "places", "token", "example.org", "lemonde", "markers.mbtiles"]
+    var ran = 0
+    for command in FrenchInterfaceTests.commands {
+      let help = try CLI.run([command, "--help"]).stdout
+      let section = help.components(separatedBy: "\nEXAMPLES:\n").dropFirst().first ?? ""
+      let examples = section.components(separatedBy: "\n\n")[0].split(separator: "\n")
+        .filter { $0.hasPrefix("  newsatlas ") }.map { $0.dropFirst(2) }
+      #expect((2...4).contains(examples.count), "\(command): \(examples)")
+      for example in examples where example.split(separator: " ")[1] == command {
+        let words = example.split(separator: " ").dropFirst().map(String.init)
+        let offline =
+          ["nearest", "resolve", "clusters", "countries", "quota"].contains(command)
+          || (command == "headlines" && words.contains("--dry-run"))
+          || (command == "feeds" && words.contains("list")) || (command == "config" && words.contains("show"))
+        guard offline, !needsMore.contains(where: { example.contains($0) }) else { continue }
+        let result = try CLI.run(words)
+        #expect(result.status == 0 && !result.stdout.isEmpty, "\(example): \(result.stderr)")
+        ran += 1
+      }
+    }
+    #expect(ran >= 12)
   }
 
   @Test func negativeCoordinatesAndCountNearestFirst() throws {

@@ -18,7 +18,8 @@ import Testing
     let result = try CLI.run(["resolve", "36.7538", "3.0588", "--format", "json"])
     let json = try #require(result.json)
     #expect(json["method"] as? String == "nearest")
-    #expect((json["containing"] as? [String: String]) == ["code": "dz", "name": "Algeria"])
+    #expect(
+      (json["containing"] as? [String: String]) == ["code": "dz", "name": "Algeria", "nameFr": "Algérie"])
   }
 
   @Test func atSeaContainingIsNull() throws {
