@@ -112,6 +112,13 @@ public enum Message: String, CaseIterable, Sendable {
   case tilesMaxZoom
   case tilesLayerName
   case tilesProgress
+  case tilesRate
+  case tilesZoomDone
+  case tilesClustering
+  case progressRead
+  case progressRows
+  case progressRate
+  case progressLeft
   case tilesSummary
   case serveAbstract
   case serveDiscussion
@@ -1493,11 +1500,20 @@ public enum Message: String, CaseIterable, Sendable {
         "Un nom de couche est fait de lettres, de chiffres, de '-' et de '_' (64 au plus), pas '{1}' ; "
           + "donnez --layer."
       )
-    case .tilesProgress: ("zoom {1}, {2} tiles written", "zoom {1}, {2} tuiles écrites")
+    case .tilesProgress:
+      ("zoom {1} of {2} · {3} tiles · {4}%", "zoom {1} sur {2} · {3} tuiles · {4} %")
+    case .tilesRate: ("{1} tiles/s", "{1} tuiles/s")
+    case .tilesZoomDone:
+      ("zoom {1} of {2} done: {3} tiles so far, {4} s", "zoom {1} sur {2} fini : {3} tuiles jusqu'ici, {4} s")
+    case .tilesClustering: ("clustering {1} points…", "regroupement de {1} points…")
+    case .progressRead: ("reading: {1}% of {2} MB", "lecture : {1} % de {2} Mo")
+    case .progressRows: ("{1} rows", "{1} lignes")
+    case .progressRate: ("{1} MB/s", "{1} Mo/s")
+    case .progressLeft: ("about {1} s left", "encore environ {1} s")
     case .tilesSummary:
       (
-        "{1} tiles, {2} bytes of gzipped MVT, zooms {3}-{4}, layer {5}, in {6}",
-        "{1} tuiles, {2} octets de MVT compressé, zooms {3}-{4}, couche {5}, dans {6}"
+        "{1} tiles, {2} bytes of gzipped MVT, zooms {3}-{4}, layer {5}, in {6} ({7} s)",
+        "{1} tuiles, {2} octets de MVT compressé, zooms {3}-{4}, couche {5}, dans {6} ({7} s)"
       )
 
     // MARK: serve

@@ -1,11 +1,16 @@
+import AtlasMessages
+
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// A progress line on a terminal's standard error, refreshed at most four times a second.
+/// A progress line on a terminal's standard error, refreshed at most four times a second: how much of the
+/// input is read, the rows when known, the rate and, after a second, about how long is left (issue 47 item 10:
+/// it said `27% (0 rows)`).
 package struct ProgressLine {
   let totalBytes: Int
   let enabled: Bool
+  private let started = ProgressLine.now()
   private var last = ProgressLine.now()
   private var shown = false
 
@@ -27,8 +32,36 @@ package struct ProgressLine {
     last = time
     shown = true
     let percent = totalBytes > 0 ? min(100, bytes * 100 / totalBytes) : 0
-    StandardError.write("\rnewsatlas: \(percent)% (\(rows) rows)")
+    var parts = [Message.progressRead(percent, Self.megabytes(Double(totalBytes)))]
+    if rows > 0 { parts.append(Message.progressRows(rows)) }
+    let elapsed = time - started
+    if elapsed >= 1, bytes > 0 {
+      let rate = Double(bytes) / elapsed
+      parts.append(Message.progressRate(Self.megabytes(rate)))
+      if bytes < totalBytes {
+        parts.append(Message.progressLeft(Self.seconds(Double(totalBytes - bytes) / rate)))
+      }
+    }
+    StandardError.write("\rnewsatlas: " + parts.joined(separator: " · ") + "\u{1B}[K")
   }
+
+  /// Megabytes with one decimal, in the reader's decimal mark (`120.5`, `120,5`).
+  package static func megabytes(_ bytes: Double) -> String { decimal(bytes / 1e6) }
+
+  /// Seconds, whole from 10 on, else with one decimal.
+  package static func seconds(_ value: Double) -> String {
+    value >= 10 ? String(Int(value.rounded())) : decimal(value)
+  }
+
+  /// `value` with one decimal, in the reader's decimal mark.
+  package static func decimal(_ value: Double) -> String {
+    let tenths = Int((max(0, value) * 10).rounded())
+    let mark = InterfaceLanguage.current == .french ? "," : "."
+    return "\(tenths / 10)\(mark)\(tenths % 10)"
+  }
+
+  /// Seconds since an arbitrary start, monotonic.
+  package static func clock() -> Double { now() }
 
   package func finish() {
     if shown { StandardError.write("\r\u{1B}[K") }

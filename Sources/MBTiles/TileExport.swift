@@ -13,6 +13,16 @@ import Store
 /// servers such as Martin, tileserver-gl or QGIS), or in one PMTiles v3 archive when the path ends in
 /// `.pmtiles` (the same tiles and metadata, for a static host or an object store read with range requests).
 public enum TileExport {
+  /// Where an export is: the zoom being written (of `zooms`), the tiles written so far, about what fraction of
+  /// the work is done, and whether the zoom is done.
+  public struct Progress: Sendable {
+    public let zoom: Int
+    public let zooms: ClosedRange<Int>
+    public let tiles: Int
+    public let fraction: Double
+    public let zoomDone: Bool
+  }
+
   public struct Summary: Sendable {
     public let tiles: Int
     public let bytes: Int
@@ -30,10 +40,10 @@ public enum TileExport {
 
   /// Builds the index (keeping only the zooms written), then writes each zoom's tiles: the candidates of
   /// `ClusterIndex.tileCandidates`, encoded and gzipped on every core in batches, written in order.
-  /// `progress` hears (zoom, tiles written so far) after each batch.
+  /// `progress` hears where the export is after each batch, and once more as each zoom is done.
   public static func export(
     _ file: FeatureFile, layer: String, options: ClusterOptions, aggregations: [Aggregation], to path: String,
-    progress: (Int, Int) -> Void = { _, _ in }
+    progress: (Progress) -> Void = { _ in }
   ) throws(ExportError) -> Summary {
     var options = options
     let zooms = options.minZoom...options.maxZoom
@@ -61,7 +71,12 @@ public enum TileExport {
     } catch {
       throw ExportError(sentence: Sentence(.tilesGzipCannotStart, String(describing: error)))
     }
-    for z in zooms {
+    // The work of a zoom is about its clusters and points (each in a tile or a few): the fraction done weighs
+    // each zoom by them, known from the index before any tile is.
+    let weights = zooms.map { Double(Swift.max(1, index.itemCount(atZoom: Double($0)))) }
+    let total = weights.reduce(0, +)
+    var before = 0.0
+    for (k, z) in zooms.enumerated() {
       let n = 1 << z
       let candidates = index.tileCandidates(zoom: z)
       var start = 0
@@ -94,8 +109,12 @@ public enum TileExport {
           tiles += 1
           bytes += data.count
         }
-        progress(z, tiles)
+        let within = weights[k] * Double(start) / Double(candidates.count)
+        progress(
+          Progress(zoom: z, zooms: zooms, tiles: tiles, fraction: (before + within) / total, zoomDone: false))
       }
+      before += weights[k]
+      progress(Progress(zoom: z, zooms: zooms, tiles: tiles, fraction: before / total, zoomDone: true))
     }
     let pairs = metadata(file, layer: layer, options: options, aggregations: aggregations)
     do {

@@ -55,23 +55,80 @@ struct TilesCommand: ParsableCommand {
     guard VectorLayer.isValidName(name) else {
       throw CLIError.usage(Message.tilesLayerName(name))
     }
-    let progress = StandardError.isTerminal
     MBTilesWriter.removePartialFileOnSignals()
+    var progress = ExportProgress(terminal: StandardError.isTerminal, points: file.count)
     let summary: TileExport.Summary
     do {
       summary = try TileExport.export(
         file, layer: name, options: options, aggregations: aggregations, to: out
-      ) { zoom, written in
-        if progress { StandardError.write("\rnewsatlas: " + Message.tilesProgress(zoom, written)) }
-      }
+      ) { progress.show($0) }
     } catch {
-      if progress { StandardError.write("\n") }
+      progress.end()
       throw CLIError(description: error.text(in: .current), exitCode: error.isInput ? CLIError.data : 73)
     }
-    if progress { StandardError.write("\n") }
+    progress.end()
     let out = OutputBuffer.standardOutput()
     out.append(
-      Message.tilesSummary(summary.tiles, summary.bytes, options.minZoom, options.maxZoom, name, self.out)
-        + "\n")
+      Message.tilesSummary(
+        summary.tiles, summary.bytes, options.minZoom, options.maxZoom, name, self.out,
+        Format.decimal(ProgressLine.clock() - progress.started, 1)) + "\n")
+  }
+}
+
+/// How far `tiles` is (issue 47 item 10). On a terminal one line, redrawn at most four times a second: the zoom
+/// of the zooms, the tiles written, a percentage, the rate and about how long is left. Piped, a plain line as
+/// each zoom is done. First, while the points are clustered, a line that says so.
+struct ExportProgress {
+  let terminal: Bool
+  let started = ProgressLine.clock()
+  private var exportStarted: Double?
+  private var lastShown = 0.0
+  private var drawn = false
+
+  init(terminal: Bool, points: Int) {
+    self.terminal = terminal
+    if terminal {
+      StandardError.write("\rnewsatlas: " + Message.tilesClustering(points) + "\u{1B}[K")
+      drawn = true
+    }
+  }
+
+  mutating func show(_ progress: TileExport.Progress) {
+    let now = ProgressLine.clock()
+    let begun = exportStarted ?? now
+    exportStarted = begun
+    let range = "\(progress.zooms.lowerBound)–\(progress.zooms.upperBound)"
+    guard terminal else {
+      if progress.zoomDone {
+        StandardError.write(
+          "newsatlas: "
+            + Message.tilesZoomDone(
+              progress.zoom, range, progress.tiles, ProgressLine.seconds(now - started)) + "\n")
+      }
+      return
+    }
+    guard now - lastShown >= 0.25 || progress.zoomDone && progress.zoom == progress.zooms.upperBound else {
+      return
+    }
+    lastShown = now
+    let elapsed = now - begun
+    var line = Message.tilesProgress(
+      progress.zoom, range, progress.tiles, Int((progress.fraction * 100).rounded(.down)))
+    if elapsed >= 1 {
+      line += " · " + Message.tilesRate(Int((Double(progress.tiles) / elapsed).rounded()))
+      if progress.fraction > 0.01, progress.fraction < 1 {
+        line +=
+          " · "
+          + Message.progressLeft(ProgressLine.seconds(elapsed * (1 - progress.fraction) / progress.fraction))
+      }
+    }
+    StandardError.write("\rnewsatlas: " + line + "\u{1B}[K")
+    drawn = true
+  }
+
+  /// Ends the line on a terminal (the summary goes on a line of its own).
+  mutating func end() {
+    if terminal && drawn { StandardError.write("\n") }
+    drawn = false
   }
 }

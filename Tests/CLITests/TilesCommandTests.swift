@@ -5,6 +5,35 @@ import Testing
 /// `newsatlas tiles`: the MBTiles file as a file (the tiles themselves are read back by an independent reader
 /// in Tests/MBTiles/verify_mbtiles.py, which .ci/run runs).
 @Suite struct TilesCommandTests {
+  /// Progress (issue 47 item 10): piped, a plain line as each zoom is done, the tiles so far climbing to the
+  /// summary's, which gives the time taken; on a terminal (script(1) gives it one) one redrawn line with the
+  /// zoom of the zooms, the tiles and a percentage, ending at 100 %.
+  @Test func progressAsItGoesAndTheTimeTaken() throws {
+    try Scratch.withDirectory { folder in
+      let out = folder.appendingPathComponent("markers.mbtiles").path
+      let piped = try CLI.run(["tiles", "--out", out, "--max-zoom", "4"])
+      #expect(piped.status == 0, "\(piped.stderr)")
+      let zooms = piped.stderrLines.filter { $0.hasPrefix("newsatlas: zoom ") }
+      #expect(zooms.count == 5 && piped.stderrLines.count == 5, "\(piped.stderr)")
+      #expect(
+        zooms.first?.hasPrefix("newsatlas: zoom 0 of 0–4 done: 1 tiles so far, ") == true, "\(piped.stderr)")
+      #expect(
+        zooms.last?.hasPrefix("newsatlas: zoom 4 of 0–4 done: 60 tiles so far, ") == true, "\(piped.stderr)")
+      #expect(
+        piped.stdout.wholeMatch(
+          of: /60 tiles, \d+ bytes of gzipped MVT, zooms 0-4, layer markers, in .* \(\d+\.\d s\)\n/) != nil,
+        "\(piped.stdout)")
+      let terminal = try CLI.shell(
+        #"script -qec "$0 tiles --out '$1' --max-zoom 4 --lang fr" /dev/null"#, [out])
+      #expect(terminal.status == 0, "\(terminal.stdout)")
+      #expect(terminal.stdout.contains("\rnewsatlas: regroupement de 54 points…"), "\(terminal.stdout)")
+      #expect(
+        terminal.stdout.contains("\rnewsatlas: zoom 4 sur 0–4 · 60 tuiles · 100 %\u{1B}[K"),
+        "\(terminal.stdout)")
+      #expect(!terminal.stdout.contains("fini :"), "\(terminal.stdout)")
+    }
+  }
+
   @Test func writesAnSQLiteFileAndReplacesItWhole() throws {
     try Scratch.withDirectory { folder in
       let out = folder.appendingPathComponent("markers.mbtiles").path
