@@ -49,7 +49,7 @@ let package = Package(
     .target(name: "CCurl"),
     // An async HTTP client on libcurl's multi interface; curl never appears in its API.
     .target(name: "Fetch", dependencies: ["CCurl", "AtlasMessages"]),
-    // Data/boundaries.bin, embedded at build time (C23 #embed).
+    // Data/boundaries.bin and Documentation/openapi.json, embedded at build time (C23 #embed).
     .target(name: "CBoundaries"),
     // The 54 news countries and the world's borders (both embedded at build time).
     // What NewsAtlas says to people, in English and French: one catalogue of messages (standard library only).
@@ -72,7 +72,7 @@ let package = Package(
       name: "AtlasServer",
       dependencies: [
         "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "NewsAPI", "Store", "Fetch", "AtlasSettings",
-        "AtlasMessages",
+        "AtlasMessages", "CBoundaries",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),  // FlatDictionary, the parsed query
         .product(name: "Logging", package: "swift-log"),

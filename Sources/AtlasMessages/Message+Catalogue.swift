@@ -3196,8 +3196,8 @@ public enum Message: String, CaseIterable, Sendable {
       ("{1} The server answers no headlines.", "{1} Le serveur ne répond à aucun titre.")
     case .serviceNothingAt:
       (
-        "Nothing is at {1}; the README lists the endpoints.",
-        "Rien ne se trouve à {1} ; le README liste les points d'accès."
+        "Nothing is at {1}; GET /openapi.json lists the endpoints.",
+        "Rien ne se trouve à {1} ; GET /openapi.json liste les points d'accès."
       )
     case .serviceRequestFailed: ("The request failed ({1}).", "La requête a échoué ({1}).")
     case .serviceFailed: ("The server failed to answer: {1}.", "Le serveur n'a pas pu répondre : {1}.")

@@ -19,7 +19,11 @@ extension AtlasService {
   func datasetEntry(_ request: ParsedRequest) throws -> Reply {
     let dataset = try dataset(request)
     try allow(request, [])
-    if let unchanged = notModified(request, dataset) { return unchanged }
+    // The 304 says what the 200 says: a cache that takes its headers from it must ask again each time.
+    if var unchanged = notModified(request, dataset) {
+      unchanged.headers[.cacheControl] = "no-cache"
+      return unchanged
+    }
     var reply = Reply(json: Self.entry(dataset))
     reply.headers[.cacheControl] = "no-cache"
     reply.headers[.eTag] = "W/" + dataset.entityTag

@@ -1,4 +1,5 @@
 import AtlasMessages
+import Foundation
 import GeoFormats
 import GeoIndex
 import Hummingbird
@@ -7,9 +8,15 @@ import NewsAtlas
 extension AtlasService {
   /// The dataset the route's `name` names.
   func dataset(_ request: ParsedRequest) throws(Problem) -> Dataset {
-    let name = request.parameters.get("name") ?? ""
+    let name = Self.pathSegment(request.parameters.get("name") ?? "")
     guard let dataset = store[name] else { throw .unknownDataset(name) }
     return dataset
+  }
+
+  /// A path segment as the route names it: percent-decoded, as the write routes read a dataset's name, so that
+  /// `/v1/datasets/%70laces` is `places` on every route (a segment that does not decode is kept as it is).
+  static func pathSegment(_ raw: String) -> String {
+    raw.contains("%") ? raw.removingPercentEncoding ?? raw : raw
   }
 
   /// `dataset`, or the dataset of its features that pass the query's `filter` (a MapLibre filter expression in

@@ -1,3 +1,4 @@
+import CBoundaries
 import GeoFormats
 import GeoIndex
 import Hummingbird
@@ -55,10 +56,20 @@ extension AtlasService {
     router.readable("/static/leaflet/images/:file") {
       try leafletFile("images/" + ($0.parameters.get("file") ?? ""))
     }
+    router.readable("/openapi.json", openAPI)
     router.readable("/v1/basemap", basemap)
     router.readable("/v1/countries", countries)
     return router
   }
+
+  /// `GET /openapi.json`: the HTTP API as an OpenAPI 3.1 document (Documentation/openapi.json, embedded).
+  func openAPI(_ request: ParsedRequest) throws -> Reply {
+    try allow(request, [])
+    return Reply(json: Self.openAPIDocument)
+  }
+
+  static let openAPIDocument = ByteBuffer(
+    bytes: UnsafeBufferPointer(start: copenapi_bytes(), count: copenapi_count()))
 
   /// `GET /metrics`: the counters in Prometheus' text format.
   func metricsText(_ request: ParsedRequest) throws -> Reply {

@@ -18,7 +18,8 @@ extension AtlasService {
     guard isVector || file.hasSuffix(".geojson") else {
       throw Problem.said(Problem.notFound, .serviceTileFile, file)
     }
-    let y = file.prefix { $0 != "." }
+    // Y is all that comes before the suffix: `0.5.mvt` is no tile's name (it was read as 0).
+    let y = file.dropLast(isVector ? 4 : 8)
     let address = "\(request.parameters.get("z") ?? "")/\(request.parameters.get("x") ?? "")/\(y)"
     let (z, x, yValue) = try parameter { () throws(FormatError) in
       try Coordinates.tile(address, name: "A tile")
@@ -59,7 +60,7 @@ extension AtlasService {
 
   /// TileJSON 3.0.0 for `/tiles/{name}.json`, its URL template built from the request's host.
   func tileJSON(_ request: ParsedRequest) async throws -> Reply {
-    let file = request.parameters.get("name") ?? ""
+    let file = Self.pathSegment(request.parameters.get("name") ?? "")
     guard file.hasSuffix(".json"), let unfiltered = store[String(file.dropLast(5))] else {
       throw Problem.said(Problem.notFound, .serviceNoTileJSON, file)
     }

@@ -52,7 +52,7 @@ extension AtlasService {
     try writeAccess.check(parsed.headers)
     guard let writes else { throw Problem.said(Problem.forbidden, writeAccess.offReason) }
     let raw = context.parameters.get("name") ?? ""
-    let name = raw.removingPercentEncoding ?? raw
+    let name = Self.pathSegment(raw)
     guard VectorLayer.isValidName(name) else {
       throw Problem.said(Problem.badParameter, .serveDatasetName, printable(String(name.prefix(64))))
     }

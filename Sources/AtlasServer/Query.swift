@@ -53,8 +53,14 @@ struct Query {
     return pairs
   }
 
-  /// Hummingbird's own reading of the target's query.
+  /// Hummingbird's own reading of the target's query, a `+` read as a space first (HTML forms, URLSearchParams
+  /// and Python's urlencode write one for a space; a plus sign itself comes as `%2B`). Hummingbird keeps `+`.
   static func hummingbirds(_ target: String) -> [(name: Substring, value: Substring)] {
-    URI(target).queryParameters.map { (name: $0.key, value: $0.value) }
+    var target = target
+    if let question = target.firstIndex(of: "?"), target[question...].contains("+") {
+      target =
+        String(target[...question]) + target[target.index(after: question)...].replacing("+", with: "%20")
+    }
+    return URI(target).queryParameters.map { (name: $0.key, value: $0.value) }
   }
 }

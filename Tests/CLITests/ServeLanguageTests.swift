@@ -61,7 +61,7 @@ import Testing
         "/v1/datasets/nothing/clusters?zoom=1",
         "Aucun jeu de données ne s'appelle 'nothing' ; /v1/datasets les liste."
       ),
-      ("/v1/nowhere", "Rien ne se trouve à /v1/nowhere ; le README liste les points d'accès."),
+      ("/v1/nowhere", "Rien ne se trouve à /v1/nowhere ; GET /openapi.json liste les points d'accès."),
       (
         "/v1/datasets/markers/clusters/abc/children",
         "Un identifiant de groupe est un nombre entier, pas 'abc' ; les groupes portent le leur dans cluster_id."

@@ -160,6 +160,35 @@ final class Served: @unchecked Sendable {
     #expect(served.stop() == 0)  // SIGTERM ends it cleanly
   }
 
+  /// `GET /openapi.json` is the repository's OpenAPI document, byte for byte (Documentation/openapi.json,
+  /// embedded), and the rules schemathesis found broken hold (Tests/API/schemathesis_check.py checks the rest
+  /// against the release binary in CI): a tile's name is Y and its suffix alone, `+` in a query is a space, a
+  /// dataset's name is percent-decoded on reads as on writes, and a 304 of a dataset entry says no-cache as its
+  /// 200 does.
+  @Test func theAPIDocumentAndTheRulesItStates() async throws {
+    let served = try Served()
+    let document = try await client.get(served.base + "/openapi.json")
+    #expect(document.status == 200 && document.header("content-type")?.hasPrefix("application/json") == true)
+    let file = Scratch.fixtures.deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Documentation/openapi.json")
+    #expect(Data(document.body) == (try Data(contentsOf: file)))
+    #expect((try json(document))["openapi"] as? String == "3.1.0")
+    #expect(try await client.get(served.base + "/openapi.json?x=1").status == 400)
+    for path in ["/tiles/markers/0/0/0.5.mvt", "/tiles/markers/0/0/0.x.geojson", "/tiles/markers/0/0/.mvt"] {
+      #expect(try await client.get(served.base + path).status == 400, "\(path)")
+    }
+    let plus = try await client.get(served.base + "/v1/countries?q=united+states")
+    #expect(plus.status == 200 && String(decoding: plus.body, as: UTF8.self).contains(#""code":"us""#))
+    let filter = try await client.get(
+      served.base + "/v1/datasets/markers/clusters?zoom=0&filter=%5B%22has%22,+%22code%22%5D")
+    #expect(filter.status == 200, "\(String(decoding: filter.body, as: UTF8.self))")
+    #expect(try await client.get(served.base + "/tiles/%6Darkers.json").status == 200)
+    #expect(try await client.get(served.base + "/v1/datasets/%6Darkers").status == 200)
+    let unchanged = try await client.get(
+      served.base + "/v1/datasets/markers", headers: [("If-None-Match", "*")])
+    #expect(unchanged.status == 304 && unchanged.header("cache-control") == "no-cache")
+  }
+
   @Test func vectorTilesAreTheLibrarysAndEmptyOnesAre204() async throws {
     let served = try Served()
     let index = try ClusterIndex<[Double]>(
