@@ -25,6 +25,7 @@ public enum Message: String, CaseIterable, Sendable {
   case configColumns
   case seeHelp
   case langHelp
+  case colorHelp
   case standardOutputFailed
   case formatTextOrJSON
   case unknownOption
@@ -1120,6 +1121,11 @@ public enum Message: String, CaseIterable, Sendable {
       ("CODE|NAME|FRENCH NAME|LATITUDE|LONGITUDE|LANGUAGE", "CODE|NOM ANGLAIS|NOM|LATITUDE|LONGITUDE|LANGUE")
     case .configColumns: ("SETTING|VALUE|FROM", "RÉGLAGE|VALEUR|SOURCE")
     case .seeHelp: ("{1} See 'newsatlas help'.", "{1} Voir 'newsatlas help'.")
+    case .colorHelp:
+      (
+        "Colour: never, auto (on a terminal, unless NO_COLOR is set) or always. (default: auto)",
+        "Couleur : never, auto (sur un terminal, sauf si NO_COLOR est défini) ou always. (par défaut : auto)"
+      )
     case .langHelp:
       (
         "Language of messages, help and dates: en or fr (default: the interface-language setting, else fr "

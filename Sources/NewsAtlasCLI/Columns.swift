@@ -32,7 +32,7 @@ struct Columns {
       min(caps[column] ?? .max, all.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0)
     }
     var out = ""
-    for row in all {
+    for (number, row) in all.enumerated() {
       var cells: [String] = []
       for (column, cell) in row.enumerated() {
         let last = column == row.count - 1
@@ -42,7 +42,8 @@ struct Columns {
           cells.append(last ? cell : cell.padding(to: widths[column]))
         }
       }
-      out += cells.joined(separator: "  ") + "\n"
+      let line = cells.joined(separator: "  ")
+      out += (number == 0 ? Paint.bold(line) : line) + "\n"
     }
     return out
   }

@@ -39,6 +39,7 @@ struct NewsAtlasCommand: AsyncParsableCommand {
     InterfaceLanguage.current = InterfaceLanguage.chosen(
       arguments: Array(CommandLine.arguments.dropFirst()),
       setting: LaunchSettings.readAtLaunch()?[.interfaceLanguage], environment: environment)
+    Paint.decide(arguments: Array(CommandLine.arguments.dropFirst()), environment: environment)
     do {
       try checkCommandName()
       var command = try parseAsRoot()
@@ -51,10 +52,10 @@ struct NewsAtlasCommand: AsyncParsableCommand {
     } catch let error as SettingsError {
       // Every message is printed through `printable`: a value it quotes (an argument, a file's line, the
       // service's words) cannot add a line or reach the terminal as an escape sequence.
-      StandardError.write("newsatlas: \(printable(error.text(in: .current)))\n")
+      StandardError.write("\(Paint.alarm("newsatlas:")) \(printable(error.text(in: .current)))\n")
       Glibc.exit(CLIError(error).exitCode)
     } catch let error as CLIError {
-      StandardError.write("newsatlas: \(printable(error.description))\n")
+      StandardError.write("\(Paint.alarm("newsatlas:")) \(printable(error.description))\n")
       Glibc.exit(error.exitCode)
     } catch {
       let code = exitCode(for: error)
@@ -75,7 +76,7 @@ struct NewsAtlasCommand: AsyncParsableCommand {
       if let newline = message.firstIndex(of: "\n") { message = String(message[..<newline]) }
       message = optionSuggested(message) ?? ArgumentParserWords.error(message, in: .current)
       if !message.hasSuffix(".") && !message.hasSuffix("?") { message += "." }
-      StandardError.write("newsatlas: \(printable(Message.seeHelp(message)))\n")
+      StandardError.write("\(Paint.alarm("newsatlas:")) \(printable(Message.seeHelp(message)))\n")
       Glibc.exit(code == .failure ? CLIError.usage : code.rawValue)
     }
   }
@@ -196,6 +197,10 @@ extension NewsAtlasCommand {
 struct InterfaceOptions: ParsableArguments {
   @Option(help: ArgumentHelp(Message.langHelp(), valueName: "lang"))
   var lang: InterfaceLanguage?
+
+  /// Read before parsing by `main` too (`Paint.decide`); here so each command lists and checks it.
+  @Option(help: ArgumentHelp(Message.colorHelp(), valueName: "when"))
+  var color: ColorChoice?
 }
 
 extension InterfaceLanguage: ExpressibleByArgument {}

@@ -422,7 +422,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
   }
 
   static func text(_ result: HeadlinesResult, dates: HumanDate) -> String {
-    var text = result.job.label
+    var text = Paint.bold(result.job.label)
     let count = result.articles.count
     let articles = count == 1 ? Message.headlinesOneArticle() : Message.headlinesArticles(count)
     if result.job.source != nil && result.strategy == .sources {
@@ -728,7 +728,7 @@ extension Article {
   /// escape sequence and no forged line).
   func textLines(_ dates: HumanDate) -> String {
     "    \(printable(dates.text(publishedAt)))  \(Message.labelled(printable(source.name), printable(title)))\n"
-      + "                \(printable(url))\n"
+      + "                \(Paint.dim(printable(url)))\n"
   }
 }
 

@@ -140,6 +140,27 @@ import Testing
     #expect(ran >= 12)
   }
 
+  /// Colour (issue 47 item 9) only where it is wanted: never in a pipe unless asked (`--color always`), on a
+  /// terminal by default (script(1) gives the command one) unless `NO_COLOR` or `TERM=dumb` says no or
+  /// `--color never`; the explicit flag beats `NO_COLOR`; an error's `newsatlas:` in red on a terminal.
+  @Test func colourOnlyWhereItIsWanted() throws {
+    let bold = "\u{1B}[1mCODE  NAME"
+    #expect(!(try CLI.run(["countries", "egypt"]).stdout.contains("\u{1B}")))
+    #expect(try CLI.run(["countries", "egypt", "--color", "always"]).stdout.hasPrefix(bold))
+    // A terminal that takes colour, whatever the test run's own TERM and NO_COLOR are.
+    func onATerminal(_ arguments: String, _ environment: [String: String] = [:]) throws -> String {
+      let terminal = ["TERM": "xterm-256color", "NO_COLOR": ""].merging(environment) { $1 }
+      return try CLI.shell(#"script -qec "$0 \#(arguments)" /dev/null"#, environment: terminal).stdout
+    }
+    #expect(try onATerminal("countries egypt").hasPrefix(bold))
+    #expect(!(try onATerminal("countries egypt", ["NO_COLOR": "1"]).contains("\u{1B}")))
+    #expect(!(try onATerminal("countries egypt", ["TERM": "dumb"]).contains("\u{1B}")))
+    #expect(!(try onATerminal("countries egypt --color never").contains("\u{1B}")))
+    #expect(try onATerminal("countries egypt --color always", ["NO_COLOR": "1"]).hasPrefix(bold))
+    #expect(try onATerminal("nearest 91 0").hasPrefix("\u{1B}[1;31mnewsatlas:\u{1B}[0m The latitude 91"))
+    #expect(try CLI.run(["countries", "--color", "sometimes"]).status == 64)
+  }
+
   @Test func negativeCoordinatesAndCountNearestFirst() throws {
     let result = try CLI.run(["nearest", "-33.87", "151.21", "--count", "3", "--format", "json"])
     #expect(result.status == 0)
