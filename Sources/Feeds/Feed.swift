@@ -37,3 +37,54 @@ public struct FeedItem: Sendable, Equatable {
   /// `media:thumbnail`; resolved like the link.
   public var imageURL: String?
 }
+
+extension Feed {
+  /// The feed with UTF-8 that its writer decoded twice read once more (`"informaciÃ³n"` is `"información"`), as
+  /// feedparser does for a UTF-8 document: a text whose every character is below U+0100, some above U+007F, and
+  /// whose characters as bytes are well-formed UTF-8 is those bytes' text. Latin-1 text almost never is (it would
+  /// take pairs such as "Ã©"); a text with any other character is left as it is. For documents that were UTF-8.
+  func undoubled() -> Feed {
+    var feed = self
+    feed.title = title.map(Self.undoubled)
+    for i in feed.items.indices {
+      feed.items[i].title = Self.undoubled(feed.items[i].title)
+      feed.items[i].summary = feed.items[i].summary.map(Self.undoubled)
+      feed.items[i].author = feed.items[i].author.map(Self.undoubled)
+    }
+    return feed
+  }
+
+  /// UTF-8 `bytes` read once more when they are text decoded twice (as `undoubled(_:)` says); nil when not.
+  static func undoubled(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    guard bytes.contains(where: { $0 >= 0xC2 }) else { return nil }  // no character from U+0080 on
+    var once: [UInt8] = []
+    once.reserveCapacity(bytes.count)
+    var i = 0
+    while i < bytes.count {
+      let byte = bytes[i]
+      if byte < 0x80 {
+        once.append(byte)
+        i += 1
+      } else if byte == 0xC2 || byte == 0xC3, i + 1 < bytes.count, bytes[i + 1] & 0xC0 == 0x80 {
+        once.append((byte & 0x03) << 6 | bytes[i + 1] & 0x3F)  // U+0080...U+00FF as its one byte
+        i += 2
+      } else {
+        return nil  // a character from U+0100 on, or not UTF-8: not text decoded twice
+      }
+    }
+    return String(validating: once, as: UTF8.self) != nil ? once : nil
+  }
+
+  static func undoubled(_ text: String) -> String {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(text.utf8.count)
+    var high = false
+    for scalar in text.unicodeScalars {
+      guard scalar.value < 0x100 else { return text }
+      high = high || scalar.value >= 0x80
+      bytes.append(UInt8(scalar.value))
+    }
+    guard high else { return text }
+    return String(validating: bytes, as: UTF8.self) ?? text
+  }
+}

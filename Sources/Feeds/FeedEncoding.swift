@@ -16,6 +16,9 @@ struct FeedEncoding {
   /// The encoding to tell libxml2, overriding the document's declaration: "UTF-8" once transcoded here, the
   /// claimed name for an encoding libxml2 converts, nil to let libxml2 read the document's own.
   var encoding: String?
+  /// Whether the document was UTF-8 (not transcoded from another encoding): its text may hold UTF-8 decoded
+  /// twice by whoever wrote it (`Feed.undoubled`).
+  var wasUTF8 = false
 
   enum Kind: Equatable {
     case utf8, utf16LE, utf16BE, utf32LE, utf32BE, windows1252
@@ -44,7 +47,7 @@ struct FeedEncoding {
       default:
         let body = bom == claim ? Array(bytes[bomLength...]) : bytes
         if let utf8 = transcoded(body, from: claim) {
-          return FeedEncoding(bytes: withoutLeadingSpace(utf8), encoding: "UTF-8")
+          return FeedEncoding(bytes: withoutLeadingSpace(utf8), encoding: "UTF-8", wasUTF8: claim == .utf8)
         }
       }
     }

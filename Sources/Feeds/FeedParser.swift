@@ -51,9 +51,10 @@ public enum FeedParser {
     if document == nil, decoded.encoding != "UTF-8", cxml_ctxt_stopped_by_user(context) == 0 {
       // An encoding libxml2 does not know (or bytes that are not in it): read as UTF-8, else windows-1252.
       cxml_xmlFreeParserCtxt(context)
+      let utf8 = FeedEncoding.transcoded(bytes, from: .utf8)
       decoded = FeedEncoding(
-        bytes: FeedEncoding.transcoded(bytes, from: .utf8) ?? FeedEncoding.transcoded(bytes, from: .windows1252)!,
-        encoding: "UTF-8")
+        bytes: utf8 ?? FeedEncoding.transcoded(bytes, from: .windows1252)!, encoding: "UTF-8",
+        wasUTF8: utf8 != nil)
       (document, context) = try read(decoded, base: base)
     }
     defer {
@@ -67,7 +68,12 @@ public enum FeedParser {
       throw .malformed(line: Int(line), reason: message)
     }
     guard let root = cxml_xmlDocGetRootElement(document) else { throw .empty }
-    let reader = Reader(document: document)
+    let feed = try Self.feed(root: root, reader: Reader(document: document, undoubles: decoded.wasUTF8))
+    return decoded.wasUTF8 ? feed.undoubled() : feed
+  }
+
+  /// The feed of the document whose root element is `root`: RSS 2.0, RSS 1.0 or 0.90, or Atom 1.0 or 0.3.
+  private static func feed(root: xmlNodePtr, reader: Reader) throws(FeedError) -> Feed {
     let rootElement = Element(root)
     switch (rootElement.namespace, rootElement.name) {
     case (let space, "rss"):
@@ -219,6 +225,9 @@ struct Element {
 /// Reads the items of one parsed document.
 struct Reader {
   let document: xmlDocPtr
+  /// Whether text is read again as UTF-8 where its writer decoded it twice (`Feed.undoubled`), before white
+  /// space is collapsed (which would break the sequences: `Â` and a no-break space): for a UTF-8 document.
+  var undoubles = false
   private typealias Spaces = (
     atom: String, rss1: String, rdf: String, dc: String, content: String, media: String, itunes: String,
     atom03: String,
@@ -271,6 +280,15 @@ struct Reader {
       }
     }
     let text = element.withText { start, count -> String in
+      if undoubles, !base64, let once = Feed.undoubled(UnsafeBufferPointer(start: start, count: count)) {
+        return once.withUnsafeBufferPointer { buffer in
+          guard let start = buffer.baseAddress else { return "" }
+          if html { return HTMLText.text(ofHTML: start, count: buffer.count) }
+          var text = CollapsedText()
+          text.append(start, count: buffer.count)
+          return text.string
+        }
+      }
       if base64 {
         guard let decoded = Base64.decoded(UnsafeBufferPointer(start: start, count: count)) else { return "" }
         return decoded.withUnsafeBufferPointer { buffer in
