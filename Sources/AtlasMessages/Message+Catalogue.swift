@@ -330,6 +330,10 @@ public enum Message: String, CaseIterable, Sendable {
   case mapCategoryScience
   case mapCategorySports
   case mapCategoryTechnology
+  case mapNearestOffer
+  case mapShowNews
+  case mapNoProperties
+  case mapNewsHere
   // A label and what it labels, with the language's colon: a result of headlines that failed and its error
   // sentence (french-a), an article's source and title (fr31).
   case labelled
@@ -2164,6 +2168,11 @@ public enum Message: String, CaseIterable, Sendable {
     case .mapCategoryScience: ("Science", "Sciences")
     case .mapCategorySports: ("Sports", "Sports")
     case .mapCategoryTechnology: ("Technology", "Technologie")
+    case .mapNearestOffer:
+      ("Nearest news country: {1}, {2} km", "Pays d’actualités le plus proche : {1}, à {2} km")
+    case .mapShowNews: ("Show its news", "Voir ses actualités")
+    case .mapNoProperties: ("This point has no properties.", "Ce point n’a aucune propriété.")
+    case .mapNewsHere: ("Headlines for this place", "Les titres de ce lieu")
     case .labelled: ("{1}: {2}", "{1} : {2}")
 
     // MARK: config

@@ -82,7 +82,8 @@ enum MapPage {
       .mapProviderFeeds,
       .headlinesViaTop, .headlinesViaSources, .headlinesViaSearch, .mapViaSourceCountry, .headlinesViaFeeds,
       .mapCategoryBusiness, .mapCategoryEntertainment, .mapCategoryGeneral, .mapCategoryHealth,
-      .mapCategoryScience, .mapCategorySports, .mapCategoryTechnology, .dateJustNow, .dateMinutesAgo,
+      .mapCategoryScience, .mapCategorySports, .mapCategoryTechnology, .mapNearestOffer, .mapShowNews,
+      .mapNoProperties, .mapNewsHere, .dateJustNow, .dateMinutesAgo,
       .dateHoursAgo, .dateToday, .dateOnDay, .dateUnknown,
     ] + HumanDate.months
 
@@ -173,6 +174,11 @@ enum MapPage {
       font-weight: 600; display: flex; align-items: center; justify-content: center; }
     .point { background: #d65a31; border: 2px solid #fff; border-radius: 50%; }
     .cluster:focus, .point:focus { outline: 3px solid #1d2430; }
+    .pin::before { content: ""; position: absolute; left: 3px; top: 0; width: 18px; height: 18px;
+      background: #1d2430; border: 3px solid #fff; border-radius: 50% 50% 50% 0; transform: rotate(-45deg); }
+    .properties { margin: 0 0 6px; display: grid; grid-template-columns: auto 1fr; gap: 2px 8px; font-size: 13px; }
+    .properties dt { font-weight: 600; }
+    .properties dd { margin: 0; overflow-wrap: anywhere; }
     @media (max-width: 640px) {
       main { flex-direction: column; }
       #panel { width: auto; max-height: 45%; border-left: 0; border-top: 1px solid #ccd; }
@@ -281,6 +287,23 @@ enum MapPage {
       }).addTo(map);
       const basemaps = {};
       let basemapShown = -1;
+      let basemapData = null;  // the borders drawn now, for the chosen country's outline
+      // The chosen country (the one whose news the panel shows), outlined from the same borders.
+      const outline = L.geoJSON(null, { interactive: false,
+        style: () => ({ color: "#1d2430", weight: 3, fill: false }) }).addTo(map);
+      let outlined = "";
+      function drawOutline() {
+        outline.clearLayers();
+        const shape = basemapData && outlined
+          ? basemapData.features.filter((f) => f.properties.code === outlined) : [];
+        if (shape.length) outline.addData(shape);  // the features, an array
+        document.body.dataset.outlined = shape.length ? outlined : "";  // what the page outlines, for tests
+      }
+      function outlineCountry(code) { outlined = code || ""; drawOutline(); }
+      // A pin where the map was clicked (or the typed place), so the place asked about is seen.
+      const pin = L.marker([0, 0], { icon: L.divIcon({ className: "pin", iconSize: [24, 30], iconAnchor: [12, 30] }),
+        interactive: false, keyboard: false });
+      function placePin(lat, lon) { pin.setLatLng([lat, lon]).addTo(map); }
       async function updateBasemap() {
         const z = Math.max(0, Math.min(7, Math.floor(map.getZoom())));
         if (z === basemapShown) return;
@@ -290,6 +313,8 @@ enum MapPage {
         basemap.clearLayers();
         basemap.addData(data);
         basemapShown = z;
+        basemapData = data;
+        drawOutline();
       }
 
       // Clusters of the chosen dataset, for the view.
@@ -343,12 +368,21 @@ enum MapPage {
               map.setView([lat, lon], answer.expansionZoom);
             });
             marker.addTo(clusters);
-          } else {
+          } else if (dataset === "markers") {
+            // The markers are the news countries: a click opens the country's news.
             const name = lang === "fr" && p.nameFr ? p.nameFr : (p.name || text("mapPoint"));
             const marker = L.marker([lat, lon], {
               icon: L.divIcon({ className: "point", iconSize: [14, 14] }), title: name, alt: name, keyboard: true,
             });
             marker.on("click", () => openPlace(lat, lon));
+            marker.addTo(clusters);
+          } else {
+            // A point of the reader's own dataset: its own properties (as text), and its place's news on asking.
+            const name = summary(p);
+            const marker = L.marker([lat, lon], {
+              icon: L.divIcon({ className: "point", iconSize: [14, 14] }), title: name, alt: name, keyboard: true,
+            });
+            marker.bindPopup(() => pointPopup(p, lat, lon), { maxWidth: 280 });
             marker.addTo(clusters);
           }
         }
@@ -357,12 +391,55 @@ enum MapPage {
           String(data.features.reduce((n, f) => n + (f.properties.point_count || 1), 0));
       }
 
+      /** A point's name for its tooltip: its name, else its first properties as key: value, else "Point". */
+      function summary(properties) {
+        if (typeof properties.name === "string" && properties.name) return properties.name;
+        const pairs = Object.keys(properties).slice(0, 3).map((k) => `${k}: ${valueText(properties[k])}`).join(", ");
+        return pairs ? (pairs.length > 80 ? pairs.slice(0, 79) + "\u2026" : pairs) : text("mapPoint");
+      }
+      /** A property's value as text: a string as it is, anything else as JSON. */
+      function valueText(value) { return typeof value === "string" ? value : JSON.stringify(value); }
+      /** A dataset point's popup: its properties as a list of text (never markup), and a button for its news. */
+      function pointPopup(properties, lat, lon) {
+        const box = document.createElement("div");
+        const keys = Object.keys(properties);
+        if (keys.length) {
+          const list = document.createElement("dl");
+          list.className = "properties";
+          for (const key of keys) {
+            const term = document.createElement("dt");
+            term.textContent = key;
+            const value = document.createElement("dd");
+            value.textContent = valueText(properties[key]);
+            list.append(term, value);
+          }
+          box.append(list);
+        } else {
+          const none = document.createElement("p");
+          none.textContent = text("mapNoProperties");
+          box.append(none);
+        }
+        const news = document.createElement("button");
+        news.type = "button";
+        news.className = "popup-news";
+        news.textContent = text("mapNewsHere");
+        news.addEventListener("click", () => { map.closePopup(); openPlace(lat, lon, true); });
+        box.append(news);
+        return box;
+      }
+
       // A place: its news country, then that country's headlines.
       const panel = document.getElementById("panel");
       const title = document.getElementById("panel-title");
       const status = document.getElementById("panel-status");
       const list = document.getElementById("panel-list");
-      document.getElementById("panel-close").addEventListener("click", () => { panel.hidden = true; });
+      function closePanel() {
+        panel.hidden = true;
+        shown = null;
+        outlineCountry("");
+        pin.remove();
+      }
+      document.getElementById("panel-close").addEventListener("click", closePanel);
       const categorySelect = document.getElementById("panel-category");
       const categories = { business: text("mapCategoryBusiness"), entertainment: text("mapCategoryEntertainment"),
         general: text("mapCategoryGeneral"), health: text("mapCategoryHealth"), science: text("mapCategoryScience"),
@@ -394,15 +471,34 @@ enum MapPage {
         if (shown) showCountry(shown.country, shown.where);
       });
 
-      /** A place: its news country (the one it is in, else the nearest), then that country's headlines. */
-      async function openPlace(lat, lon) {
+      /** Kilometres as the page's language writes a whole number of them ("2,535", "2 535"). */
+      function kilometres(km) { return Math.round(km).toLocaleString(lang === "fr" ? "fr-FR" : "en-GB"); }
+      let asked = 0;  // the latest place asked about: an older answer arriving late is dropped
+      /** A place: its news country (the one it is in, else the nearest), then that country's headlines; `pinned`
+       *  puts a pin there. A place in no country at all (the sea) offers the nearest news country instead. */
+      async function openPlace(lat, lon, pinned = false) {
+        const mine = ++asked;
+        if (pinned) placePin(lat, lon);
+        say("");
         panel.hidden = false;
         title.textContent = "";
         status.textContent = text("mapLoading");
         list.replaceChildren();
         try {
           const place = await getJSON(`/v1/resolve?lat=${lat.toFixed(5)}&lon=${lon.toFixed(5)}`);
-          const where = place.method === "nearest" ? text("mapNearest", Math.round(place.distanceKm)) : "";
+          if (mine !== asked) return;
+          const km = kilometres(place.distanceKm);
+          if (place.containing === null) {
+            closePanel();
+            if (pinned) placePin(lat, lon);
+            const country = place.country;
+            say(text("mapNearestOffer", lang === "fr" ? country.nameFr : country.name, km));
+            offer.textContent = text("mapShowNews");
+            offer.hidden = false;
+            offer.onclick = () => { say(""); showCountry(country, text("mapNearest", km)); };
+            return;
+          }
+          const where = place.method === "nearest" ? text("mapNearest", km) : "";
           await showCountry(place.country, where);
         } catch (error) {
           status.textContent = text("mapFailed", error.message);
@@ -413,6 +509,7 @@ enum MapPage {
       async function showCountry(country, where) {
         shown = { country, where };
         panel.hidden = false;
+        outlineCountry(country.code);
         title.textContent = lang === "fr" ? country.nameFr : country.name;
         title.dataset.code = country.code;
         status.textContent = where || text("mapLoading");
@@ -432,7 +529,7 @@ enum MapPage {
           status.textContent = error.message;  // --no-news, the budget, or GDELT's categories: the service's sentence
           return;
         }
-        if (shown.country !== country || categorySelect.value !== category || sourceSelect.value !== source) return;
+        if (!shown || shown.country !== country || categorySelect.value !== category || sourceSelect.value !== source) return;
         const result = answer.results[0];
         list.dataset.provider = result.provider;  // which provider answered, for tests
         const favourite = answer.results.find((r) => r.source === source);
@@ -499,7 +596,7 @@ enum MapPage {
           list.append(item);
         }
       }
-      map.on("click", (event) => openPlace(event.latlng.lat, event.latlng.lng));
+      map.on("click", (event) => openPlace(event.latlng.lat, event.latlng.lng, true));
 
       // "Near me": typed coordinates, or the browser's location where the user allows it.
       const form = document.getElementById("near");
@@ -512,7 +609,7 @@ enum MapPage {
             || Math.abs(lat) > 90 || Math.abs(lon) > 180) { say(text("mapBadPlace")); return; }
         say("");
         map.setView([lat, lon], Math.max(map.getZoom(), 5));
-        openPlace(lat, lon);
+        openPlace(lat, lon, true);
       });
       document.getElementById("locate").addEventListener("click", () => {
         if (!navigator.geolocation) { say(text("mapNoLocation")); return; }
@@ -615,7 +712,7 @@ enum MapPage {
       }
       map.on("moveend", refresh);
       refresh();
-      window.newsAtlas = { map, openPlace, showCountry, goToCountry, humanDate, viewBox, safeHref };
+      window.newsAtlas = { map, openPlace, showCountry, goToCountry, humanDate, viewBox, safeHref, pin };
     })();
 
     """#

@@ -28,6 +28,7 @@ import urllib.request
 from selenium import webdriver
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -122,6 +123,28 @@ def main():
             driver.get(base + path)
             wait.until(lambda d: view().startswith(f"{zoom}:"))
 
+        def settle(condition, seconds=10):
+            """Waits for a condition; False when it never holds, so the check after it fails with its words."""
+            try:
+                WebDriverWait(driver, seconds).until(condition)
+                return True
+            except TimeoutException:
+                return False
+
+        def click_at(lat, lon):
+            """A real click on the map at a place (a marker there takes it)."""
+            point = driver.execute_script(
+                "const p = window.newsAtlas.map.latLngToContainerPoint([arguments[0], arguments[1]]); return [p.x, p.y]",
+                lat, lon)
+            element = driver.find_element(By.ID, "map")
+            size = element.size
+            ActionChains(driver).move_to_element_with_offset(
+                element, int(point[0] - size["width"] / 2), int(point[1] - size["height"] / 2)).click().perform()
+
+        def pin():
+            return driver.execute_script(
+                "const m = window.newsAtlas.pin; return m._map ? [m.getLatLng().lat, m.getLatLng().lng] : null")
+
         # The world at zoom 2.
         started = time.perf_counter()
         open_page("/#2/25/10", 2)
@@ -170,6 +193,33 @@ def main():
         check(title == "France" and len(items) == 10 and any("le-monde" in i for i in items),
               f"a click on France opens its headlines ({title}: {items[:2]})")
         driver.save_screenshot(os.path.join(ARTIFACTS, "france-panel.png"))
+        # Issue 47: a click on land away from any marker pins the place and outlines the country whose news opens.
+        click_at(44.2, 0.6)
+        settle(lambda d: pin() is not None and d.execute_script("return document.body.dataset.outlined") == "fr"
+                   and len(d.find_elements(By.CSS_SELECTOR, "#panel-list li")) > 0)
+        pinned = pin() or [0, 0]
+        outlines = driver.execute_script("return document.querySelectorAll('.leaflet-overlay-pane path[stroke-width=\"3\"]').length")
+        check(abs(pinned[0] - 44.2) < 0.2 and abs(pinned[1] - 0.6) < 0.2 and outlines > 0
+              and driver.find_element(By.ID, "panel-title").text == "France",
+              f"a click on land pins the place and outlines the country opened ({pinned}, {outlines} outline paths)")
+        # A click in the sea (in no country: /v1/resolve's containing is null) offers the nearest news country.
+        click_at(45.5, -5.0)
+        sea = get_json(f"{base}/v1/resolve?lat=45.5&lon=-5.0")
+        settle(lambda d: d.find_element(By.ID, "offer").is_displayed())
+        said = driver.find_element(By.ID, "message-text").text
+        expected_said = f"Nearest news country: {sea['country']['name']}, {round(sea['distanceKm']):,} km"
+        check(sea["containing"] is None and said == expected_said
+              and driver.find_element(By.ID, "offer").text == "Show its news"
+              and not driver.find_element(By.ID, "panel").is_displayed() and pin() is not None
+              and driver.execute_script("return document.body.dataset.outlined") == "",
+              f"a click in the sea offers the nearest news country, opening nothing ({said!r})")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "sea-click.png"))
+        if driver.find_element(By.ID, "offer").is_displayed():
+            driver.find_element(By.ID, "offer").click()
+        settle(lambda d: d.find_element(By.ID, "panel-title").get_attribute("data-code") == sea["country"]["code"]
+               and len(d.find_elements(By.CSS_SELECTOR, "#panel-list li")) > 0)
+        check(driver.execute_script("return document.body.dataset.outlined") == sea["country"]["code"],
+              "accepting the offer opens and outlines the nearest news country")
         links = [e.get_attribute("href") for e in driver.find_elements(By.CSS_SELECTOR, "#panel-list li a")]
         check(len(links) == 10 and all(link.startswith("https://") for link in links), "every headline is a link")
         # The page's own check, in this browser: only http and https become links.
@@ -318,6 +368,25 @@ def main():
         check(driver.title == title_before and injected == 0 and labels == ["5"],
               f"a dataset's properties never become markup (title {driver.title!r}, {injected} injected images, "
               f"cluster labels {labels})")
+        # Issue 47: a dataset's own point shows its own properties, as text, in its tooltip and its popup.
+        point = driver.find_element(By.CSS_SELECTOR, ".point")
+        tooltip = point.get_attribute("title")
+        point.click()
+        settle(lambda d: d.find_elements(By.CSS_SELECTOR, ".leaflet-popup .properties dd"))
+        pairs = driver.execute_script(
+            "return [...document.querySelectorAll('.leaflet-popup .properties dt')].map((t) => [t.textContent,"
+            " t.nextElementSibling.textContent])")
+        injected = driver.execute_script("return document.querySelectorAll('.leaflet-popup img').length")
+        check(tooltip == attack and ["name", attack] in pairs and ["cluster_id", "9"] in pairs and injected == 0
+              and driver.title == title_before and not driver.find_element(By.ID, "panel").is_displayed(),
+              f"a dataset point's tooltip and popup show its own properties as text ({tooltip!r}, {pairs[:2]})")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "dataset-point-popup.png"))
+        for button in driver.find_elements(By.CSS_SELECTOR, ".leaflet-popup .popup-news"):
+            button.click()
+        settle(lambda d: d.find_element(By.ID, "panel").is_displayed() and pin() is not None)
+        pinned = pin() or [0, 0]
+        check(abs(pinned[0] - 40.0) < 0.01 and abs(pinned[1] - 100.0) < 0.01,
+              "the popup's button asks for the point's place's news, pinned")
         with urllib.request.urlopen(base + "/", timeout=30) as page:
             policy = page.headers.get("Content-Security-Policy", "")
         check("script-src 'self'" in policy and "unsafe-inline" not in policy,
@@ -363,6 +432,12 @@ def main():
         open_page("/?lang=fr#2/25/10", 2)
         check(driver.find_element(By.CSS_SELECTOR, "#near button[type=submit]").text == "Près de moi",
               "?lang=fr speaks French")
+        driver.execute_script("window.newsAtlas.openPlace(30, -40, true)")  # mid-Atlantic
+        settle(lambda d: d.find_element(By.ID, "offer").is_displayed())
+        said = re.sub(r"[\u202f\u00a0]", " ", driver.find_element(By.ID, "message-text").text)
+        check(said.startswith("Pays d’actualités le plus proche : Maroc, à ") and said.endswith(" km")
+              and driver.find_element(By.ID, "offer").text == "Voir ses actualités",
+              f"the sea's offer of the nearest news country speaks French ({said!r})")
         driver.execute_script("window.newsAtlas.openPlace(46.6, 2.4)")
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#panel-list time")) > 0)
         dates = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#panel-list time")]
