@@ -53,12 +53,12 @@ enum MapPage {
     </header>
     <main>
       <div id="map" role="region" aria-label="{{mapMap}}"></div>
-      <aside id="panel" hidden aria-live="polite">
+      <aside id="panel" hidden>
         <button type="button" id="panel-close" aria-label="{{mapClose}}">×</button>
         <h2 id="panel-title"></h2>
         <select id="panel-category" aria-label="{{mapCategory}}"></select>
         <select id="panel-source" aria-label="{{mapFavouriteSource}}" hidden></select>
-        <p id="panel-status"></p>
+        <p id="panel-status" role="status" aria-live="polite"></p>
         <ol id="panel-list"></ol>
         <h3 id="panel-source-title" hidden></h3>
         <p id="panel-source-status"></p>
@@ -170,10 +170,16 @@ enum MapPage {
     #message:has(#message-text:empty):has(#offer[hidden]) { display: none; }
     #message { position: absolute; bottom: 8px; left: 8px; margin: 0; padding: 4px 8px; background: #fff;
       z-index: 1000; }
-    .cluster { background: rgba(214, 90, 49, 0.85); border: 2px solid #fff; border-radius: 50%; color: #fff;
-      font-weight: 600; display: flex; align-items: center; justify-content: center; }
-    .point { background: #d65a31; border: 2px solid #fff; border-radius: 50%; }
-    .cluster:focus, .point:focus { outline: 3px solid #1d2430; }
+    /* White on #b5441b is 5.5:1 (WCAG AA asks 4.5:1 of text this size); a lone marker is a 24 px target
+       (WCAG 2.5.8) around its 14 px dot. */
+    .cluster { background: #b5441b; border: 2px solid #fff; border-radius: 50%; color: #fff;
+      font-size: 13px; font-weight: 700; display: flex; align-items: center; justify-content: center; }
+    .point { border-radius: 50%; }
+    .point::after { content: ""; position: absolute; inset: 5px; background: #b5441b; border: 2px solid #fff;
+      border-radius: 50%; }
+    .cluster:focus, .point:focus { outline: 3px solid #1d2430; outline-offset: 1px; }
+    .leaflet-container .leaflet-control-attribution { background: #fff; color: #1d2430; }
+    .leaflet-container .leaflet-control-attribution a { color: #0a4f7a; }
     .pin::before { content: ""; position: absolute; left: 3px; top: 0; width: 18px; height: 18px;
       background: #1d2430; border: 3px solid #fff; border-radius: 50% 50% 50% 0; transform: rotate(-45deg); }
     .properties { margin: 0 0 6px; display: grid; grid-template-columns: auto 1fr; gap: 2px 8px; font-size: 13px; }
@@ -334,6 +340,47 @@ enum MapPage {
         const south = Math.max(-90, b.getSouth()), north = Math.min(90, b.getNorth());
         return [west, south, east, north].map((v) => v.toFixed(6)).join(",");
       }
+      // The markers are one tab stop (a roving tabindex), not one each: Tab reaches the first in reading order
+      // (top to bottom, left to right on the screen), the arrow keys, Home and End move between them, and Enter
+      // or Space opens the one focused as a click does.
+      let roving = [];
+      function roveMarkers() {
+        const was = roving.indexOf(document.activeElement);
+        const placed = [];
+        clusters.eachLayer((marker) => {
+          const element = marker.getElement();
+          if (element) placed.push({ element, at: map.latLngToContainerPoint(marker.getLatLng()) });
+        });
+        placed.sort((a, b) => Math.floor(a.at.y / 48) - Math.floor(b.at.y / 48) || a.at.x - b.at.x);
+        roving = placed.map((p) => p.element);
+        roving.forEach((element, i) => { element.tabIndex = i === 0 ? 0 : -1; });
+        if (was >= 0 && roving.length) roving[0].focus();  // the focused marker was redrawn: stay among them
+      }
+      function markerKeys(marker) {
+        const element = marker.getElement();
+        if (!element) return;
+        element.setAttribute("role", "button");
+        element.setAttribute("aria-label", marker.options.title);
+        L.DomEvent.on(element, "keydown", (event) => {
+          const key = event.key.toLowerCase();
+          if (key === "enter" || key === " ") {
+            L.DomEvent.stop(event);
+            opener = element;
+            marker.fire("click");
+            return;
+          }
+          const steps = { arrowright: 1, arrowdown: 1, arrowleft: -1, arrowup: -1 };
+          let next = roving.indexOf(element);
+          if (key in steps) next = (next + steps[key] + roving.length) % roving.length;
+          else if (key === "home") next = 0;
+          else if (key === "end") next = roving.length - 1;
+          else return;
+          L.DomEvent.stop(event);
+          element.tabIndex = -1;
+          roving[next].tabIndex = 0;
+          roving[next].focus();
+        });
+      }
       async function updateClusters() {
         const mine = ++generation;
         const zoom = Math.floor(map.getZoom());
@@ -368,24 +415,28 @@ enum MapPage {
               map.setView([lat, lon], answer.expansionZoom);
             });
             marker.addTo(clusters);
+            markerKeys(marker);
           } else if (dataset === "markers") {
             // The markers are the news countries: a click opens the country's news.
             const name = lang === "fr" && p.nameFr ? p.nameFr : (p.name || text("mapPoint"));
             const marker = L.marker([lat, lon], {
-              icon: L.divIcon({ className: "point", iconSize: [14, 14] }), title: name, alt: name, keyboard: true,
+              icon: L.divIcon({ className: "point", iconSize: [24, 24] }), title: name, alt: name, keyboard: true,
             });
             marker.on("click", () => openPlace(lat, lon));
             marker.addTo(clusters);
+            markerKeys(marker);
           } else {
             // A point of the reader's own dataset: its own properties (as text), and its place's news on asking.
             const name = summary(p);
             const marker = L.marker([lat, lon], {
-              icon: L.divIcon({ className: "point", iconSize: [14, 14] }), title: name, alt: name, keyboard: true,
+              icon: L.divIcon({ className: "point", iconSize: [24, 24] }), title: name, alt: name, keyboard: true,
             });
             marker.bindPopup(() => pointPopup(p, lat, lon), { maxWidth: 280 });
             marker.addTo(clusters);
+            markerKeys(marker);
           }
         }
+        roveMarkers();
         document.body.dataset.view = `${zoom}:${data.features.length}`;  // what the page shows, for tests
         document.body.dataset.points =
           String(data.features.reduce((n, f) => n + (f.properties.point_count || 1), 0));
@@ -433,8 +484,16 @@ enum MapPage {
       const title = document.getElementById("panel-title");
       const status = document.getElementById("panel-status");
       const list = document.getElementById("panel-list");
+      let opener = null;  // what had the focus when the panel opened: given it back when Escape closes it
+      document.addEventListener("keydown", (event) => {
+        if (event.key.toLowerCase() !== "escape" || panel.hidden) return;
+        const back = opener && document.contains(opener) ? opener : map.getContainer();
+        closePanel();
+        back.focus();
+      });
       function closePanel() {
         panel.hidden = true;
+        opener = null;
         shown = null;
         outlineCountry("");
         pin.remove();
@@ -478,6 +537,7 @@ enum MapPage {
        *  puts a pin there. A place in no country at all (the sea) offers the nearest news country instead. */
       async function openPlace(lat, lon, pinned = false) {
         const mine = ++asked;
+        if (panel.hidden && !opener) opener = document.activeElement;
         if (pinned) placePin(lat, lon);
         say("");
         panel.hidden = false;
@@ -507,6 +567,7 @@ enum MapPage {
 
       /** A news country's headlines in the panel, in the chosen category. */
       async function showCountry(country, where) {
+        if (panel.hidden && !opener) opener = document.activeElement;
         shown = { country, where };
         panel.hidden = false;
         outlineCountry(country.code);

@@ -25,13 +25,21 @@ import tempfile
 import time
 import urllib.request
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+VENV = os.path.join(ROOT, ".build", "python-venv")
+try:  # axe-core for the accessibility pass: from this Python, else from the tests' virtual environment
+    from axe_selenium_python import Axe
+except ImportError:
+    if os.path.exists(os.path.join(VENV, "bin", "python")) and os.path.realpath(sys.prefix) != os.path.realpath(VENV):
+        os.execv(os.path.join(VENV, "bin", "python"), [os.path.join(VENV, "bin", "python"), *sys.argv])
+    raise SystemExit("map_page_test.py: no axe_selenium_python here or in .build/python-venv; run scripts/bootstrap")
 from selenium import webdriver
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Support"))
 from harness import binary, check, finish  # noqa: E402
 
@@ -131,6 +139,20 @@ def main():
             except TimeoutException:
                 return False
 
+        def run_axe(where):
+            """axe-core (PyPI's axe-selenium-python, which bundles axe.min.js, injected as that package does) on
+            the page as it is: True when it finds no violation of impact serious or critical, each printed."""
+            axe = Axe(driver)
+            axe.inject()
+            results = axe.run()
+            bad = [v for v in results["violations"] if v["impact"] in ("serious", "critical")]
+            print(f"       axe ({where}): {len(results['violations'])} violations, {len(bad)} serious or critical, "
+                  f"{len(results['passes'])} rules passed")
+            for violation in results["violations"]:
+                targets = [node["target"] for node in violation["nodes"][:3]]
+                print(f"       axe ({where}): {violation['impact']} {violation['id']}: {violation['help']} {targets}")
+            return not bad
+
         def click_at(lat, lon):
             """A real click on the map at a place (a marker there takes it)."""
             point = driver.execute_script(
@@ -163,8 +185,43 @@ def main():
         check(shown_counts == expected_counts and shown_points == expected_points,
               f"zoom 2 shows the service's clusters {expected_counts} and {expected_points} lone markers "
               f"(page: {shown_counts}, {shown_points})")
-        check(all(e.get_attribute("tabindex") == "0" for e in driver.find_elements(By.CSS_SELECTOR, ".cluster")),
-              "cluster markers are keyboard-reachable")
+        # Issue 47, item 5: the markers are one tab stop (a roving tabindex), the first in reading order; the
+        # arrow keys move between them; Enter or Space opens the one focused; Escape closes the panel.
+        stops = driver.execute_script(
+            "const top = document.getElementById('map').getBoundingClientRect().top;"
+            "return [...document.querySelectorAll('.cluster, .point')].map((e) => {"
+            " const r = e.getBoundingClientRect();"
+            " return [e.tabIndex, Math.floor((r.top + r.height / 2 - top) / 48), r.left]; })")
+        first = min(stops, key=lambda s: (s[1], s[2])) if stops else None
+        check(len(stops) == 37 and [s[0] for s in stops].count(0) == 1 and first and first[0] == 0,
+              f"the {len(stops)} markers are one tab stop, the first in reading order "
+              f"({[s[0] for s in stops].count(0)} with tabindex 0)")
+        tab_stop = driver.find_element(By.CSS_SELECTOR, ".leaflet-marker-pane [tabindex='0']")
+        tab_stop.send_keys(Keys.ARROW_RIGHT)
+        moved = driver.execute_script(
+            "const a = document.activeElement; return a !== arguments[0] && a.tabIndex === 0"
+            " && a.matches('.cluster, .point') && arguments[0].tabIndex === -1", tab_stop)
+        check(moved, "the right arrow moves the focus to the next marker, which becomes the tab stop")
+        sizes = driver.execute_script(
+            "return [...document.querySelectorAll('.point')].map((e) => [e.offsetWidth, e.offsetHeight])")
+        check(sizes and all(w >= 24 and h >= 24 for w, h in sizes),
+              f"lone markers are targets of 24 by 24 px at least (WCAG 2.5.8; {sorted(set(map(tuple, sizes)))})")
+        contrast = driver.execute_script("""
+            const style = getComputedStyle(document.querySelector('.cluster'));
+            const lum = (rgb) => { const c = rgb.match(/[\\d.]+/g).slice(0, 3).map((v) => v / 255)
+              .map((v) => v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+              return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]; };
+            const alpha = (style.backgroundColor.match(/[\\d.]+/g)[3] || '1');
+            const [a, b] = [lum(style.color), lum(style.backgroundColor)];
+            return [Number(alpha), (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05), style.fontSize];""")
+        check(contrast[0] == 1 and contrast[1] >= 4.5,
+              f"cluster labels meet WCAG AA contrast, 4.5:1 on an opaque background ({contrast[1]:.2f}:1, "
+              f"opacity {contrast[0]}, {contrast[2]})")
+        live = driver.execute_script(
+            "return [...document.querySelectorAll('[aria-live]')].map((e) => e.id + ':' + e.getAttribute('aria-live'))")
+        check(live == ["panel-status:polite"] and not driver.find_element(By.ID, "panel").get_attribute("aria-live"),
+              f"aria-live is on the panel's one status line, not on its ten headlines ({live})")
+        check(run_axe("the world at zoom 2"), "axe-core finds no serious or critical violation on the world map")
 
         # A click on a cluster zooms to its expansion zoom.
         cluster = max(driver.find_elements(By.CSS_SELECTOR, ".cluster"), key=lambda e: int(e.text))
@@ -193,6 +250,29 @@ def main():
         check(title == "France" and len(items) == 10 and any("le-monde" in i for i in items),
               f"a click on France opens its headlines ({title}: {items[:2]})")
         driver.save_screenshot(os.path.join(ARTIFACTS, "france-panel.png"))
+        check(run_axe("France's panel open"), "axe-core finds no serious or critical violation with the panel open")
+        # The keyboard: Escape closes the panel; Enter and Space on a focused marker open it as a click does.
+        ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+        closed = settle(lambda d: not d.find_element(By.ID, "panel").is_displayed())
+        check(closed and pin() is None, "Escape closes the panel (and takes the pin away)")
+        france = driver.find_element(By.CSS_SELECTOR, ".point[title='France']")
+        driver.execute_script("arguments[0].focus()", france)
+        france.send_keys(Keys.ENTER)
+        opened = settle(lambda d: d.find_element(By.ID, "panel").is_displayed()
+                        and d.find_element(By.ID, "panel-title").text == "France")
+        ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+        back = settle(lambda d: not d.find_element(By.ID, "panel").is_displayed()
+                      and d.switch_to.active_element == france)
+        check(opened and back, "Enter on a focused marker opens its country; Escape gives the focus back to it")
+        spain = driver.find_element(By.CSS_SELECTOR, ".point[title='Portugal']")
+        driver.execute_script("arguments[0].focus()", spain)
+        spain.send_keys(Keys.SPACE)
+        check(settle(lambda d: d.find_element(By.ID, "panel-title").text == "Portugal"),
+              "Space on a focused marker opens it too")
+        ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+        settle(lambda d: not d.find_element(By.ID, "panel").is_displayed())
+        click_at(46.6, 2.4)
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#panel-list li")) == 10)
         # Issue 47: a click on land away from any marker pins the place and outlines the country whose news opens.
         click_at(44.2, 0.6)
         settle(lambda d: pin() is not None and d.execute_script("return document.body.dataset.outlined") == "fr"
@@ -488,6 +568,8 @@ def main():
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#panel-list li")) > 0)
         driver.save_screenshot(os.path.join(ARTIFACTS, "phone-panel.png"))
         check(driver.find_element(By.ID, "panel").is_displayed(), "the panel shows on a phone")
+        check(run_axe("a phone, the panel open"),
+              "axe-core finds no serious or critical violation on a phone, the panel open")
 
         # Nothing left 127.0.0.1 (every request the browser made, from its network log).
         urls = []
