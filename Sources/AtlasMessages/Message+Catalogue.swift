@@ -334,6 +334,8 @@ public enum Message: String, CaseIterable, Sendable {
   case mapShowNews
   case mapNoProperties
   case mapNewsHere
+  case mapUnreachable
+  case mapRetry
   // A label and what it labels, with the language's colon: a result of headlines that failed and its error
   // sentence (french-a), an article's source and title (fr31).
   case labelled
@@ -2173,6 +2175,8 @@ public enum Message: String, CaseIterable, Sendable {
     case .mapShowNews: ("Show its news", "Voir ses actualités")
     case .mapNoProperties: ("This point has no properties.", "Ce point n’a aucune propriété.")
     case .mapNewsHere: ("Headlines for this place", "Les titres de ce lieu")
+    case .mapUnreachable: ("Could not reach the server.", "Impossible de joindre le serveur.")
+    case .mapRetry: ("Retry", "Réessayer")
     case .labelled: ("{1}: {2}", "{1} : {2}")
 
     // MARK: config

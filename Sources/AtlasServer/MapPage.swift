@@ -59,6 +59,7 @@ enum MapPage {
         <select id="panel-category" aria-label="{{mapCategory}}"></select>
         <select id="panel-source" aria-label="{{mapFavouriteSource}}" hidden></select>
         <p id="panel-status" role="status" aria-live="polite"></p>
+        <button type="button" id="panel-retry" hidden>{{mapRetry}}</button>
         <ol id="panel-list"></ol>
         <h3 id="panel-source-title" hidden></h3>
         <p id="panel-source-status"></p>
@@ -83,7 +84,7 @@ enum MapPage {
       .headlinesViaTop, .headlinesViaSources, .headlinesViaSearch, .mapViaSourceCountry, .headlinesViaFeeds,
       .mapCategoryBusiness, .mapCategoryEntertainment, .mapCategoryGeneral, .mapCategoryHealth,
       .mapCategoryScience, .mapCategorySports, .mapCategoryTechnology, .mapNearestOffer, .mapShowNews,
-      .mapNoProperties, .mapNewsHere, .dateJustNow, .dateMinutesAgo,
+      .mapNoProperties, .mapNewsHere, .mapUnreachable, .mapRetry, .dateJustNow, .dateMinutesAgo,
       .dateHoursAgo, .dateToday, .dateOnDay, .dateUnknown,
     ] + HumanDate.months
 
@@ -167,6 +168,13 @@ enum MapPage {
     #panel .description { margin: 4px 0 0; font-size: 14px; }
     #panel select { font: inherit; margin-bottom: 6px; }
     #offer { margin-left: 8px; font: inherit; }
+    #panel-retry { font: inherit; margin: 0 0 8px; }
+    /* A spinner before the status line while the panel waits; still (a ring) for readers who ask for less motion. */
+    #panel-status.busy::before { content: ""; display: inline-block; width: 14px; height: 14px; margin-right: 8px;
+      vertical-align: -2px; border: 2px solid #ccd; border-top-color: #b5441b; border-radius: 50%;
+      animation: spin 0.8s linear infinite; }
+    @keyframes spin { to { transform: rotate(360deg); } }
+    @media (prefers-reduced-motion: reduce) { #panel-status.busy::before { animation: none; } }
     #message:has(#message-text:empty):has(#offer[hidden]) { display: none; }
     #message { position: absolute; bottom: 8px; left: 8px; margin: 0; padding: 4px 8px; background: #fff;
       z-index: 1000; }
@@ -255,7 +263,14 @@ enum MapPage {
       /** The service's answer; its error sentences in the page's language (it reads Accept-Language). */
       async function getJSON(url, options) {
         const headers = { ...((options && options.headers) || {}), "Accept-Language": lang };
-        const response = await fetch(url, { ...(options || {}), headers });
+        let response;
+        try {
+          response = await fetch(url, { ...(options || {}), headers });
+        } catch (failure) {  // no answer at all (the browser's "Failed to fetch"): said for people, with a retry
+          const error = new Error(text("mapUnreachable"));
+          error.unreachable = true;
+          throw error;
+        }
         const body = await response.json().catch(() => ({ error: response.statusText }));
         if (!response.ok) throw new Error(body.error || response.statusText);
         return body;
@@ -263,6 +278,16 @@ enum MapPage {
       const messageText = document.getElementById("message-text");
       const offer = document.getElementById("offer");
       function say(sentence) { messageText.textContent = sentence; offer.hidden = true; }
+      /** A failure on the message line: the service's sentence, or, when it could not be reached, ours and a
+       *  Retry button that does `again`. */
+      function sayFailed(error, again) {
+        if (!error.unreachable) { say(text("mapFailed", error.message)); return; }
+        say(error.message);
+        if (!again) return;
+        offer.textContent = text("mapRetry");
+        offer.hidden = false;
+        offer.onclick = () => { say(""); again(); };
+      }
 
       // The view: #zoom/lat/lon, read at start and whenever it changes, written as the map moves.
       function readHash() {
@@ -313,7 +338,10 @@ enum MapPage {
       async function updateBasemap() {
         const z = Math.max(0, Math.min(7, Math.floor(map.getZoom())));
         if (z === basemapShown) return;
-        basemaps[z] = basemaps[z] || getJSON(`/v1/basemap?zoom=${z}`);
+        basemaps[z] = basemaps[z] || getJSON(`/v1/basemap?zoom=${z}`).catch((error) => {
+          delete basemaps[z];  // asked again on the next move or retry
+          throw error;
+        });
         const data = await basemaps[z];
         if (z !== Math.max(0, Math.min(7, Math.floor(map.getZoom())))) return;
         basemap.clearLayers();
@@ -484,6 +512,14 @@ enum MapPage {
       const title = document.getElementById("panel-title");
       const status = document.getElementById("panel-status");
       const list = document.getElementById("panel-list");
+      const retry = document.getElementById("panel-retry");
+      /** The panel's status line: a sentence, a spinner while `busy`, and a Retry button doing `again` if given. */
+      function setStatus(sentence, busy = false, again = null) {
+        status.textContent = sentence;
+        status.classList.toggle("busy", busy);
+        retry.hidden = !again;
+        retry.onclick = again && (() => { retry.hidden = true; again(); });
+      }
       let opener = null;  // what had the focus when the panel opened: given it back when Escape closes it
       document.addEventListener("keydown", (event) => {
         if (event.key.toLowerCase() !== "escape" || panel.hidden) return;
@@ -542,7 +578,7 @@ enum MapPage {
         say("");
         panel.hidden = false;
         title.textContent = "";
-        status.textContent = text("mapLoading");
+        setStatus(text("mapLoading"), true);
         list.replaceChildren();
         try {
           const place = await getJSON(`/v1/resolve?lat=${lat.toFixed(5)}&lon=${lon.toFixed(5)}`);
@@ -561,7 +597,9 @@ enum MapPage {
           const where = place.method === "nearest" ? text("mapNearest", km) : "";
           await showCountry(place.country, where);
         } catch (error) {
-          status.textContent = text("mapFailed", error.message);
+          if (mine !== asked) return;
+          if (error.unreachable) setStatus(error.message, false, () => openPlace(lat, lon, pinned));
+          else setStatus(text("mapFailed", error.message));
         }
       }
 
@@ -573,7 +611,7 @@ enum MapPage {
         outlineCountry(country.code);
         title.textContent = lang === "fr" ? country.nameFr : country.name;
         title.dataset.code = country.code;
-        status.textContent = where || text("mapLoading");
+        setStatus(where || text("mapLoading"), true);
         list.replaceChildren();
         sourceList.replaceChildren();
         sourceTitle.hidden = true;
@@ -587,7 +625,9 @@ enum MapPage {
           answer = await getJSON(`/v1/headlines?country=${country.code}&pageSize=10`
             + (category ? `&category=${category}` : "") + (source ? `&source=${encodeURIComponent(source)}` : ""));
         } catch (error) {
-          status.textContent = error.message;  // --no-news, the budget, or GDELT's categories: the service's sentence
+          if (!shown || shown.country !== country) return;
+          // --no-news or the budget: the service's sentence; no answer at all: ours, and a retry.
+          setStatus(error.message, false, error.unreachable ? () => showCountry(country, where) : null);
           return;
         }
         if (!shown || shown.country !== country || categorySelect.value !== category || sourceSelect.value !== source) return;
@@ -602,11 +642,10 @@ enum MapPage {
           else showArticles(sourceList, favourite.articles);
           sourceList.dataset.source = source;
         }
-        if (result.error) { status.textContent = result.error.message; return; }
-        if (result.articles.length === 0) { status.textContent = result.reason || text("mapNoNews"); return; }
+        if (result.error) { setStatus(result.error.message); return; }
+        if (result.articles.length === 0) { setStatus(result.reason || text("mapNoNews")); return; }
         // The provider that answered, and how: "GDELT · by source country"; each article names its source.
-        status.textContent = [where, providers[result.provider], via[result.strategy]]
-          .filter((x) => x).join(" · ");
+        setStatus([where, providers[result.provider], via[result.strategy]].filter((x) => x).join(" · "));
         showArticles(list, result.articles);
       }
 
@@ -687,7 +726,7 @@ enum MapPage {
             offer.hidden = false;
             offer.onclick = () => { say(""); goToCountry(country.code); };
           } catch (error) {
-            say(text("mapFailed", error.message));
+            sayFailed(error, () => document.getElementById("locate").click());
           }
         }, () => say(text("mapNoLocation")));
       });
@@ -705,7 +744,7 @@ enum MapPage {
         for (const option of names) option.value = option.text;
         document.getElementById("countries").replaceChildren(...names);
         return countries;
-      }).catch((error) => say(text("mapFailed", error.message)));
+      }).catch((error) => { sayFailed(error, null); return countries; });
       async function goToCountry(code) {
         await countryList;
         const country = countries.find((c) => c.code === code);
@@ -723,7 +762,8 @@ enum MapPage {
           say("");
           goToCountry(answer.countries[0].code);
         } catch (error) {
-          say(error.message);
+          if (error.unreachable) sayFailed(error, () => event.target.requestSubmit());
+          else say(error.message);
         }
       });
       document.getElementById("world").addEventListener("click", () => map.setView([25, 10], 2));
@@ -738,7 +778,7 @@ enum MapPage {
         if (/^(-?\d+(\.\d+)?([eE][-+]?\d+)?|true|false)$/.test(typed)) value = JSON.parse(typed);
         filter = property ? JSON.stringify(["==", ["get", property], value]) : "";
         say(property ? text("mapFiltered", property, typed) : "");
-        updateClusters().catch((error) => say(text("mapFailed", error.message)));
+        updateClusters().catch((error) => sayFailed(error, refresh));
       });
 
       // The datasets the service has, asked again every few seconds while the page is seen: a dataset written
@@ -760,16 +800,16 @@ enum MapPage {
         document.body.dataset.datasets = answer.datasets.map((d) => `${d.name}:${d.pointCount}`).join(" ");
         if (changed) await updateClusters();
       }
-      updateDatasets().catch((error) => say(text("mapFailed", error.message)));
+      updateDatasets().catch((error) => sayFailed(error, () => { refresh(); updateDatasets().catch(() => {}); }));
       const pollMilliseconds = Number(params.get("poll")) || 5000;  // ?poll=MS, 500 at the least
       setInterval(() => {
         if (!document.hidden) updateDatasets().catch(() => {});
       }, Math.max(500, pollMilliseconds));
-      select.addEventListener("change", () => { dataset = select.value; updateClusters().catch((e) => say(text("mapFailed", e.message))); });
+      select.addEventListener("change", () => { dataset = select.value; updateClusters().catch((e) => sayFailed(e, refresh)); });
 
       function refresh() {
         writeHash();
-        Promise.all([updateBasemap(), updateClusters()]).catch((error) => say(text("mapFailed", error.message)));
+        Promise.all([updateBasemap(), updateClusters()]).catch((error) => sayFailed(error, refresh));
       }
       map.on("moveend", refresh);
       refresh();

@@ -357,6 +357,43 @@ def main():
         Select(driver.find_element(By.ID, "panel-source")).select_by_value("")
         wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#panel-source-list li"))
 
+        # Issue 47, item 7: a spinner while the panel waits (still when the reader asks for less motion), and a
+        # server out of reach said in words for people with a Retry button that works.
+        spinning = driver.execute_script(
+            "window.newsAtlas.openPlace(46.6, 2.4); const s = document.getElementById('panel-status');"
+            "const b = getComputedStyle(s, '::before'); return [s.textContent, b.content, b.animationName]")
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#panel-list li")) == 10)
+        after = driver.execute_script("return getComputedStyle(document.getElementById('panel-status'), '::before').content")
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                               {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+        still = driver.execute_script(
+            "window.newsAtlas.openPlace(46.6, 2.4); const s = document.getElementById('panel-status');"
+            "const b = getComputedStyle(s, '::before'); return [b.content, b.animationName]")
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#panel-list li")) == 10)
+        check(spinning == ["Loading…", '""', "spin"] and after == "none" and still == ['""', "none"],
+              f"a spinner turns while the panel loads, and stands still for reduced motion ({spinning}, {after}, {still})")
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, "latency": 0,
+                                                                    "downloadThroughput": -1, "uploadThroughput": -1})
+        driver.execute_script("window.newsAtlas.openPlace(50.85, 4.35)")
+        said = settle(lambda d: d.find_element(By.ID, "panel-retry").is_displayed())
+        status = driver.find_element(By.ID, "panel-status").text
+        check(said and status == "Could not reach the server." and "Failed to fetch" not in driver.page_source
+              and driver.find_element(By.ID, "panel-retry").text == "Retry",
+              f"a server out of reach is said in words, with a Retry button ({status!r})")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "unreachable.png"))
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, "latency": 0,
+                                                                    "downloadThroughput": -1, "uploadThroughput": -1})
+        for button in driver.find_elements(By.ID, "panel-retry"):
+            if button.is_displayed():
+                button.click()
+        check(settle(lambda d: d.find_element(By.ID, "panel-title").text == "Belgium"
+                     and len(d.find_elements(By.CSS_SELECTOR, "#panel-list li")) > 0
+                     and not d.find_element(By.ID, "panel-retry").is_displayed()),
+              "Retry, once the server is back, opens the place asked for")
+        driver.get_log("browser")  # the offline requests' console errors, made on purpose, are read and left
+
         # The country search box: both languages' names, accents optional; a name goes to its country.
         names = driver.execute_script(
             "return [...document.querySelectorAll('#countries option')].map((o) => o.value)")
@@ -518,6 +555,16 @@ def main():
         check(said.startswith("Pays d’actualités le plus proche : Maroc, à ") and said.endswith(" km")
               and driver.find_element(By.ID, "offer").text == "Voir ses actualités",
               f"the sea's offer of the nearest news country speaks French ({said!r})")
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, "latency": 0,
+                                                                    "downloadThroughput": -1, "uploadThroughput": -1})
+        driver.execute_script("window.newsAtlas.openPlace(46.6, 2.4)")
+        settle(lambda d: d.find_element(By.ID, "panel-retry").is_displayed())
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, "latency": 0,
+                                                                    "downloadThroughput": -1, "uploadThroughput": -1})
+        check(driver.find_element(By.ID, "panel-status").text == "Impossible de joindre le serveur."
+              and driver.find_element(By.ID, "panel-retry").text == "Réessayer",
+              "a server out of reach is said in French on the French page")
+        driver.get_log("browser")  # the offline request's console error, made on purpose
         driver.execute_script("window.newsAtlas.openPlace(46.6, 2.4)")
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#panel-list time")) > 0)
         dates = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#panel-list time")]
