@@ -336,6 +336,8 @@ public enum Message: String, CaseIterable, Sendable {
   case mapNewsHere
   case mapUnreachable
   case mapRetry
+  case mapFilterCount
+  case mapUnknownProperty
   // A label and what it labels, with the language's colon: a result of headlines that failed and its error
   // sentence (french-a), an article's source and title (fr31).
   case labelled
@@ -2177,6 +2179,9 @@ public enum Message: String, CaseIterable, Sendable {
     case .mapNewsHere: ("Headlines for this place", "Les titres de ce lieu")
     case .mapUnreachable: ("Could not reach the server.", "Impossible de joindre le serveur.")
     case .mapRetry: ("Retry", "Réessayer")
+    case .mapFilterCount: ("{1} of {2} features match", "{1} sur {2} entités correspondent")
+    case .mapUnknownProperty:
+      ("'{1}' is not a property of {2}; its properties: {3}.", "'{1}' n’est pas une propriété de {2} ; ses propriétés : {3}.")
     case .labelled: ("{1}: {2}", "{1} : {2}")
 
     // MARK: config

@@ -44,10 +44,12 @@ enum MapPage {
       </form>
       <button type="button" id="world">{{mapWholeWorld}}</button>
       <form id="filter">
-        <input id="filter-property" autocomplete="off" size="8" aria-label="{{mapProperty}}"
-          placeholder="{{mapProperty}}">
+        <input id="filter-property" list="filter-properties" autocomplete="off" size="8"
+          aria-label="{{mapProperty}}" placeholder="{{mapProperty}}">
+        <datalist id="filter-properties"></datalist>
         <input id="filter-value" autocomplete="off" size="8" aria-label="{{mapValue}}" placeholder="{{mapValue}}">
         <button type="submit">{{mapFilter}}</button>
+        <output id="filter-count" for="filter-property filter-value"></output>
       </form>
       <a id="lang" href="?lang={{otherLang}}" hreflang="{{otherLang}}">{{mapOtherLanguage}}</a>
     </header>
@@ -84,7 +86,8 @@ enum MapPage {
       .headlinesViaTop, .headlinesViaSources, .headlinesViaSearch, .mapViaSourceCountry, .headlinesViaFeeds,
       .mapCategoryBusiness, .mapCategoryEntertainment, .mapCategoryGeneral, .mapCategoryHealth,
       .mapCategoryScience, .mapCategorySports, .mapCategoryTechnology, .mapNearestOffer, .mapShowNews,
-      .mapNoProperties, .mapNewsHere, .mapUnreachable, .mapRetry, .dateJustNow, .dateMinutesAgo,
+      .mapNoProperties, .mapNewsHere, .mapUnreachable, .mapRetry, .mapFilterCount,
+      .mapUnknownProperty, .dateJustNow, .dateMinutesAgo,
       .dateHoursAgo, .dateToday, .dateOnDay, .dateUnknown,
     ] + HumanDate.months
 
@@ -290,22 +293,32 @@ enum MapPage {
       }
 
       // The view: #zoom/lat/lon, read at start and whenever it changes, written as the map moves.
+      // After the view, the dataset and the filter when there are some: #zoom/lat/lon&dataset=…&property=…&value=…
       function readHash() {
-        const m = /^#(\d+(?:\.\d+)?)\/(-?\d+(?:\.\d+)?)\/(-?\d+(?:\.\d+)?)$/.exec(location.hash);
-        return m ? { zoom: +m[1], lat: +m[2], lon: +m[3] } : null;
+        const m = /^#(\d+(?:\.\d+)?)\/(-?\d+(?:\.\d+)?)\/(-?\d+(?:\.\d+)?)(?:&(.*))?$/.exec(location.hash);
+        return m ? { zoom: +m[1], lat: +m[2], lon: +m[3], state: new URLSearchParams(m[4] || "") } : null;
       }
-      const start = readHash() || { zoom: 2, lat: 25, lon: 10 };
+      const start = readHash() || { zoom: 2, lat: 25, lon: 10, state: new URLSearchParams() };
       const map = L.map("map", { minZoom: 1, maxZoom: 18, worldCopyJump: true, keyboard: true });
       map.attributionControl.setPrefix('<a href="https://leafletjs.com">Leaflet</a>');
       map.attributionControl.addAttribution(text("mapBorders"));
       map.setView([start.lat, start.lon], start.zoom);
       window.addEventListener("hashchange", () => {
         const view = readHash();
-        if (view) map.setView([view.lat, view.lon], view.zoom);
+        if (view) {
+          map.setView([view.lat, view.lon], view.zoom);
+          showState(view.state);
+        }
       });
-      function writeHash() {
+      /** The view, then the dataset and the filter as they are now, so a view and its filter can be shared and
+       *  reloaded (the language link keeps them too). */
+      function writeURL() {
         const c = map.getCenter();
-        const hash = `#${map.getZoom()}/${c.lat.toFixed(4)}/${c.lng.toFixed(4)}`;
+        const state = new URLSearchParams();
+        if (dataset !== "markers") state.set("dataset", dataset);
+        if (filterProperty) { state.set("property", filterProperty); state.set("value", filterTyped); }
+        const rest = state.toString();
+        const hash = `#${map.getZoom()}/${c.lat.toFixed(4)}/${c.lng.toFixed(4)}` + (rest ? "&" + rest : "");
         if (location.hash !== hash) history.replaceState(null, "", location.pathname + location.search + hash);
         switcher.href = otherHref + hash;
       }
@@ -353,10 +366,19 @@ enum MapPage {
 
       // Clusters of the chosen dataset, for the view.
       const select = document.getElementById("dataset");
-      let dataset = "markers";
+      let dataset = start.state.get("dataset") || "markers";
       const clusters = L.layerGroup().addTo(map);
       let generation = 0;
-      let filter = "";  // a MapLibre filter expression as JSON, or "" for every point
+      // A filter on the dataset's points: one property equal to one value (a number or true/false when typed
+      // as one, else text), sent as the MapLibre expression ["==", ["get", property], value]; from the URL first.
+      let filterProperty = (start.state.get("property") || "").trim();
+      let filterTyped = (start.state.get("value") || "").trim();
+      let filter = filterExpression(filterProperty, filterTyped);  // as JSON, or "" for every point
+      function filterExpression(property, typed) {
+        let value = typed;
+        if (/^(-?\d+(\.\d+)?([eE][-+]?\d+)?|true|false)$/.test(typed)) value = JSON.parse(typed);
+        return property ? JSON.stringify(["==", ["get", property], value]) : "";
+      }
       function filterQuery() { return filter ? `&filter=${encodeURIComponent(filter)}` : ""; }
       function viewBox() {
         const b = map.getBounds();
@@ -409,6 +431,13 @@ enum MapPage {
           roving[next].focus();
         });
       }
+      /** Whether a feature is a cluster the server made: its feature id is its cluster_id and its counts are
+       *  whole numbers (a dataset's own point may carry any properties, "cluster": true among them). */
+      function isCluster(feature) {
+        const p = feature.properties;
+        return p.cluster === true && Number.isInteger(p.cluster_id) && feature.id === p.cluster_id
+          && Number.isInteger(p.point_count) && p.point_count >= 2;
+      }
       async function updateClusters() {
         const mine = ++generation;
         const zoom = Math.floor(map.getZoom());
@@ -425,9 +454,7 @@ enum MapPage {
           // A cluster is what the server made one: its feature id is its cluster_id and its counts are whole
           // numbers. A dataset's own point may carry any properties ("cluster": true and a label of HTML
           // among them), so nothing of a feature's properties is ever markup: the label is text.
-          const isCluster = p.cluster === true && Number.isInteger(p.cluster_id) && feature.id === p.cluster_id
-            && Number.isInteger(p.point_count) && p.point_count >= 2;
-          if (isCluster) {
+          if (isCluster(feature)) {
             const size = p.point_count < 10 ? 30 : p.point_count < 100 ? 36 : 44;
             const label = document.createElement("span");
             label.textContent = p.point_count >= 1000
@@ -567,7 +594,9 @@ enum MapPage {
       });
 
       /** Kilometres as the page's language writes a whole number of them ("2,535", "2 535"). */
-      function kilometres(km) { return Math.round(km).toLocaleString(lang === "fr" ? "fr-FR" : "en-GB"); }
+      function kilometres(km) { return number(Math.round(km)); }
+      /** A whole number as the page's language writes it; "?" when it is not known. */
+      function number(n) { return n === undefined ? "?" : n.toLocaleString(lang === "fr" ? "fr-FR" : "en-GB"); }
       let asked = 0;  // the latest place asked about: an older answer arriving late is dropped
       /** A place: its news country (the one it is in, else the nearest), then that country's headlines; `pinned`
        *  puts a pin there. A place in no country at all (the sea) offers the nearest news country instead. */
@@ -768,17 +797,68 @@ enum MapPage {
       });
       document.getElementById("world").addEventListener("click", () => map.setView([25, 10], 2));
 
-      // A filter on the dataset's points: one property equal to one value (a number or true/false when typed
-      // as one, else text), sent as the MapLibre expression ["==", ["get", property], value].
+      // The filter box: its count of what matches beside it ("5 of 20 features match"), a property the dataset
+      // does not have said, and the dataset's property names offered (its TileJSON's vector_layers[].fields).
+      const propertyInput = document.getElementById("filter-property");
+      const valueInput = document.getElementById("filter-value");
+      const filterCount = document.getElementById("filter-count");
+      propertyInput.value = filterProperty;
+      valueInput.value = filterTyped;
+      const clusterFields = ["cluster", "cluster_id", "point_count", "point_count_abbreviated"];
+      let fields = null;  // the property names of the dataset on the map, once its TileJSON is read
+      async function updateFields() {
+        const asked = dataset;
+        fields = null;
+        const tileJSON = await getJSON(`/tiles/${encodeURIComponent(asked)}.json`);
+        if (asked !== dataset) return;
+        const names = new Set();
+        for (const layer of tileJSON.vector_layers || []) {
+          for (const name of Object.keys(layer.fields || {})) if (!clusterFields.includes(name)) names.add(name);
+        }
+        fields = [...names];
+        document.getElementById("filter-properties").replaceChildren(...fields.map((name) => new Option(name, name)));
+      }
+      const pointCounts = new Map();  // each dataset's number of points, from /v1/datasets
+      async function updateFilterCount() {
+        if (!filter) { filterCount.textContent = ""; return; }
+        const asked = `${dataset} ${filter}`;
+        const [data] = await Promise.all([getJSON(
+          `/v1/datasets/${encodeURIComponent(dataset)}/clusters?zoom=0${filterQuery()}`, { cache: "no-cache" }),
+          fieldsRead]);
+        if (asked !== `${dataset} ${filter}`) return;
+        const matching = data.features.reduce((n, f) => n + (isCluster(f) ? f.properties.point_count : 1), 0);
+        const said = [text("mapFilterCount", number(matching), number(pointCounts.get(dataset)))];
+        if (fields && !fields.includes(filterProperty)) {
+          said.push(text("mapUnknownProperty", filterProperty, dataset, fields.join(", ")));
+        }
+        filterCount.textContent = said.join(" · ");
+        filterCount.dataset.matching = String(matching);  // for tests
+      }
+      let fieldsRead = updateFields().catch(() => {});
+      /** The dataset and filter a link names (its #…&dataset=&property=&value=), shown if they are new. */
+      function showState(state) {
+        const named = state.get("dataset") || "markers";
+        const property = (state.get("property") || "").trim(), typed = (state.get("value") || "").trim();
+        if (named === dataset && property === filterProperty && typed === filterTyped) return;
+        const otherDataset = named !== dataset;
+        dataset = named;
+        if (otherDataset) fieldsRead = updateFields().catch(() => {});
+        select.value = dataset;
+        [filterProperty, filterTyped] = [property, typed];
+        [propertyInput.value, valueInput.value] = [property, typed];
+        filter = filterExpression(property, typed);
+        updateClusters().catch((error) => sayFailed(error, refresh));
+        updateFilterCount().catch(() => {});
+      }
       document.getElementById("filter").addEventListener("submit", (event) => {
         event.preventDefault();
-        const property = document.getElementById("filter-property").value.trim();
-        const typed = document.getElementById("filter-value").value.trim();
-        let value = typed;
-        if (/^(-?\d+(\.\d+)?([eE][-+]?\d+)?|true|false)$/.test(typed)) value = JSON.parse(typed);
-        filter = property ? JSON.stringify(["==", ["get", property], value]) : "";
-        say(property ? text("mapFiltered", property, typed) : "");
+        filterProperty = propertyInput.value.trim();
+        filterTyped = valueInput.value.trim();
+        filter = filterExpression(filterProperty, filterTyped);
+        say(filterProperty ? text("mapFiltered", filterProperty, filterTyped) : "");
+        writeURL();
         updateClusters().catch((error) => sayFailed(error, refresh));
+        updateFilterCount().catch((error) => sayFailed(error, null));
       });
 
       // The datasets the service has, asked again every few seconds while the page is seen: a dataset written
@@ -792,23 +872,37 @@ enum MapPage {
           select.replaceChildren(...answer.datasets.map((d, i) => new Option(labels[i], d.name)));
         }
         const seen = new Map(answer.datasets.map((d) => [d.name, `${d.version}:${d.contentHash}`]));
-        if (!seen.has(dataset)) dataset = "markers";  // the dataset on the map was removed
+        for (const d of answer.datasets) pointCounts.set(d.name, d.pointCount);
+        let changed = stamps !== null && stamps.get(dataset) !== seen.get(dataset);
+        if (!seen.has(dataset)) {  // the dataset on the map was removed, or the URL named none
+          dataset = "markers";
+          changed = true;
+          writeURL();
+          fieldsRead = updateFields().catch(() => {});
+        }
         select.value = dataset;
-        const changed = stamps !== null && stamps.get(dataset) !== seen.get(dataset);
         stamps = seen;
         // For tests: each dataset's name and count, as the list shows them.
         document.body.dataset.datasets = answer.datasets.map((d) => `${d.name}:${d.pointCount}`).join(" ");
-        if (changed) await updateClusters();
+        if (changed) await Promise.all([updateClusters(), updateFilterCount()]);
       }
-      updateDatasets().catch((error) => sayFailed(error, () => { refresh(); updateDatasets().catch(() => {}); }));
+      const datasetsRead = updateDatasets()
+        .catch((error) => sayFailed(error, () => { refresh(); updateDatasets().catch(() => {}); }));
+      datasetsRead.then(() => updateFilterCount()).catch(() => {});
       const pollMilliseconds = Number(params.get("poll")) || 5000;  // ?poll=MS, 500 at the least
       setInterval(() => {
         if (!document.hidden) updateDatasets().catch(() => {});
       }, Math.max(500, pollMilliseconds));
-      select.addEventListener("change", () => { dataset = select.value; updateClusters().catch((e) => sayFailed(e, refresh)); });
+      select.addEventListener("change", () => {
+        dataset = select.value;
+        writeURL();
+        fieldsRead = updateFields().catch(() => {});
+        updateClusters().catch((e) => sayFailed(e, refresh));
+        updateFilterCount().catch(() => {});
+      });
 
       function refresh() {
-        writeHash();
+        writeURL();
         Promise.all([updateBasemap(), updateClusters()]).catch((error) => sayFailed(error, refresh));
       }
       map.on("moveend", refresh);

@@ -445,6 +445,53 @@ def main():
         driver.find_element(By.CSS_SELECTOR, "#filter button").click()
         wait.until(lambda d: view() != "2:1")
 
+        # Issue 47, item 6: the filter says how many match (and a property the dataset has not got), offers the
+        # dataset's property names (its TileJSON's fields), and the dataset and filter live in the URL.
+        places = {"type": "FeatureCollection", "features": [
+            {"type": "Feature", "properties": {"name": f"place {i}", "category": "sports" if i % 4 == 0 else "science"},
+             "geometry": {"type": "Point", "coordinates": [-40 + i * 4, 10 + i]}} for i in range(20)]}
+        request = urllib.request.Request(base + "/v1/datasets/places", data=json.dumps(places).encode(), method="PUT",
+                                         headers={"Authorization": f"Bearer {WRITE_TOKEN}",
+                                                  "Content-Type": "application/geo+json"})
+        urllib.request.urlopen(request, timeout=60).read()
+
+        def filter_count():
+            return driver.find_element(By.ID, "filter-count").text
+
+        open_page("/#2/20/0&dataset=places&property=category&value=sports", 2)
+        settle(lambda d: filter_count() == "5 of 20 features match")
+        offered = driver.execute_script(
+            "return [...document.querySelectorAll('#filter-properties option')].map((o) => o.value)")
+        check(Select(driver.find_element(By.ID, "dataset")).first_selected_option.get_attribute("value") == "places"
+              and driver.find_element(By.ID, "filter-property").get_attribute("value") == "category"
+              and driver.find_element(By.ID, "filter-value").get_attribute("value") == "sports"
+              and driver.execute_script("return document.body.dataset.points") == "5"
+              and filter_count() == "5 of 20 features match",
+              f"#2/20/0&dataset=places&property=category&value=sports opens that view, saying how many match "
+              f"({filter_count()!r})")
+        check(sorted(offered) == ["category", "name"],
+              f"the property box offers the dataset's property names, from its TileJSON ({offered})")
+        driver.find_element(By.ID, "filter-property").clear()
+        driver.find_element(By.ID, "filter-property").send_keys("categroy")
+        driver.find_element(By.CSS_SELECTOR, "#filter button").click()
+        wanted_count = "0 of 20 features match · 'categroy' is not a property of places; its properties: "
+        settle(lambda d: filter_count().startswith(wanted_count))
+        url = driver.current_url
+        check(filter_count().startswith(wanted_count) and "property=categroy" in url and "dataset=places" in url
+              and "value=sports" in url, f"a misspelt property says 0 match and names the ones there are, and the "
+              f"URL keeps it ({filter_count()!r}, {url[len(base):]})")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "filter-count.png"))
+        driver.refresh()
+        restored = settle(lambda d: filter_count().startswith(wanted_count)
+                          and d.find_element(By.ID, "filter-property").get_attribute("value") == "categroy"
+                          and d.execute_script("return document.body.dataset.view") == "2:0")
+        switch = driver.find_element(By.ID, "lang").get_attribute("href")
+        check(restored and "dataset=places" in switch and "property=categroy" in switch and "lang=fr" in switch,
+              f"a reload restores the dataset and the filter, and the language link keeps them ({switch[len(base):]})")
+        driver.get(base + "/?lang=fr#2/20/0&dataset=places&property=category&value=sports")
+        check(settle(lambda d: filter_count() == "5 sur 20 entités correspondent"),
+              f"the count speaks French on the French page ({filter_count()!r})")
+
         # A dataset that changes while the page is open: written over HTTP, seen without a reload (the page asks
         # /v1/datasets again every ?poll= milliseconds and fetches the clusters again when the dataset changed).
         write(base + "/v1/datasets/live", "PUT", [(48.0 + i * 0.01, 2.0 + i * 0.01) for i in range(30)])
