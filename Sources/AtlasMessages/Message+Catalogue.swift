@@ -338,6 +338,8 @@ public enum Message: String, CaseIterable, Sendable {
   case mapRetry
   case mapFilterCount
   case mapUnknownProperty
+  case mapNoCountry
+  case mapWhichCountry
   // A label and what it labels, with the language's colon: a result of headlines that failed and its error
   // sentence (french-a), an article's source and title (fr31).
   case labelled
@@ -2182,6 +2184,8 @@ public enum Message: String, CaseIterable, Sendable {
     case .mapFilterCount: ("{1} of {2} features match", "{1} sur {2} entités correspondent")
     case .mapUnknownProperty:
       ("'{1}' is not a property of {2}; its properties: {3}.", "'{1}' n’est pas une propriété de {2} ; ses propriétés : {3}.")
+    case .mapNoCountry: ("No news country is called '{1}'.", "Aucun pays d’actualités ne s’appelle '{1}'.")
+    case .mapWhichCountry: ("'{1}' could be:", "'{1}' peut être :")
     case .labelled: ("{1}: {2}", "{1} : {2}")
 
     // MARK: config

@@ -41,6 +41,7 @@ enum MapPage {
           placeholder="{{mapCountry}}">
         <datalist id="countries"></datalist>
         <button type="submit">{{mapGo}}</button>
+        <span id="find-said" role="status"></span>
       </form>
       <button type="button" id="world">{{mapWholeWorld}}</button>
       <form id="filter">
@@ -58,7 +59,7 @@ enum MapPage {
       <aside id="panel" hidden>
         <button type="button" id="panel-close" aria-label="{{mapClose}}">×</button>
         <h2 id="panel-title"></h2>
-        <select id="panel-category" aria-label="{{mapCategory}}"></select>
+        <select id="panel-category" aria-label="{{mapCategory}}" hidden></select>
         <select id="panel-source" aria-label="{{mapFavouriteSource}}" hidden></select>
         <p id="panel-status" role="status" aria-live="polite"></p>
         <button type="button" id="panel-retry" hidden>{{mapRetry}}</button>
@@ -87,7 +88,7 @@ enum MapPage {
       .mapCategoryBusiness, .mapCategoryEntertainment, .mapCategoryGeneral, .mapCategoryHealth,
       .mapCategoryScience, .mapCategorySports, .mapCategoryTechnology, .mapNearestOffer, .mapShowNews,
       .mapNoProperties, .mapNewsHere, .mapUnreachable, .mapRetry, .mapFilterCount,
-      .mapUnknownProperty, .dateJustNow, .dateMinutesAgo,
+      .mapUnknownProperty, .mapNoCountry, .mapWhichCountry, .dateJustNow, .dateMinutesAgo,
       .dateHoursAgo, .dateToday, .dateOnDay, .dateUnknown,
     ] + HumanDate.months
 
@@ -171,6 +172,7 @@ enum MapPage {
     #panel .description { margin: 4px 0 0; font-size: 14px; }
     #panel select { font: inherit; margin-bottom: 6px; }
     #offer { margin-left: 8px; font: inherit; }
+    #find-said button { font: inherit; margin-left: 6px; }
     #panel-retry { font: inherit; margin: 0 0 8px; }
     /* A spinner before the status line while the panel waits; still (a ring) for readers who ask for less motion. */
     #panel-status.busy::before { content: ""; display: inline-block; width: 14px; height: 14px; margin-right: 8px;
@@ -662,6 +664,14 @@ enum MapPage {
         if (!shown || shown.country !== country || categorySelect.value !== category || sourceSelect.value !== source) return;
         const result = answer.results[0];
         list.dataset.provider = result.provider;  // which provider answered, for tests
+        // Categories are offered only when the provider that answers has them (NewsAPI; GDELT and feeds have
+        // none): a category kept from a server that had them is asked again without.
+        const categorised = result.provider === "newsapi";
+        categorySelect.hidden = !categorised;
+        if (!categorised && category) {
+          categorySelect.value = "";
+          return showCountry(country, where);
+        }
         const favourite = answer.results.find((r) => r.source === source);
         if (source && favourite) {
           sourceTitle.textContent = source;
@@ -782,17 +792,32 @@ enum MapPage {
         showCountry(country, "");
       }
       // A typed name is read by the service as --country reads it (a code, an English or French name, uk, usa,
-      // the start or part of one name); a name several countries have is its sentence naming them.
+      // the start or part of one name). Beside the box: a name no country has is said so, and a name several
+      // have lists them to choose from (the codes the service's 404 sentence names: "ae (…), gb (…) or us (…)").
+      const findSaid = document.getElementById("find-said");
       document.getElementById("find").addEventListener("submit", async (event) => {
         event.preventDefault();
-        const input = document.getElementById("find-country");
+        const typed = document.getElementById("find-country").value.trim();
+        findSaid.replaceChildren();
         try {
-          const answer = await getJSON(`/v1/countries?q=${encodeURIComponent(input.value.trim())}`);
+          const answer = await getJSON(`/v1/countries?q=${encodeURIComponent(typed)}`);
           say("");
           goToCountry(answer.countries[0].code);
         } catch (error) {
-          if (error.unreachable) sayFailed(error, () => event.target.requestSubmit());
-          else say(error.message);
+          if (error.unreachable) { sayFailed(error, () => event.target.requestSubmit()); return; }
+          await countryList;
+          const named = [...error.message.matchAll(/\b([a-z]{2}) \(/g)].map((m) => m[1]);
+          const candidates = countries.filter((c) => named.includes(c.code));
+          if (candidates.length < 2) { findSaid.textContent = text("mapNoCountry", typed); return; }
+          findSaid.textContent = text("mapWhichCountry", typed);
+          for (const country of candidates) {
+            const choice = document.createElement("button");
+            choice.type = "button";
+            choice.textContent = lang === "fr" ? country.nameFr : country.name;
+            choice.dataset.code = country.code;
+            choice.addEventListener("click", () => { findSaid.replaceChildren(); goToCountry(country.code); });
+            findSaid.append(choice);
+          }
         }
       });
       document.getElementById("world").addEventListener("click", () => map.setView([25, 10], 2));

@@ -321,7 +321,11 @@ def main():
               f"dates read as the CLI prints them ({dates[:2]})")
         shown, wanted = human_dates(2)
         check(shown == wanted, f"the page's dates are the CLI's, across DST in Europe/Paris and today ({shown})")
-        # A category of the country, chosen in the panel.
+        # A category of the country, chosen in the panel: offered, as NewsAPI answered (issue 47, item 4).
+        category_options = driver.execute_script(
+            "return [...document.querySelectorAll('#panel-category option')].map((o) => o.value)")
+        check(driver.find_element(By.ID, "panel-category").is_displayed() and len(category_options) == 8,
+              f"with NewsAPI answering, the panel offers top headlines and the seven categories ({category_options})")
         Select(driver.find_element(By.ID, "panel-category")).select_by_value("sports")
         wait.until(lambda d: d.find_element(By.ID, "panel-list").get_attribute("data-category") == "sports"
                    and len(d.find_elements(By.CSS_SELECTOR, "#panel-list li")) > 0)
@@ -415,16 +419,26 @@ def main():
         field.clear()
         field.send_keys("atlantis")
         driver.find_element(By.CSS_SELECTOR, "#find button").click()
-        wait.until(lambda d: "atlantis" in d.find_element(By.ID, "message-text").text)
-        check(True, "a name no country has is said so")
+        # Issue 47, item 4: beside the box, in words for map readers; several countries' name lists them to choose.
+        said = settle(lambda d: d.find_element(By.ID, "find-said").text == "No news country is called 'atlantis'.")
+        check(said and "/v1/countries" not in driver.find_element(By.TAG_NAME, "body").text,
+              f"a name no country has is said so beside the box ({driver.find_element(By.ID, 'find-said').text!r})")
         # Names as --country reads them (the service's /v1/countries): several countries named, an alias.
         field.clear()
         field.send_keys("united")
         driver.find_element(By.CSS_SELECTOR, "#find button").click()
-        wait.until(lambda d: "gb (United Kingdom)" in d.find_element(By.ID, "message-text").text)
-        said = driver.find_element(By.ID, "message-text").text
-        check(said == "'united' could be ae (United Arab Emirates), gb (United Kingdom) or us (United States); "
-              "give one code.", f"a name several countries have names them ({said!r})")
+        settle(lambda d: d.find_elements(By.CSS_SELECTOR, "#find-said button"))
+        said = driver.find_element(By.ID, "find-said").text
+        choices = [b.text for b in driver.find_elements(By.CSS_SELECTOR, "#find-said button")]
+        check(said.startswith("'united' could be:")
+              and choices == ["United Arab Emirates", "United Kingdom", "United States"],
+              f"a name several countries have lists them to choose from ({said!r}, {choices})")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "search-choices.png"))
+        for button in driver.find_elements(By.CSS_SELECTOR, "#find-said button[data-code='us']"):
+            button.click()
+        check(settle(lambda d: d.find_element(By.ID, "panel-title").get_attribute("data-code") == "us"
+                     and not d.find_elements(By.CSS_SELECTOR, "#find-said button")),
+              "choosing one of them opens it")
         field.clear()
         field.send_keys("uk")
         driver.find_element(By.CSS_SELECTOR, "#find button").click()
@@ -590,6 +604,19 @@ def main():
               f"with no key, France's headlines come from GDELT, provider and sources named "
               f"({provider}, {status!r}, {sources[:2]})")
         driver.save_screenshot(os.path.join(ARTIFACTS, "france-panel-gdelt.png"))
+        # Issue 47, item 4: GDELT has no categories, so none is offered; one kept from before is not asked for.
+        check(not driver.find_element(By.ID, "panel-category").is_displayed(),
+              "with GDELT answering, the panel offers no category")
+        driver.execute_script("localStorage.setItem('newsatlas.category', 'sports')")
+        driver.refresh()
+        wait.until(lambda d: (d.execute_script("return document.body.dataset.view || ''")).startswith("5:"))
+        driver.execute_script("window.newsAtlas.openPlace(46.6, 2.4)")
+        shown = settle(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#panel-list li")) == 10)
+        check(shown and not driver.find_element(By.ID, "panel-category").is_displayed()
+              and driver.find_element(By.ID, "panel-list").get_attribute("data-category") == ""
+              and "GDELT" in driver.find_element(By.ID, "panel-status").text,
+              f"a category kept from before is not asked of GDELT: its top headlines show "
+              f"({driver.find_element(By.ID, 'panel-status').text!r})")
 
         # French, and a phone's width.
         driver.get_log("performance")  # what the English pages asked is read and left behind
@@ -632,10 +659,17 @@ def main():
         field = driver.find_element(By.ID, "find-country")
         field.send_keys("uni")
         driver.find_element(By.CSS_SELECTOR, "#find button").click()
-        wait.until(lambda d: "Royaume-Uni" in d.find_element(By.ID, "message-text").text)
-        said = driver.find_element(By.ID, "message-text").text
-        check(said.startswith("'uni' peut être ae (Émirats arabes unis), gb (Royaume-Uni)"),
-              f"the search box's sentence is French on the French page ({said!r})")
+        settle(lambda d: d.find_elements(By.CSS_SELECTOR, "#find-said button"))
+        said = driver.find_element(By.ID, "find-said").text
+        choices = [b.text for b in driver.find_elements(By.CSS_SELECTOR, "#find-said button")]
+        check(said.startswith("'uni' peut être :") and choices == ["Émirats arabes unis", "Royaume-Uni", "États-Unis"],
+              f"the search box's choices are French on the French page ({said!r}, {choices})")
+        field.clear()
+        field.send_keys("atlantide")
+        driver.find_element(By.CSS_SELECTOR, "#find button").click()
+        check(settle(lambda d: d.find_element(By.ID, "find-said").text
+                     == "Aucun pays d’actualités ne s’appelle 'atlantide'."),
+              f"a name no country has is said in French ({driver.find_element(By.ID, 'find-said').text!r})")
         # The page asks the service in its language, so the service's error sentences come in French.
         asked = [json.loads(entry["message"])["message"]["params"]["request"]
                  for entry in driver.get_log("performance")
