@@ -361,6 +361,10 @@ public struct BatchRows {
           : try input.read(into: buffer, count: chunkSize)
       }
       if got == 0 { break }
+      // A Parquet file (it starts with PAR1) is read by the Python package, through pyarrow (issue 45).
+      if consumed == 0, got >= 4, (0..<4).allSatisfy({ buffer[$0] == Array("PAR1".utf8)[$0] }) {
+        throw .data(.featuresParquet, path)
+      }
       consumed += got
       ahead = readsAhead ? ReadAhead(input, into: spare, count: chunkSize) : nil
       do {

@@ -668,6 +668,7 @@ public enum Message: String, CaseIterable, Sendable {
   case fileCannotWrite
   case fileCannotReadBack
   case featuresJSONArray
+  case featuresParquet
   case featuresNoPoints
   case featuresWrongType
   case featuresNotCollection
@@ -3418,6 +3419,13 @@ public enum Message: String, CaseIterable, Sendable {
     case .fileIsDirectory: ("'{1}' is a directory; give a file.", "'{1}' est un dossier ; donnez un fichier.")
     case .fileCannotWrite: ("Cannot write '{1}': {2}.", "Impossible d'écrire '{1}' : {2}.")
     case .fileCannotReadBack: ("Cannot read '{1}' back: {2}.", "Impossible de relire '{1}' : {2}.")
+    case .featuresParquet:
+      (
+        "'{1}' is a Parquet file, which the command line does not read; the Python package does: python -m "
+          + "newsatlas resolve --input FILE --output OUT.parquet, or newsatlas.read_points(FILE) for an index.",
+        "'{1}' est un fichier Parquet, que la ligne de commande ne lit pas ; le paquet Python le lit : python -m "
+          + "newsatlas resolve --input FICHIER --output SORTIE.parquet, ou newsatlas.read_points(FICHIER) pour un index."
+      )
     case .featuresJSONArray:
       (
         "'{1}' is a JSON array; give a GeoJSON FeatureCollection (an object) or CSV.",

@@ -89,6 +89,13 @@ struct ByteReader {
   mutating func retreat() { position -= 1 }
   mutating func consume(to end: Int) { position = end }
 
+  /// Whether the bytes from the current position start with `prefix` (read as far as it needs).
+  mutating func startsWith(_ prefix: [UInt8]) throws(FormatError) -> Bool {
+    try fill(atLeast: prefix.count)
+    guard buffer.count - position >= prefix.count else { return false }
+    return buffer[position..<position + prefix.count].elementsEqual(prefix)
+  }
+
   mutating func skipByteOrderMark() {
     if buffer.count - position >= 3 && buffer[position] == 0xEF && buffer[position + 1] == 0xBB
       && buffer[position + 2] == 0xBF

@@ -149,6 +149,8 @@ public final class FeatureFile {
   private func read(_ reader: inout ByteReader, keepText: Bool, csvFields: CSVFields) throws(FormatError)
     -> Bool
   {
+    // A Parquet file (it starts with PAR1): read through pyarrow, in the Python package (issue 45).
+    if try reader.startsWith(Array("PAR1".utf8)) { throw .data(.featuresParquet, naming) }
     try reader.fill(atLeast: 3)
     reader.skipByteOrderMark()
     reader.skipWhitespace()

@@ -141,6 +141,25 @@ import Testing
     }
   }
 
+  /// A Parquet file (issue 45 item 5), which only the Python package reads (through pyarrow): `--points` and a
+  /// batch's `--input` say so in one sentence, 65, naming the Python entry points.
+  @Test func aParquetFileIsSentToThePythonPackage() throws {
+    try Scratch.withFile(
+      named: "points.parquet", bytes: Array("PAR1".utf8) + [0x15, 0x04, 0, 0] + Array("PAR1".utf8)
+    ) {
+      path in
+      for arguments in [["clusters", "--zoom", "1", "--points", path], ["resolve", "--input", path]] {
+        let result = try CLI.run(arguments)
+        #expect(result.status == 65, "\(arguments)")
+        #expect(
+          result.stderr
+            == "newsatlas: '\(path)' is a Parquet file, which the command line does not read; the "
+            + "Python package does: python -m newsatlas resolve --input FILE --output OUT.parquet, or "
+            + "newsatlas.read_points(FILE) for an index.\n", "\(result.stderr)")
+      }
+    }
+  }
+
   /// `--format text` (issue 47 item 9): a table under a header, each cluster with the zoom it splits at, each
   /// point with its name (French in French, a decimal comma); the JSON laid out on a terminal, one line in a
   /// pipe, the same document either way.
