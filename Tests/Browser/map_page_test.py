@@ -699,6 +699,19 @@ def main():
         check(run_axe("a phone, the panel open"),
               "axe-core finds no serious or critical violation on a phone, the panel open")
 
+        # The pictures in Documentation/ (map-desktop.png, map-phone.png): a click in the south-west of France, its
+        # pin, outline and headlines, at a laptop's 1280×800 and a phone's 390×844 viewport.
+        for name, (width, height), path, (lat, lon) in [("map-desktop.png", (1280, 800), "/#5/46.6/2.4", (44.2, 0.6)),
+                                                       ("map-phone.png", (390, 844), "/#4/47/2.4", (44.0, 4.5))]:
+            driver.set_window_size(width, height + 200)
+            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 640})
+            open_page(path, int(path[2]))
+            click_at(lat, lon)
+            settle(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#panel-list li")) == 10 and pin() is not None)
+            driver.save_screenshot(os.path.join(ARTIFACTS, name))
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
         # Nothing left 127.0.0.1 (every request the browser made, from its network log).
         urls = []
         for entry in driver.get_log("performance"):
