@@ -10,7 +10,13 @@ opens a panel whose headlines come from the imitation; `?lang=fr` speaks French,
 shows the map and the panel; and a second server with no key at all shows France's headlines from the GDELT
 imitation (the same server.py), naming GDELT as the provider and each article's source; a dataset written over
 HTTP (PUT, then POST …/features with the write token) changes on the open page, its count in the dataset list and
-its clusters' counts, without a reload. Screenshots go to ARTIFACTS (default .build/browser-artifacts).
+its clusters' counts, without a reload. Issue 47's map-page items: a click's pin and the chosen country's
+outline, the sea's offer of the nearest news country, a dataset point's own properties as text; the keyboard (one
+tab stop for the markers, arrows, Enter, Space, Escape), contrast, target size, aria-live and an axe-core pass
+(PyPI's axe-selenium-python; this script runs itself again under .build/python-venv when this Python lacks it);
+"Could not reach the server" with a working Retry, and the spinner; the filter's count, property names and URL;
+categories only from NewsAPI, and the search box's words and choices. Screenshots go to ARTIFACTS (default
+.build/browser-artifacts), map-desktop.png and map-phone.png among them (Documentation/'s pictures).
 
     python3 Tests/Browser/map_page_test.py [path/to/newsatlas]
 
