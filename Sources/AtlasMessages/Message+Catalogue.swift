@@ -2184,7 +2184,10 @@ public enum Message: String, CaseIterable, Sendable {
     case .mapRetry: ("Retry", "Réessayer")
     case .mapFilterCount: ("{1} of {2} features match", "{1} sur {2} entités correspondent")
     case .mapUnknownProperty:
-      ("'{1}' is not a property of {2}; its properties: {3}.", "'{1}' n’est pas une propriété de {2} ; ses propriétés : {3}.")
+      (
+        "'{1}' is not a property of {2}; its properties: {3}.",
+        "'{1}' n’est pas une propriété de {2} ; ses propriétés : {3}."
+      )
     case .mapNoCountry: ("No news country is called '{1}'.", "Aucun pays d’actualités ne s’appelle '{1}'.")
     case .mapWhichCountry: ("'{1}' could be:", "'{1}' peut être :")
     case .labelled: ("{1}: {2}", "{1} : {2}")
