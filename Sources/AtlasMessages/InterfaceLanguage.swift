@@ -29,16 +29,22 @@ public enum InterfaceLanguage: String, Sendable, CaseIterable {
   /// The language `--lang xx` (or `--lang=xx`, before any `--`) asks for on a command line, the last one given;
   /// nil when none is, or it names no language.
   public static func given(arguments: [String]) -> InterfaceLanguage? {
+    lastValue(of: "--lang", in: arguments).flatMap(InterfaceLanguage.init(rawValue:))
+  }
+
+  /// The value the last `NAME X` (or `NAME=X`) before any `--` gives on a command line, nil when none does:
+  /// for the options a front end reads before parsing (`--lang`, the CLI's `--color`).
+  public static func lastValue(of name: String, in arguments: [String]) -> String? {
     var given: String?
     var rest = arguments[...]
     while let argument = rest.popFirst(), argument != "--" {
-      if argument == "--lang" {
+      if argument == name {
         given = rest.popFirst()
-      } else if argument.hasPrefix("--lang=") {
-        given = String(argument.dropFirst(7))
+      } else if argument.hasPrefix(name + "=") {
+        given = String(argument.dropFirst(name.count + 1))
       }
     }
-    return given.flatMap(InterfaceLanguage.init(rawValue:))
+    return given
   }
 
   /// The locale variable that decides `fromLocale`: the first of `LC_ALL`, `LC_MESSAGES` and `LANG` set.

@@ -76,15 +76,8 @@ extension Feed {
   }
 
   static func undoubled(_ text: String) -> String {
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(text.utf8.count)
-    var high = false
-    for scalar in text.unicodeScalars {
-      guard scalar.value < 0x100 else { return text }
-      high = high || scalar.value >= 0x80
-      bytes.append(UInt8(scalar.value))
-    }
-    guard high else { return text }
-    return String(validating: bytes, as: UTF8.self) ?? text
+    var text = text
+    let once = text.withUTF8 { undoubled($0) }
+    return once.map { String(decoding: $0, as: UTF8.self) } ?? text
   }
 }

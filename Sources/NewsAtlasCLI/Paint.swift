@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtlasMessages
 
 #if canImport(Glibc)
   import Glibc
@@ -33,16 +34,7 @@ enum Paint {
   /// The choice `--color X` (or `--color=X`, before any `--`) makes on a command line, the last one given;
   /// nil when none is, or it names no choice (parsing then refuses it).
   static func given(arguments: [String]) -> ColorChoice? {
-    var given: String?
-    var rest = arguments[...]
-    while let argument = rest.popFirst(), argument != "--" {
-      if argument == "--color" {
-        given = rest.popFirst()
-      } else if argument.hasPrefix("--color=") {
-        given = String(argument.dropFirst(8))
-      }
-    }
-    return given.flatMap(ColorChoice.init(rawValue:))
+    InterfaceLanguage.lastValue(of: "--color", in: arguments).flatMap(ColorChoice.init(rawValue:))
   }
 
   /// `text` in bold on standard output (a table's header, a country's line of headlines).
