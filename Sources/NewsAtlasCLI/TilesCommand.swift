@@ -35,6 +35,7 @@ struct TilesCommand: ParsableCommand {
   var filter: String?
 
   func run() throws {
+    let started = ProgressLine.clock()  // the summary's time is the whole command's, reading included
     let featureFilter = try ClusteringOptions.filter(filter)
     let aggregations = try clustering.aggregations()
     let options = try clustering.checkedOptions()
@@ -56,7 +57,7 @@ struct TilesCommand: ParsableCommand {
       throw CLIError.usage(Message.tilesLayerName(name))
     }
     MBTilesWriter.removePartialFileOnSignals()
-    var progress = ExportProgress(terminal: StandardError.isTerminal, points: file.count)
+    var progress = ExportProgress(terminal: StandardError.isTerminal, points: file.count, started: started)
     let summary: TileExport.Summary
     do {
       summary = try TileExport.export(
@@ -80,13 +81,15 @@ struct TilesCommand: ParsableCommand {
 /// each zoom is done. First, while the points are clustered, a line that says so.
 struct ExportProgress {
   let terminal: Bool
-  let started = ProgressLine.clock()
+  /// When the command started (the piped lines' times and the summary's count from it).
+  let started: Double
   private var exportStarted: Double?
   private var lastShown = 0.0
   private var drawn = false
 
-  init(terminal: Bool, points: Int) {
+  init(terminal: Bool, points: Int, started: Double) {
     self.terminal = terminal
+    self.started = started
     if terminal {
       StandardError.write("\rnewsatlas: " + Message.tilesClustering(points) + "\u{1B}[K")
       drawn = true

@@ -86,6 +86,9 @@ def _wkb_points(column):
     The common form, a little-endian 2D point (21 bytes: byte order 1, type 1, x, y), is read for the whole
     batch at once with numpy; any other row (big-endian, ISO or EWKB Z/M/SRID points) one at a time."""
     n = len(column)
+    if str(column.type) not in ("binary", "large_binary"):
+        raise ValueError(f"The geometry column holds {column.type}, not WKB (binary); give --lat and --lon for "
+                         "coordinate columns.")
     latitudes = np.full(n, np.nan)
     longitudes = np.full(n, np.nan)
     errors = [None] * n

@@ -105,5 +105,7 @@ def test_the_module_as_a_command(tmp_path):
     assert run_module("resolve", "--input", str(tmp_path / "none.parquet"), "--output", str(other)).returncode == 66
     missing = run_module("resolve", "--input", str(source), "--output", str(other), "--lat", "nope", "--lon", "lon")
     assert missing.returncode == 65 and "no column 'nope'; its columns are lat, lon" in missing.stderr
+    numbers = run_module("resolve", "--input", str(source), "--output", str(other), "--geometry", "lat")
+    assert numbers.returncode == 65 and "holds double, not WKB" in numbers.stderr, numbers.stderr
     assert run_module("resolve", "--input", str(source)).returncode == 64
     assert sorted(os.listdir(tmp_path)) == ["ll.parquet", "out.parquet"]  # no partial file left
