@@ -578,6 +578,11 @@ public enum Message: String, CaseIterable, Sendable {
   case feedAnswered
   case feedUnreadable
   case gdeltRefused
+  case gdeltTurnTooFar
+  // A paced GDELT headlines call's requests as they answer, on a terminal (issue 47 item 10).
+  case gdeltRequestDone
+  case gdeltRequestCountries
+  case gdeltRequestFailed
   case gdeltAnswered
   case gdeltNotItsJSON
   case gdeltOff
@@ -3142,6 +3147,19 @@ public enum Message: String, CaseIterable, Sendable {
         "libxml2 n'a pas pu créer d'analyseur (mémoire épuisée)."
       )
     case .gdeltRefused: ("GDELT refused the query: {1}", "GDELT a refusé la requête : {1}")
+    case .gdeltRequestDone:
+      (
+        "GDELT request {1} of at most {2} · {3} · {4} · {5} s",
+        "requête GDELT {1} sur {2} au plus · {3} · {4} · {5} s"
+      )
+    case .gdeltRequestCountries: ("{1} countries", "{1} pays")
+    case .gdeltRequestFailed: ("no answer", "sans réponse")
+    case .gdeltTurnTooFar:
+      (
+        "GDELT's next turn is {1} seconds away, longer than the {2} seconds this server waits: try again then.",
+        "Le prochain tour de GDELT est dans {1} secondes, au-delà des {2} secondes qu'attend ce serveur : "
+          + "réessayez à ce moment-là."
+      )
     case .gdeltAnswered: ("GDELT answered HTTP {1}: {2}", "GDELT a répondu HTTP {1} : {2}")
     case .gdeltNotItsJSON:
       (

@@ -11,7 +11,8 @@ extension AtlasService {
   /// [&provider=P]`: the CLI's headlines JSON (`HeadlinesJSON`), planned by the same providers and planner
   /// through the server's one set of clients, so every request shares one cache, one budget and one GDELT
   /// pacing. Without a key the answers come from GDELT. A failed country is an error object in its result
-  /// (200); a plan the budget cannot cover is 429 with `Retry-After` (when the budget frees up);
+  /// (200), as is one whose GDELT turn is further away than the server waits (`serviceGDELTWait`); a plan the
+  /// budget cannot cover is 429 with `Retry-After` (when the budget frees up);
   /// `provider=newsapi` on a server without a key, and a server started with `--no-news`, are 503. The key never
   /// leaves the process but to NewsAPI.
   func headlines(_ request: ParsedRequest) async throws -> Reply {

@@ -39,7 +39,7 @@ public struct CachePolicy: Sendable {
       force ? [] : [(86400, dailyBudget), (43200, halfDayBudget)]
     switch database.reserveRequest(windows: windows) {
     case .reserved: return
-    case .overBudget: throw .budgetSpent(usage())
+    case .overBudget, .tooLate: throw .budgetSpent(usage())  // tooLate: never, with no time limit
     case .failed(let reason): throw .cacheUnavailable(database.path, reason: reason)
     }
   }

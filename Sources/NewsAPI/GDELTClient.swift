@@ -342,7 +342,7 @@ public final class GDELTClient: HeadlinesProvider {
   private func stale(_ code: String, after error: NewsAPIError, options: HeadlinesOptions) -> Kept? {
     let recoverable: Bool
     switch error {
-    case .transport: recoverable = true
+    case .transport, .gdeltTurnTooFar: recoverable = true
     case .gdelt(let status, _): recoverable = error.isGDELTRateLimit || status >= 500
     default: recoverable = false
     }
@@ -373,14 +373,21 @@ public final class GDELTClient: HeadlinesProvider {
     }
   }
 
-  /// Waits for a turn, counted in the request log, then GETs.
+  /// Waits for a turn, counted in the request log, then GETs; refused, uncounted, when the turn is further
+  /// away than `gdeltWaitLimit`.
   private func turn() async throws(NewsAPIError) {
+    let now = Date()
+    let limit = configuration.gdeltWaitLimit
     switch pacing.reserveRequest(
-      service: "gdelt", at: Date(), windows: [], spacing: configuration.gdeltSpacing)
+      service: "gdelt", at: now, windows: [], spacing: configuration.gdeltSpacing,
+      notAfter: limit.map { now.addingTimeInterval($0) })
     {
     case .reserved(let sendAt):
       let wait = sendAt.timeIntervalSinceNow
       if wait > 0 { try? await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
+    case .tooLate(let sendAt):
+      throw .gdeltTurnTooFar(
+        seconds: Int(sendAt.timeIntervalSinceNow.rounded(.up)), limit: Int((limit ?? 0).rounded()))
     case .overBudget:
       return
     case .failed(let reason):

@@ -34,6 +34,8 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
   /// GDELT did not answer with its JSON: its HTTP status and what it answered instead (it answers a bad query,
   /// or a client that asks too often, with a 200 and a line of plain text).
   case gdelt(status: Int, answer: ServiceAnswer)
+  /// GDELT's next turn is `seconds` away, further than the call waits (`limit` seconds): nothing was sent.
+  case gdeltTurnTooFar(seconds: Int, limit: Int)
 
   /// Whether GDELT's status, or the kind of line it answered, says the client asks too often.
   var isGDELTRateLimit: Bool {
@@ -63,7 +65,7 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
     case .service: return isQuota ? "quota" : isKeyRejected ? "auth" : "service"
     case .unexpectedResponse(let status, _): return status == 200 ? "decoding" : "http"
     case .notCached: return "offline"
-    case .budgetSpent, .planOverBudget, .cacheUnavailable: return "quota"
+    case .budgetSpent, .planOverBudget, .cacheUnavailable, .gdeltTurnTooFar: return "quota"
     case .feed(_, let status, _): return (200..<300).contains(status) ? "decoding" : "http"
     case .gdelt(let status, let answer):
       if isGDELTRateLimit { return "quota" }
@@ -103,6 +105,7 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
     if case .budgetSpent = self { return true }
     if case .planOverBudget = self { return true }
     if case .cacheUnavailable = self { return true }
+    if case .gdeltTurnTooFar = self { return true }
     return isGDELTRateLimit
   }
 
@@ -114,6 +117,7 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
     case .budgetSpent(let usage), .planOverBudget(_, let usage):
       return usage.nextFreeAt.map { max(1, Int($0.timeIntervalSinceNow.rounded(.up))) }
     case .cacheUnavailable: return 5
+    case .gdeltTurnTooFar(let seconds, _): return max(1, seconds)
     default: return nil
     }
   }
@@ -181,6 +185,8 @@ public enum NewsAPIError: Error, Equatable, Sendable, CustomStringConvertible {
           status == 200
             ? Message.gdeltRefused(line, in: language) : Message.gdeltAnswered(status, line, in: language))
       }
+    case .gdeltTurnTooFar(let seconds, let limit):
+      return Message.gdeltTurnTooFar(max(1, seconds), limit, in: language)
     }
   }
 

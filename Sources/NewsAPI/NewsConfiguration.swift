@@ -46,6 +46,12 @@ public struct NewsConfiguration: Sendable, Equatable {
   public var gdeltTimespan = "1d"
   /// The most GDELT requests one headlines call sends (packed requests, then follow-ups): 12.
   public var gdeltRequestLimit = 12
+  /// The longest a request waits for its GDELT turn, in seconds: none for the command line, which shows its
+  /// plan and waits; a server sets `serviceGDELTWait`, so that a burst of requests is told when to come back
+  /// instead of being held past its client's patience. A turn further away fails its countries (`quota`).
+  public var gdeltWaitLimit: Double? = nil
+  /// The server's `gdeltWaitLimit`: 10 seconds, two turns at the default spacing.
+  public static let serviceGDELTWait: Double = 10
 
   public init() {}
 

@@ -305,8 +305,10 @@ struct ServeCommand: AsyncParsableCommand {
       let newsAPI = try key.map { key throws(NewsAPIError) in
         try NewsAPIClient(key: key, baseURL: base, http: http, cache: cache)
       }
-      let gdelt = try GDELTClient(
-        baseURL: gdeltBase, http: http, cache: cache, configuration: NewsConfiguration(settings: settings))
+      // A burst of requests is told when GDELT's turn comes rather than held past its clients' patience.
+      var configuration = NewsConfiguration(settings: settings)
+      configuration.gdeltWaitLimit = NewsConfiguration.serviceGDELTWait
+      let gdelt = try GDELTClient(baseURL: gdeltBase, http: http, cache: cache, configuration: configuration)
       let feeds = FeedsProvider(client: FeedsClient(http: http, cache: cache), list: feedList)
       return (NewsProviders(newsAPI: newsAPI, gdelt: gdelt, feeds: feeds), http, Sentence(.serviceNoNews))
     } catch {

@@ -181,9 +181,9 @@ public final class CacheDatabase: ResponseStore, @unchecked Sendable {
   /// window (`seconds`, `limit`) has room for it and, with a `spacing`, with the choice of its send time (no
   /// sooner than `spacing` after the service's last one), so that concurrent processes sharing the file can
   /// never together go past a limit or closer than the spacing. No windows: counted whatever the use
-  /// (`--force`).
+  /// (`--force`). A turn later than `notAfter` is `tooLate`, and not counted.
   public func reserveRequest(
-    service: String, at date: Date, windows: [(seconds: Double, limit: Int)], spacing: Double
+    service: String, at date: Date, windows: [(seconds: Double, limit: Int)], spacing: Double, notAfter: Date?
   ) -> Reservation {
     lock.lock()
     defer { lock.unlock() }
@@ -220,6 +220,10 @@ public final class CacheDatabase: ResponseStore, @unchecked Sendable {
           })
       else { return fail() }
       if let last { slot = max(slot, last + spacing) }
+    }
+    if let notAfter, slot > notAfter.timeIntervalSince1970 {
+      sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+      return .tooLate(sendAt: Date(timeIntervalSince1970: slot))
     }
     guard
       unlockedQuery(

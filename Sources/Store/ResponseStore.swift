@@ -10,6 +10,8 @@ public enum RequestReservation: Sendable, Equatable {
   /// The store could not count it (locked by another process past the busy timeout, a full disk): nothing
   /// may be sent, since nothing would count it.
   case failed(String)
+  /// The turn would be at `sendAt`, later than the caller waits: nothing was counted.
+  case tooLate(sendAt: Date)
 }
 
 /// Where a client keeps the answers it received and counts the requests it sends.
@@ -26,15 +28,23 @@ public protocol ResponseStore: AnyObject, Sendable {
   /// Counts one request to `service` (`newsapi`, `gdelt`) about to be sent, in one step with the check that
   /// each rolling window (`seconds`, `limit`) has room for it, and gives its time to send: `date`, or with a
   /// `spacing` (seconds) no sooner than `spacing` after the service's last counted request, so that processes
-  /// sharing the store take turns. No windows: counted whatever the use.
+  /// sharing the store take turns. No windows: counted whatever the use. A turn later than `notAfter` is
+  /// `tooLate`, and not counted.
   func reserveRequest(
-    service: String, at date: Date, windows: [(seconds: Double, limit: Int)], spacing: Double
+    service: String, at date: Date, windows: [(seconds: Double, limit: Int)], spacing: Double, notAfter: Date?
   ) -> RequestReservation
   /// Requests to `service` counted since `date` (send times, some maybe still ahead), oldest first.
   func requests(service: String, since date: Date) -> [Date]
 }
 
 extension ResponseStore {
+  /// Counts one request, however late its turn.
+  public func reserveRequest(
+    service: String, at date: Date, windows: [(seconds: Double, limit: Int)], spacing: Double
+  ) -> RequestReservation {
+    reserveRequest(service: service, at: date, windows: windows, spacing: spacing, notAfter: nil)
+  }
+
   /// Keeps a body dated now.
   public func store(_ key: String, kind: String, body: [UInt8]) {
     store(key, kind: kind, body: body, at: Date())
@@ -75,7 +85,7 @@ public final class InMemoryResponseStore: ResponseStore {
   }
 
   public func reserveRequest(
-    service: String, at date: Date, windows: [(seconds: Double, limit: Int)], spacing: Double
+    service: String, at date: Date, windows: [(seconds: Double, limit: Int)], spacing: Double, notAfter: Date?
   ) -> RequestReservation {
     state.withLock { state in
       let own = state.sent.filter { $0.service == service }.map(\.at)
@@ -87,6 +97,7 @@ public final class InMemoryResponseStore: ResponseStore {
       }
       var slot = date
       if spacing > 0, let last = own.max() { slot = max(date, last.addingTimeInterval(spacing)) }
+      if let notAfter, slot > notAfter { return .tooLate(sendAt: slot) }
       state.sent.append((service, slot))
       return .reserved(sendAt: slot)
     }

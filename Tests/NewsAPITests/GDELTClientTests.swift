@@ -71,7 +71,12 @@ import Testing
     #expect(hanging.requests.count == 1 && hanging.timeouts == [.seconds(5)], "\(hanging.timeouts)")
     let calls = Mutex(0)
     let dropping = FakeTransport { url, headers throws(HTTPError) in
-      if calls.withLock({ $0 += 1; return $0 }) == 1 { throw .connectionReset(url) }
+      if calls.withLock({
+        $0 += 1
+        return $0
+      }) == 1 {
+        throw .connectionReset(url)
+      }
       return try FakeGDELT.answer(url, headers)
     }
     let retried = try await client(dropping).headlines(jobs, options: HeadlinesOptions())
@@ -208,6 +213,36 @@ import Testing
     #expect(
       category.cost == 0
         && category.settled[0]?.reason?.description.contains("GDELT has no categories") == true)
+  }
+
+  /// A server's calls wait for their turn no longer than `gdeltWaitLimit`: a call whose turn is further away
+  /// fails its countries at once with when to try again (a quota error, so the service's clients are told to
+  /// come back), sending nothing and reserving nothing; what the cache holds is served instead.
+  @Test func aTurnPastTheWaitLimitFailsAtOnce() async throws {
+    let store = InMemoryResponseStore()
+    let transport = FakeTransport(answer: FakeGDELT.answer)
+    var configuration = Self.configuration(spacing: 60)
+    configuration.gdeltWaitLimit = 10
+    let client = try GDELTClient(
+      baseURL: Self.base, http: transport, cache: CachePolicy(database: store) { _ in },
+      configuration: configuration)
+    let france = [HeadlinesJob(country: Country.named(code: "fr")!)]
+    let germany = [HeadlinesJob(country: Country.named(code: "de")!)]
+    let first = try await client.headlines(france, options: HeadlinesOptions())
+    #expect(first[0].error == nil && first[0].articles.count == 10)
+    let second = try await client.headlines(germany, options: HeadlinesOptions())
+    let error = try #require(second[0].error)
+    // The turn is 60 s after the first request, less the time the first took (a loaded machine's seconds).
+    guard case .gdeltTurnTooFar(let seconds, limit: 10) = error, (11...60).contains(seconds) else {
+      Issue.record("\(error)")
+      return
+    }
+    #expect(error.isQuota && error.kind == "quota" && error.retryAfterSeconds == seconds)
+    #expect(error.description.contains("seconds away, longer than the 10 seconds this server waits"))
+    #expect(transport.requests.count == 1 && store.requests(service: "gdelt", since: .distantPast).count == 1)
+    // France is cached: answered, nothing sent.
+    let cached = try await client.headlines(france, options: HeadlinesOptions())
+    #expect(cached[0].error == nil && transport.requests.count == 1)
   }
 
   @Test func theNewsAPIKeyNeverReachesGDELT() async throws {
