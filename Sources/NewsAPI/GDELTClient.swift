@@ -23,13 +23,16 @@ public final class GDELTClient: HeadlinesProvider {
   /// Where turns are reserved: the cache's request log, or (without a cache) this process's memory.
   private let pacing: any ResponseStore
   public let counters = RequestCounters()
+  /// Told of each request as it answers (a front end's progress: the command line's `headlines` on a terminal).
+  private let progress: (@Sendable (GDELTRequestProgress) -> Void)?
   public var provider: NewsProvider { .gdelt }
 
   /// - Throws: `.invalidRequest` for a base that is not an http(s) URL with a host, or a timespan GDELT does
   ///   not take.
   public init(
     baseURL: String = NewsConfiguration.defaults.gdeltBase, http: any HTTPTransport, timeout: Duration? = nil,
-    cache: CachePolicy? = nil, configuration: NewsConfiguration = .defaults
+    cache: CachePolicy? = nil, configuration: NewsConfiguration = .defaults,
+    progress: (@Sendable (GDELTRequestProgress) -> Void)? = nil
   ) throws(NewsAPIError) {
     do {
       _ = try Settings.Key.gdeltBase.validate(baseURL)
@@ -45,6 +48,7 @@ public final class GDELTClient: HeadlinesProvider {
     self.timeout = timeout
     self.cache = cache
     self.configuration = configuration
+    self.progress = progress
     pacing = cache?.database ?? InMemoryResponseStore()
   }
 
@@ -280,11 +284,15 @@ public final class GDELTClient: HeadlinesProvider {
     var volumes: [String: Double] = [:]
     for code in pending { volumes[code] = volume(code, options: options) }
     let timespan = GDELTQuery.seconds(timespan: configuration.gdeltTimespan)!
+    let began = ContinuousClock.now
+    let firstAsked = pending.count  // no call sends more requests than it has countries to ask
     while !pending.isEmpty && sent < limit {
       let groups = Self.pack(
         pending, volumes: volumes.compactMapValues { $0 }, pageSize: options.pageSize, limit: limit - sent)
+      let answers = await send(
+        groups.map { query($0, options: options) }, numbered: sent + 1, of: min(limit, firstAsked),
+        groups: groups, since: began)
       sent += groups.count
-      let answers = await send(groups.map { query($0, options: options) })
       var starved: [String] = []
       for (group, outcome) in zip(groups, answers) {
         let body: GDELTBody
@@ -355,14 +363,27 @@ public final class GDELTClient: HeadlinesProvider {
 
   // MARK: - Sending
 
-  /// Sends the requests, each at its turn (they wait at once, so the whole takes the turns, not their sum).
-  private func send(_ queries: [GDELTQuery]) async -> [Result<GDELTBody, NewsAPIError>] {
+  /// Sends the requests, each at its turn (they wait at once, so the whole takes the turns, not their sum),
+  /// telling `progress` of each as it answers: the call's request `first + n` of at most `limit`, for `groups[n]`.
+  private func send(
+    _ queries: [GDELTQuery], numbered first: Int, of limit: Int, groups: [[String]],
+    since began: ContinuousClock.Instant
+  ) async -> [Result<GDELTBody, NewsAPIError>] {
     await withTaskGroup(of: (Int, Result<GDELTBody, NewsAPIError>).self) { group in
       for (n, query) in queries.enumerated() {
         group.addTask {
           // The result bound before the tuple is built: see Result.awaiting(_:) (a release-only miscompile).
           let answer = await Result.awaiting { () async throws(NewsAPIError) in
             try await self.send(query)
+          }
+          if let progress = self.progress {
+            var articles: Int? = nil
+            if case .success(let body) = answer { articles = body.articles.count }
+            let elapsed = ContinuousClock.now - began
+            progress(
+              GDELTRequestProgress(
+                number: first + n, limit: limit, countries: groups[n], articles: articles,
+                seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18))
           }
           return (n, answer)
         }
@@ -458,4 +479,16 @@ public final class GDELTClient: HeadlinesProvider {
     if line.isEmpty { return .empty }
     return line.lowercased().contains("limit requests") ? .tooFast(line) : .said(line)
   }
+}
+
+/// One GDELT request of a headlines call, as it answered: its number in the call (from 1) and the most the call
+/// sends (`gdeltRequestLimit`, or fewer for fewer countries), the countries it asked for (codes), the articles
+/// it brought (nil: it failed) and the seconds since the call's first request was asked, its turns' waits
+/// included.
+public struct GDELTRequestProgress: Sendable, Equatable {
+  public let number: Int
+  public let limit: Int
+  public let countries: [String]
+  public let articles: Int?
+  public let seconds: Double
 }

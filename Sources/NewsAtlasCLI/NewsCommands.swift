@@ -75,7 +75,8 @@ struct ServiceOptions: ParsableArguments {
   /// `NEWSATLAS_GDELT_BASE` or the `gdelt-base` setting) and the feeds: the feeds file's, or `oneOff` feeds
   /// (`--feed`) for every country asked.
   func providers(
-    settings: Settings, choice: ProviderChoice, dryRun: Bool, oneOff: [String] = [], concurrency: Int
+    settings: Settings, choice: ProviderChoice, dryRun: Bool, oneOff: [String] = [], concurrency: Int,
+    gdeltProgress: (@Sendable (GDELTRequestProgress) -> Void)? = nil
   ) throws(CLIError) -> (NewsProviders, HTTPClient) {
     let http = try httpClient(concurrency: concurrency)
     do {
@@ -89,7 +90,7 @@ struct ServiceOptions: ParsableArguments {
       do {
         gdelt = try GDELTClient(
           baseURL: gdeltBase, http: http, timeout: .milliseconds(Int(timeout * 1000)), cache: cache,
-          configuration: NewsConfiguration(settings: settings))
+          configuration: NewsConfiguration(settings: settings), progress: gdeltProgress)
       } catch {
         throw CLIError(newsAPI: error)
       }
@@ -316,8 +317,10 @@ struct HeadlinesCommand: AsyncParsableCommand {
     if !request.sources.isEmpty && choice != .newsapi && choice != .auto {
       throw CLIError.usage(Message.headlinesSourceNeedsNewsAPI())
     }
+    // On a terminal, a paced GDELT call (up to a minute for --all) says each request as it answers.
     let (providers, http) = try service.providers(
-      settings: settings, choice: choice, dryRun: dryRun, oneOff: feeds, concurrency: concurrency)
+      settings: settings, choice: choice, dryRun: dryRun, oneOff: feeds, concurrency: concurrency,
+      gdeltProgress: StandardError.isTerminal ? Self.showRequest : nil)
     defer { http.shutdown() }
     // The sources, each checked against NewsAPI's sources list (a nearest id named for a typo), join the jobs:
     // packed with the countries' sources into the same requests, counted in the same budget.
@@ -377,6 +380,26 @@ struct HeadlinesCommand: AsyncParsableCommand {
         worst: Message.labelled(worst.job.label, error.description(in: .current)),
         errorsPrinted: format == .text),
       exitCode: CLIError(newsAPI: error).exitCode)
+  }
+
+  /// One line on standard error for a GDELT request as it answers, for a call that may send more than one or
+  /// a request that waited its turn: `newsatlas: GDELT request 2 of at most 12 · 17 countries · 183 articles ·
+  /// 5.0 s`.
+  @Sendable static func showRequest(_ request: GDELTRequestProgress) {
+    guard request.limit > 1 || request.seconds >= 1 else { return }
+    let asked: String
+    if request.countries.count == 1, let country = Country.named(code: request.countries[0]) {
+      asked = InterfaceLanguage.current == .french ? country.nameFrench : country.name
+    } else {
+      asked = Message.gdeltRequestCountries(request.countries.count)
+    }
+    let brought =
+      request.articles.map { $0 == 1 ? Message.headlinesOneArticle() : Message.headlinesArticles($0) }
+      ?? Message.gdeltRequestFailed()
+    StandardError.write(
+      "newsatlas: "
+        + Message.gdeltRequestDone(
+          request.number, request.limit, asked, brought, ProgressLine.seconds(request.seconds)) + "\n")
   }
 
   /// The closing sentence when results failed, each error said once: a lone result's error is the sentence;

@@ -83,6 +83,43 @@ import Testing
     #expect(try gdeltRequests().count == 1 + 2)
   }
 
+  /// On a terminal (script(1) gives it one), a paced keyless call says each GDELT request as it answers: its
+  /// number of at most 12, what it asked, what it brought and the time since the first; piped, nothing is said.
+  @Test func aPacedCallSaysEachRequestOnATerminal() throws {
+    try settings("gdelt-spacing = 1\n")
+    // Piped: nothing said on standard error, though several requests were sent.
+    let piped = try run(["headlines", "--all", "--page-size", "2"])
+    #expect(piped.status == 0 && !piped.stderr.contains("GDELT request"), "\(piped.stderr)")
+    let before = try gdeltRequests().count
+    #expect(before >= 2)
+    let terminal = try CLI.shell(
+      #"script -qec "$0 headlines --all --page-size 3" /dev/null"#,
+      environment: [
+        "NEWSATLAS_GDELT_BASE": server.base, "XDG_CACHE_HOME": scratch.path + "/cache",
+        "XDG_CONFIG_HOME": scratch.path + "/config",
+      ])
+    #expect(terminal.status == 0, "\(terminal.stdout)")
+    let said = terminal.stdout.split(whereSeparator: \.isNewline).map {
+      $0.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    .filter { $0.hasPrefix("newsatlas: GDELT request ") }
+    let sent = try gdeltRequests().count - before
+    #expect(sent >= 2 && said.count == sent, "\(sent) sent: \(terminal.stdout)")
+    #expect(
+      said.first?.wholeMatch(
+        of: /newsatlas: GDELT request [123] of at most 12 · \d+ countries · \d+ articles · \d+\.\d s/)
+        != nil, "\(said)")
+    #expect(said.contains { $0.hasPrefix("newsatlas: GDELT request \(sent) of at most 12 · ") }, "\(said)")
+    // One country, one request, its turn at once: nothing said.
+    let lone = try CLI.shell(
+      #"script -qec "$0 headlines --country fr --page-size 4" /dev/null"#,
+      environment: [
+        "NEWSATLAS_GDELT_BASE": server.base, "XDG_CACHE_HOME": scratch.path + "/cache2",
+        "XDG_CONFIG_HOME": scratch.path + "/config",
+      ])
+    #expect(lone.status == 0 && !lone.stdout.contains("GDELT request"), "\(lone.stdout)")
+  }
+
   /// Two processes sharing one cache take GDELT turns two seconds apart: the imitation refuses any request less
   /// than a second after the previous one (GDELT's "limit requests" sentence), and neither process is refused.
   @Test func processesSharingTheCacheTakeTurns() throws {
