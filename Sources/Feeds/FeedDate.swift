@@ -69,7 +69,7 @@ public struct FeedDate: Sendable, Equatable, Comparable, Hashable {
   /// The weekday may be missing or spelled out, and needs no space after its comma; the month may be spelled out
   /// (in English, or abbreviated in Greek) and come before the day (`Nov 24 2026`); Perforce writes `2026/11/24`. A
   /// two-digit year is RFC 2822's (00–49 is 20xx, 50–99 is 19xx). The time may be `10:15`, `9:05:00` or an hour
-  /// alone, or missing (midnight); the zone `+0100`, `+01:00`, `GMT`, `UT`, `UTC`, `Z`, `GMT+2`, `GMT-01:30`,
+  /// alone, on a 24-hour clock or a 12-hour one (`8:56 pm`, `02:02:33 AM`), or missing (midnight); the zone `+0100`, `+01:00`, `GMT`, `UT`, `UTC`, `Z`, `GMT+2`, `GMT-01:30`,
   /// `Etc/GMT`, or a name in `zoneNames`, or missing (UTC); a parenthesised comment may follow. Refused: military
   /// zones other than `Z` (RFC 822 wrote their signs backwards, RFC 1123), and names that feedparser reads as UTC
   /// only because it does not know them.
@@ -197,9 +197,15 @@ public struct FeedDate: Sendable, Equatable, Comparable, Hashable {
     var (hour, minute, second) = (0, 0, 0)
     var zone = Zone.fixed(minutes: 0)
     if let word = rest.first, word.first != "(" {
-      guard let clock = readClock(word) else { return nil }
-      (hour, minute, second) = clock
+      guard var clock = readClock(word) else { return nil }
       rest.removeFirst()
+      // A 12-hour clock: `8:56 am`, `02:02:33 PM`, the hour 1 to 12.
+      if let word = rest.first, let afternoon = meridiem(word) {
+        guard (1...12).contains(clock.hour) else { return nil }
+        clock.hour = clock.hour % 12 + (afternoon ? 12 : 0)
+        rest.removeFirst()
+      }
+      (hour, minute, second) = clock
       if let word = rest.first, word.first != "(" {
         guard let named = readZone(word, hoursAlone: false) else { return nil }
         zone = named
@@ -381,6 +387,15 @@ public struct FeedDate: Sendable, Equatable, Comparable, Hashable {
       values[index] = value
     }
     return (values[0], values[1], values[2])
+  }
+
+  /// Whether a word is `pm` (true) or `am` (false), in any case, with or without dots (`p.m.`); nil otherwise.
+  private static func meridiem(_ word: Text) -> Bool? {
+    switch lowercased(word) {
+    case "am", "a.m.": return false
+    case "pm", "p.m.": return true
+    default: return nil
+    }
   }
 
   /// The month and day of a day of the year (1 is 1 January); nil past the year's end.

@@ -116,6 +116,13 @@ private let readAsFeedparserReads: [(String, String)] = [
 
 /// Dates feedparser reads wrongly or refuses, and FeedDate reads as they are written.
 private let readWhereFeedparserDiffers: [(String, String)] = [
+  // A 12-hour clock (Yahoo's and NBC's feeds): feedparser ignores `am`/`pm` and the zone after it, reading
+  // `8:19 pm CEST` as 08:19 UTC.
+  ("Mon, 21 Jan 2008 8:56 am PST", "2008-01-21T16:56:00Z"),
+  ("Sun, 20 Apr 2014 8:19 pm CEST", "2014-04-20T18:19:00Z"),
+  ("Sat, Dec 16 2023 02:02:33 PM", "2023-12-16T14:02:33Z"),
+  ("Fri, 24 Nov 2023 12:30:00 AM GMT", "2023-11-24T00:30:00Z"),
+  ("Fri, 24 Nov 2023 12:30 p.m.", "2023-11-24T12:30:00Z"),
   // feedparser drops the time ('t' in the zone's name splits the text) or ignores the zone.
   ("2004-07-08 23:56:58 EST", "2004-07-09T04:56:58Z"),
   ("2004-07-08 23:56:58 GMT", "2004-07-08T23:56:58Z"),
@@ -164,6 +171,8 @@ private let refused: [String] = [
   "", " ", "\t\n", "\0", "yesterday", "0", "-", "T", "Z", "GMT", "Fri,", "Fri, 24", "Fri, 24 Nov",
   "\u{1F600}",
   "Wed, 25 Foo 2026 10:00:00", "+2023-11-24", "Fri, 24 Nov 2023 10:00:00.5 GMT",
+  // A 12-hour clock's hour is 1 to 12 (feedparser reads these as if no `pm` or `am` were written).
+  "Fri, 24 Nov 2023 13:30 pm", "Fri, 24 Nov 2023 0:30 am", "Fri, 24 Nov 2023 10:00 pm pm",
   String(repeating: "Fri, ", count: 2000),
   // Out of range; feedparser refuses these in RFC 822...
   "Wed, 30 Feb 2026 10:00:00 GMT", "Fri, 29 Feb 2023 10:00:00 GMT", "Fri, 31 Apr 2023 10:00:00 GMT",
@@ -178,10 +187,10 @@ private let refused: [String] = [
   "2003-12-31T10:60:00Z", "2003-12-31T10:14:55+24:00", "Fri, 24 Nov 2023 10:00:00 +2400",
   "Fri, 24 Nov 2023 10:00:00 +0160", "0000-01-01", "10000-01-01T00:00:00Z", "Sat, 01 Jan 0001 00:30:00 +0100",
   // Zones feedparser reads as UTC or guesses: unknown, ambiguous (AST is Atlantic or Arabia, BST British or
-  // Bangladesh), military letters (RFC 822 wrote their signs backwards), AM/PM, Etc/GMT+2 (which means UTC-2).
+  // Bangladesh), military letters (RFC 822 wrote their signs backwards), Etc/GMT+2 (which means UTC-2).
   "Fri, 24 Nov 2023 10:00:00 AST", "Fri, 24 Nov 2023 10:00:00 BST", "Fri, 24 Nov 2023 10:00:00 IST",
   "Fri, 24 Nov 2023 10:00:00 XYZ", "Fri, 24 Nov 2023 10:00:00 A", "Fri, 24 Nov 2023 10:00:00 N",
-  "Fri, 24 Nov 2023 10:00:00 Y", "Fri, 24 Nov 2023 02:00:00 PM", "Sun Jan  4 16:29:06 XYZ 2004",
+  "Fri, 24 Nov 2023 10:00:00 Y", "Sun Jan  4 16:29:06 XYZ 2004",
   "Fri, 24 Nov 2023 10:00:00 Etc/GMT+2", "Fri, 24 Nov 2023 10:00:00 G\u{C9}T",
   "Fri, 24 Nov 2023 10:00:00 " + String(repeating: "A", count: 10_000),
   // Generic time in the hour that is skipped or repeated, or where part of the zone keeps standard time.
