@@ -38,6 +38,10 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
     // A full TOML 1.0 reader for the settings (toml++ 3.4 in C++ underneath), for AtlasSettings alone.
     .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+    // PostgreSQL's wire protocol, for `serve --postgres` (a PostGIS table as a dataset): its TLS and crypto are
+    // already in the build through Hummingbird's and the tests' dependencies.
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
   ],
   targets: [
     // The pure geo core: the standard library, libm, pthreads and Synchronization (its parallel builds); no
@@ -92,6 +96,16 @@ let package = Package(
         .product(name: "CompressNIO", package: "compress-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
       ]),
+    // A PostGIS table's points read into a dataset's GeoJSON (PostgresNIO), for `serve --postgres`.
+    .target(
+      name: "PostGISSource",
+      dependencies: [
+        "AtlasMessages",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+      ]),
     // The user's folders (XDG config, cache and data homes) and the settings file: TOML read by TOMLKit,
     // written in place with the key's file never readable by others. What the keys mean is NewsAPI's.
     .target(
@@ -123,7 +137,7 @@ let package = Package(
       name: "NewsAtlasCLI",
       dependencies: [
         "GeoIndex", "NewsAtlas", "GeoFormats", "AtlasAnswers", "AtlasServer", "MBTiles", "Fetch", "NewsAPI",
-        "Store", "AtlasSettings", "AtlasMessages",
+        "Store", "AtlasSettings", "AtlasMessages", "PostGISSource",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -172,6 +186,7 @@ let package = Package(
       name: "NewsAPITests", dependencies: ["NewsAPI", "Store", "TestSupport", "Feeds", "AtlasMessages"]),
     .testTarget(name: "AtlasMessagesTests", dependencies: ["AtlasMessages"]),
     .testTarget(name: "FeedsTests", dependencies: ["Feeds"]),
+    .testTarget(name: "PostGISSourceTests", dependencies: ["PostGISSource", "AtlasMessages"]),
     .testTarget(name: "AtlasSettingsTests", dependencies: ["AtlasSettings", "TestSupport"]),
     .testTarget(
       name: "CLITests",

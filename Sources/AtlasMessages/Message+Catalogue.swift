@@ -583,6 +583,30 @@ public enum Message: String, CaseIterable, Sendable {
   case gdeltRequestDone
   case gdeltRequestCountries
   case gdeltRequestFailed
+  // serve --postgres: a PostGIS table as a dataset (issue 45).
+  case postgresURLShape
+  case postgresSSLMode
+  case postgresURLParameter
+  case postgresTableShape
+  case postgresColumnShape
+  case postgresConnect
+  case postgresRefused
+  case postgresNoTable
+  case postgresNoColumn
+  case postgresNotGeometry
+  case postgresNoGeometry
+  case postgresScratch
+  case postgresSkipped
+  case postgresNoURL
+  case postgresOptionsWithoutTable
+  case postgresKeptHidden
+  case postgresLoaded
+  case serviceDatasetFromTable
+  case servePostgresHelp
+  case serveTableHelp
+  case serveGeometryHelp
+  case serveIdHelp
+  case servePropertiesHelp
   case gdeltAnswered
   case gdeltNotItsJSON
   case gdeltOff
@@ -3154,6 +3178,121 @@ public enum Message: String, CaseIterable, Sendable {
       )
     case .gdeltRequestCountries: ("{1} countries", "{1} pays")
     case .gdeltRequestFailed: ("no answer", "sans réponse")
+    case .postgresURLShape:
+      (
+        "--postgres takes a URL such as postgres://USER:PASSWORD@HOST:5432/DATABASE (?host=/run/postgresql for a socket); the one given is not one, and is not repeated here: it may hold a password.",
+        "--postgres prend une URL telle que postgres://UTILISATEUR:MOT_DE_PASSE@HÔTE:5432/BASE (?host=/run/postgresql pour un socket) ; celle donnée n'en est pas une, et n'est pas répétée ici : elle peut contenir un mot de passe."
+      )
+    case .postgresSSLMode:
+      (
+        "sslmode takes disable, prefer or require, not '{1}'.",
+        "sslmode prend disable, prefer ou require, pas '{1}'."
+      )
+    case .postgresURLParameter:
+      (
+        "A PostgreSQL URL takes sslmode, host, port, user, password, dbname, application_name and connect_timeout, not '{1}'.",
+        "Une URL PostgreSQL prend sslmode, host, port, user, password, dbname, application_name et connect_timeout, pas '{1}'."
+      )
+    case .postgresTableShape:
+      (
+        "'{1}' is not a table name; give TABLE or SCHEMA.TABLE (letters, digits, '_' and '$').",
+        "'{1}' n'est pas un nom de table ; donnez TABLE ou SCHÉMA.TABLE (lettres, chiffres, '_' et '$')."
+      )
+    case .postgresColumnShape:
+      (
+        "'{1}' is not a column name (letters, digits, '_' and '$').",
+        "'{1}' n'est pas un nom de colonne (lettres, chiffres, '_' et '$')."
+      )
+    case .postgresConnect:
+      (
+        "Cannot connect to PostgreSQL at {1}: {2}.",
+        "Impossible de se connecter à PostgreSQL sur {1} : {2}."
+      )
+    case .postgresRefused:
+      (
+        "PostgreSQL at {1} refused: {2}.",
+        "PostgreSQL sur {1} a refusé : {2}."
+      )
+    case .postgresNoTable:
+      (
+        "PostgreSQL at {1} has no table {2}.",
+        "PostgreSQL sur {1} n'a pas de table {2}."
+      )
+    case .postgresNoColumn:
+      (
+        "The table {1} has no column {2}.",
+        "La table {1} n'a pas de colonne {2}."
+      )
+    case .postgresNotGeometry:
+      (
+        "The column {2} of {1} is not a geometry or geography column.",
+        "La colonne {2} de {1} n'est pas une colonne geometry ou geography."
+      )
+    case .postgresNoGeometry:
+      (
+        "The table {1} has no geometry or geography column.",
+        "La table {1} n'a pas de colonne geometry ou geography."
+      )
+    case .postgresScratch:
+      (
+        "Cannot write the table's points to {1}: {2}.",
+        "Impossible d'écrire les points de la table dans {1} : {2}."
+      )
+    case .postgresSkipped:
+      (
+        "{1}: {2} rows without a Point geometry (NULL, empty or another type) are left out.",
+        "{1} : {2} lignes sans géométrie Point (NULL, vide ou d'un autre type) sont laissées de côté."
+      )
+    case .postgresNoURL:
+      (
+        "--table needs a database: give --postgres URL or set DATABASE_URL.",
+        "--table demande une base : donnez --postgres URL ou définissez DATABASE_URL."
+      )
+    case .postgresOptionsWithoutTable:
+      (
+        "--postgres, --geometry, --id and --properties go with --table.",
+        "--postgres, --geometry, --id et --properties vont avec --table."
+      )
+    case .postgresKeptHidden:
+      (
+        "The dataset '{1}' kept in {2} is not served: the table {3} has its name.",
+        "Le jeu de données '{1}' gardé dans {2} n'est pas servi : la table {3} porte son nom."
+      )
+    case .postgresLoaded:
+      (
+        "{1}: {2} points from PostgreSQL in {3} s",
+        "{1} : {2} points lus dans PostgreSQL en {3} s"
+      )
+    case .serviceDatasetFromTable:
+      (
+        "The dataset '{1}' is the PostgreSQL table {2}; write to the table.",
+        "Le jeu de données '{1}' est la table PostgreSQL {2} ; écrivez dans la table."
+      )
+    case .servePostgresHelp:
+      (
+        "A PostgreSQL database whose --table tables are served: postgres://USER:PASSWORD@HOST:PORT/DATABASE (default: DATABASE_URL).",
+        "Une base PostgreSQL dont les tables --table sont servies : postgres://UTILISATEUR:MOT_DE_PASSE@HÔTE:PORT/BASE (par défaut : DATABASE_URL)."
+      )
+    case .serveTableHelp:
+      (
+        "A PostGIS table served as a dataset named after it: TABLE or SCHEMA.TABLE (repeatable).",
+        "Une table PostGIS servie comme jeu de données de son nom : TABLE ou SCHÉMA.TABLE (répétable)."
+      )
+    case .serveGeometryHelp:
+      (
+        "The tables' geometry column (default: each table's first geometry or geography column).",
+        "La colonne de géométrie des tables (par défaut : la première colonne geometry ou geography de chacune)."
+      )
+    case .serveIdHelp:
+      (
+        "The tables' column whose value is each feature's id.",
+        "La colonne des tables dont la valeur est l'identifiant de chaque entité."
+      )
+    case .servePropertiesHelp:
+      (
+        "The tables' columns kept as properties, comma-separated (default: all but the geometry and the id).",
+        "Les colonnes des tables gardées comme propriétés, séparées par des virgules (par défaut : toutes sauf la géométrie et l'identifiant)."
+      )
     case .gdeltTurnTooFar:
       (
         "GDELT's next turn is {1} seconds away, longer than the {2} seconds this server waits: try again then.",

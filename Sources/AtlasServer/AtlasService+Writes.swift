@@ -44,7 +44,7 @@ extension AtlasService {
 
   /// The request, the dataset name it writes and the writer, once the token, the name and the query are
   /// checked: 403 when writes are off, 401 without the token, 400 for a name that is not one, 409 for the
-  /// markers.
+  /// markers and for a dataset read from a PostgreSQL table.
   private func writable(_ request: Request, _ context: some RequestContext) throws -> (
     ParsedRequest, String, DatasetWrites
   ) {
@@ -58,6 +58,9 @@ extension AtlasService {
     }
     guard name != "markers" else {
       throw Problem.said(Problem.conflict, .serviceMarkersBuiltIn)
+    }
+    if let table = tables[name] {
+      throw Problem.said(Problem.conflict, .serviceDatasetFromTable, name, table)
     }
     try allow(parsed, [])
     return (parsed, name, writes)

@@ -57,6 +57,9 @@ public struct AtlasService: Sendable {
   public let connectionLimits: ConnectionLimits
   /// The most features one cluster, children or leaves answer holds (422 beyond it).
   public let maxFeatures: Int
+  /// The datasets read from PostgreSQL tables (`serve --postgres`), each with its table (`schema.table`): written
+  /// in their table, never over HTTP here (409).
+  public let tables: [String: String]
   /// `Cache-Control` of tiles and cluster answers of a dataset that does not change while served: shared caches
   /// may keep them five minutes, and revalidate them with the `ETag` after that.
   static let cacheControl = "public, max-age=300"
@@ -82,7 +85,7 @@ public struct AtlasService: Sendable {
     filterBuilds: Int = max(1, ProcessInfo.processInfo.activeProcessorCount / 2), filterQueue: Int = 16,
     writeToken: String? = nil, datasetsDirectory: String? = nil,
     clusterOptions: ClusterOptions = ClusterOptions(), aggregations: [Aggregation] = [],
-    journalCompactionBytes: Int = 1 << 20
+    journalCompactionBytes: Int = 1 << 20, tables: [String: String] = [:]
   ) {
     let metrics = Metrics()
     self.metrics = metrics
@@ -103,6 +106,7 @@ public struct AtlasService: Sendable {
     }
     self.connectionLimits = connectionLimits
     self.maxFeatures = maxFeatures
+    self.tables = tables
     tileCache = TileCache(budget: tileCacheBytes)
     self.leafletDirectory = leafletDirectory
     self.maxBodyBytes = maxBodyBytes

@@ -10,6 +10,7 @@ import GeoIndex
 import Logging
 import NewsAPI
 import NewsAtlas
+import PostGISSource
 import Store
 
 #if canImport(Glibc)
@@ -33,6 +34,21 @@ struct ServeCommand: AsyncParsableCommand {
     help: ArgumentHelp(
       Message.servePointsHelp(), valueName: "name=file"))
   var points: [String] = []
+
+  @Option(help: ArgumentHelp(Message.servePostgresHelp(), valueName: "url"))
+  var postgres: String?
+
+  @Option(help: ArgumentHelp(Message.serveTableHelp(), valueName: "schema.table"))
+  var table: [String] = []
+
+  @Option(help: ArgumentHelp(Message.serveGeometryHelp(), valueName: "column"))
+  var geometry: String?
+
+  @Option(name: .customLong("id"), help: ArgumentHelp(Message.serveIdHelp(), valueName: "column"))
+  var idColumn: String?
+
+  @Option(help: ArgumentHelp(Message.servePropertiesHelp(), valueName: "a,b,c"))
+  var properties: String?
 
   @Option(
     name: .customLong("max-body-mb"),
@@ -200,6 +216,42 @@ struct ServeCommand: AsyncParsableCommand {
       }
       datasets.append(try Self.dataset(name: name, file: file, options, aggregations))
     }
+    // PostGIS tables, each a dataset named after it, read before the port opens.
+    var tables: [String: String] = [:]
+    for (table, url) in try postgresTables() {
+      guard VectorLayer.isValidName(table.name) else {
+        throw CLIError.usage(Message.serveDatasetName(table.name))
+      }
+      guard !datasets.contains(where: { $0.name == table.name }) else {
+        throw CLIError.usage(Message.serveDatasetTwice(table.name))
+      }
+      let started = ProgressLine.clock()
+      let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "newsatlas-\(getpid())-\(table.name).geojson"
+      ).path
+      defer { unlink(scratch) }
+      let counts: PostGISLoader.Counts
+      do {
+        counts = try await PostGISLoader.load(table, from: url, into: scratch)
+      } catch {
+        throw CLIError(
+          description: error.sentence.text(in: .current),
+          exitCode: { if case .usage = error { return CLIError.usage } else { return 69 } }())
+      }
+      if counts.skipped > 0 {
+        StandardError.write("newsatlas: " + Message.postgresSkipped(table.qualifiedName, counts.skipped) + "\n")
+      }
+      let file = try formats { () throws(FormatError) in
+        try AtlasService.features(path: scratch, aggregations: aggregations, name: table.qualifiedName)
+      }
+      unlink(scratch)  // read back through the open descriptor, as long as the dataset is served
+      datasets.append(try Self.dataset(name: table.name, file: file, options, aggregations))
+      tables[table.name] = table.qualifiedName
+      StandardError.write(
+        "newsatlas: "
+          + Message.postgresLoaded(
+            table.name, counts.features, ProgressLine.seconds(ProgressLine.clock() - started)) + "\n")
+    }
     let writeToken = try Self.writeToken(file: writeTokenFile)
     let directory = datasetsDirectory ?? UserFolders().data + "/datasets"
     // A server that writes claims its folder (made if missing, refused if another server writes there); one that
@@ -222,7 +274,9 @@ struct ServeCommand: AsyncParsableCommand {
       directory: directory, options: options, aggregations: aggregations,
       warn: { StandardError.write("newsatlas: \($0)\n") })
     {
-      if let given = datasets.firstIndex(where: { $0.name == kept.name }) {
+      if let table = tables[kept.name] {
+        StandardError.write("newsatlas: " + Message.postgresKeptHidden(kept.name, directory, table) + "\n")
+      } else if let given = datasets.firstIndex(where: { $0.name == kept.name }) {
         StandardError.write("newsatlas: " + Message.serveDatasetKept(kept.name, directory) + "\n")
         datasets[given] = kept
       } else {
@@ -250,7 +304,7 @@ struct ServeCommand: AsyncParsableCommand {
         sendSeconds: sendTimeout, maxConnections: maxConnections),
       maxFeatures: maxFeatures, filterCacheBytes: filterCacheMegabytes << 20, filterBuilds: filterBuilds,
       filterQueue: filterQueue, writeToken: writeToken,
-      datasetsDirectory: directory, clusterOptions: options, aggregations: aggregations)
+      datasetsDirectory: directory, clusterOptions: options, aggregations: aggregations, tables: tables)
     let host = self.host
     do {
       try await service.run(host: host, port: port, logger: logger, gracePeriod: .seconds(graceSeconds)) {
@@ -314,6 +368,31 @@ struct ServeCommand: AsyncParsableCommand {
     } catch {
       http.shutdown()
       throw CLIError(newsAPI: error)
+    }
+  }
+
+  /// The tables `--table` names, each with the database: `--postgres`, else `DATABASE_URL`; the column options
+  /// go with them.
+  func postgresTables(environment: [String: String] = ProcessInfo.processInfo.environment) throws(CLIError)
+    -> [(PostGISTable, DatabaseURL)]
+  {
+    guard !table.isEmpty else {
+      if postgres != nil || geometry != nil || idColumn != nil || properties != nil {
+        throw .usage(Message.postgresOptionsWithoutTable())
+      }
+      return []
+    }
+    guard let text = postgres ?? environment["DATABASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) else {
+      throw .usage(Message.postgresNoURL())
+    }
+    do throws(PostGISError) {
+      let url = try DatabaseURL(text)
+      let kept = properties.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+      return try table.map { name throws(PostGISError) in
+        (try PostGISTable(name, geometry: geometry, id: idColumn, properties: kept), url)
+      }
+    } catch {
+      throw .usage(error.sentence.text(in: .current))
     }
   }
 

@@ -1,0 +1,193 @@
+import AtlasMessages
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import PostgresNIO
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Reads a PostGIS table's points into a GeoJSON file, the form every dataset is read from: one connection
+/// (PostgresNIO), the table's columns checked in the catalogue, then one query whose rows (each its Feature's
+/// text, built by PostgreSQL) stream in with back-pressure and go to the file as they come, so a million rows
+/// are never held in memory. The password goes to the server alone: no sentence, log line or file holds it.
+public enum PostGISLoader {
+  /// What a load read: features written, and rows left out for want of a Point (NULL, empty, another type).
+  public struct Counts: Sendable, Equatable {
+    public var features = 0
+    public var skipped = 0
+  }
+
+  /// Writes `table`'s points as a FeatureCollection to a new file at `path` (created 0600, never an existing
+  /// one) and says how many rows it read.
+  ///
+  /// - Throws: `.usage` for a table or column the database has not got; `.unavailable` when it cannot be
+  ///   reached or refuses the connection or the query.
+  public static func load(_ table: PostGISTable, from url: DatabaseURL, into path: String)
+    async throws(PostGISError)
+    -> Counts
+  {
+    let connection = try await connect(url)
+    do {
+      let (geometry, columns) = try await geometryColumn(of: table, on: connection, url: url)
+      let counts = try await write(
+        table, query: table.featureQuery(geometry: geometry, columns: columns), on: connection, url: url,
+        into: path)
+      try? await connection.close()
+      return counts
+    } catch {
+      try? await connection.close()
+      throw error
+    }
+  }
+
+  static let quiet = Logger(label: "newsatlas.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+  static func connect(_ url: DatabaseURL) async throws(PostGISError) -> PostgresConnection {
+    var configuration: PostgresConnection.Configuration
+    if let host = url.host {
+      let tls: PostgresConnection.Configuration.TLS
+      switch url.tls {
+      case .disable: tls = .disable
+      case .prefer, .require:
+        // libpq's prefer and require encrypt without checking the certificate: the same here.
+        var client = TLSConfiguration.makeClientConfiguration()
+        client.certificateVerification = .none
+        do {
+          let context = try NIOSSLContext(configuration: client)
+          tls = url.tls == .require ? .require(context) : .prefer(context)
+        } catch {
+          throw .unavailable(Sentence(.postgresConnect, url.description, String(describing: error)))
+        }
+      }
+      configuration = .init(
+        host: host, port: url.port, username: url.user, password: url.password, database: url.database,
+        tls: tls)
+    } else {
+      configuration = .init(
+        unixSocketPath: url.socketPath ?? "", username: url.user, password: url.password,
+        database: url.database)
+    }
+    configuration.options.connectTimeout = .seconds(10)
+    do {
+      return try await PostgresConnection.connect(configuration: configuration, id: 1, logger: quiet)
+    } catch {
+      throw refusal(error, url)
+    }
+  }
+
+  /// The server's own words for a refusal (an authentication failure, a missing relation), else the network's.
+  static func refusal(_ error: any Error, _ url: DatabaseURL) -> PostGISError {
+    if let error = error as? PSQLError {
+      if let message = error.serverInfo?[.message] {
+        return .unavailable(Sentence(.postgresRefused, url.description, shown(message)))
+      }
+      if let underlying = error.underlying {
+        return .unavailable(Sentence(.postgresConnect, url.description, reason(underlying)))
+      }
+      return .unavailable(Sentence(.postgresConnect, url.description, shown(error.code.description)))
+    }
+    return .unavailable(Sentence(.postgresConnect, url.description, reason(error)))
+  }
+
+  /// The network's reason in words: the system's for a failed call (`Connection refused`), the first attempt's
+  /// for a name with several addresses, a timeout as such.
+  static func reason(_ error: any Error) -> String {
+    if let failed = error as? NIOConnectionError {
+      if let first = failed.connectionErrors.first { return reason(first.error) }
+      if let dns = failed.dnsAError ?? failed.dnsAAAAError { return reason(dns) }
+    }
+    if let failed = error as? IOError { return String(cString: strerror(failed.errnoCode)) }
+    if let failed = error as? ChannelError, case .connectTimeout = failed { return "no answer in 10 seconds" }
+    return shown(String(describing: error))
+  }
+
+  /// The geometry column (the one named, checked, or the table's first geometry or geography column) and the
+  /// table's columns in order; the id and property columns named checked too.
+  static func geometryColumn(of table: PostGISTable, on connection: PostgresConnection, url: DatabaseURL)
+    async throws(PostGISError) -> (String, [String])
+  {
+    var binds = PostgresBindings()
+    binds.append(PostGISTable.quoted(table.schema) + "." + PostGISTable.quoted(table.name))
+    let query = PostgresQuery(
+      unsafeSQL: """
+        SELECT a.attname::text, t.typname::text FROM pg_attribute a JOIN pg_type t ON a.atttypid = t.oid \
+        WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
+        """, binds: binds)
+    var columns: [(name: String, type: String)] = []
+    do {
+      for try await (name, type) in try await connection.query(query, logger: quiet).decode(
+        (String, String).self)
+      {
+        columns.append((name, type))
+      }
+    } catch {
+      throw refusal(error, url)
+    }
+    guard !columns.isEmpty else {
+      throw .usage(Sentence(.postgresNoTable, url.description, table.qualifiedName))
+    }
+    let spatial = columns.filter { $0.type == "geometry" || $0.type == "geography" }.map(\.name)
+    for column in [table.id].compactMap({ $0 }) + (table.properties ?? [])
+    where !columns.contains(where: { $0.name == column }) {
+      throw .usage(Sentence(.postgresNoColumn, table.qualifiedName, column))
+    }
+    if let named = table.geometry {
+      guard spatial.contains(named) else {
+        throw .usage(Sentence(.postgresNotGeometry, table.qualifiedName, named))
+      }
+      return (named, columns.map(\.name))
+    }
+    guard let first = spatial.first else { throw .usage(Sentence(.postgresNoGeometry, table.qualifiedName)) }
+    return (first, columns.map(\.name))
+  }
+
+  static func write(
+    _ table: PostGISTable, query: String, on connection: PostgresConnection, url: DatabaseURL,
+    into path: String
+  ) async throws(PostGISError) -> Counts {
+    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    guard fd >= 0 else {
+      throw .unavailable(Sentence(.postgresScratch, path, String(cString: strerror(errno))))
+    }
+    defer { close(fd) }
+    var buffer: [UInt8] = Array(#"{"type":"FeatureCollection","features":["#.utf8)
+    buffer.reserveCapacity(1 << 20)
+    var counts = Counts()
+    func flush() throws(PostGISError) {
+      var offset = 0
+      while offset < buffer.count {
+        let written = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        if written < 0 && errno == EINTR { continue }
+        guard written > 0 else {
+          throw .unavailable(Sentence(.postgresScratch, path, String(cString: strerror(errno))))
+        }
+        offset += written
+      }
+      buffer.removeAll(keepingCapacity: true)
+    }
+    do {
+      let rows = try await connection.query(
+        PostgresQuery(unsafeSQL: query), logger: quiet)
+      for try await row in rows {
+        guard let text = try row.decode(String?.self) else {
+          counts.skipped += 1
+          continue
+        }
+        if counts.features > 0 { buffer.append(UInt8(ascii: ",")) }
+        buffer.append(contentsOf: text.utf8)
+        counts.features += 1
+        if buffer.count >= 1 << 20 { try flush() }
+      }
+    } catch let error as PostGISError {
+      throw error
+    } catch {
+      throw refusal(error, url)
+    }
+    buffer.append(contentsOf: "]}".utf8)
+    try flush()
+    return counts
+  }
+}
