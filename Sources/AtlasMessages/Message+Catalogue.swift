@@ -641,6 +641,7 @@ public enum Message: String, CaseIterable, Sendable {
   case serviceWholeNumber
   case serviceDecimal
   case serviceGiveZoom
+  case serviceGiveTile
   case serveFavouriteLeftOut
   case serveFavouritesUnchecked
   case formatNotValid
@@ -3419,6 +3420,13 @@ public enum Message: String, CaseIterable, Sendable {
       ("{1} must be a decimal number, not '{2}'.", "{1} doit être un nombre décimal, pas '{2}'.")
     case .serviceGiveZoom:
       ("Give zoom, 0 to 31 (for example zoom=3).", "Donnez zoom, de 0 à 31 (par exemple zoom=3).")
+    case .serviceGiveTile:
+      (
+        "Give a tile as a whole zoom with x and y, each a whole number from 0 to {1} at zoom {2}, not "
+          + "'{3}' (for example zoom=7&x=64&y=44).",
+        "Donnez une tuile par un zoom entier avec x et y, chacun un nombre entier de 0 à {1} au zoom {2}, pas "
+          + "'{3}' (par exemple zoom=7&x=64&y=44)."
+      )
 
     // MARK: The service's favourite sources, checked before the map is offered them
     case .serveFavouriteLeftOut:

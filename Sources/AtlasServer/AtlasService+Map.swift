@@ -46,13 +46,34 @@ extension AtlasService {
     return Reply(json: writer.bytes)
   }
 
-  /// `GET /v1/basemap?zoom=Z`: the countries' borders as GeoJSON, simplified for zoom Z.
+  /// `GET /v1/basemap?zoom=Z[&x=X&y=Y]`: the countries' borders as GeoJSON, simplified for zoom Z: the whole
+  /// world's, or with `x` and `y` the web-map tile Z/X/Y's alone, clipped to it (`Basemap.tileGeoJSON`), so
+  /// that a close view asks tens of kilobytes, not the world's megabytes.
   func basemap(_ request: ParsedRequest) throws -> Reply {
-    guard let zoom = try decimal(try allow(request, ["zoom"]), "zoom"), zoom >= 0, zoom <= 31 else {
+    let parameters = try allow(request, ["zoom", "x", "y"])
+    guard let zoom = try decimal(parameters, "zoom"), zoom >= 0, zoom <= 31 else {
       throw Problem.said(Problem.badParameter, .serviceGiveZoom)
     }
-    return compressed(
-      json: basemaps.geoJSON(zoom: Swift.min(Int(zoom), BasemapCache.finestZoom)), for: request)
+    let (x, y) = (parameters.get("x"), parameters.get("y"))
+    guard x != nil || y != nil else {
+      return compressed(
+        json: basemaps.geoJSON(zoom: Swift.min(Int(zoom), BasemapCache.finestZoom)), for: request)
+    }
+    let last = zoom == zoom.rounded(.down) ? (1 << Int(zoom)) - 1 : 0
+    func tileIndex(_ text: String?) throws(Problem) -> Int {
+      guard zoom == zoom.rounded(.down), let text, text.count <= 10, let value = Int(text), value >= 0,
+        value <= last
+      else {
+        let shown = "zoom=\(parameters.get("zoom") ?? "")&x=\(x ?? "")&y=\(y ?? "")"
+        throw .said(
+          Problem.badParameter, .serviceGiveTile, last, Int(zoom), printable(String(shown.prefix(64))))
+      }
+      return value
+    }
+    let tile = (zoom: Int(zoom), x: try tileIndex(x), y: try tileIndex(y))
+    var reply = compressed(json: basemaps.tileGeoJSON(tile.zoom, tile.x, tile.y), for: request)
+    reply.headers[.cacheControl] = "public, max-age=86400"  // the borders change only with the binary
+    return reply
   }
 
   /// One of Leaflet's files: the names it ships, read from `leafletDirectory` (nothing else is served).
@@ -76,19 +97,48 @@ extension AtlasService {
 }
 
 /// The base map as GeoJSON, one feature per country (`code`, `name`, `news`: one of NewsAPI's 54), its rings
-/// from Natural Earth simplified to about a pixel at each zoom (256-pixel tiles), made on first use and kept.
+/// from Natural Earth simplified to about a pixel at each zoom (256-pixel tiles), made on first use and kept;
+/// and its tiles, cut from the rings simplified for their zoom (kept), the latest few thousand kept too.
 final class BasemapCache: Sendable {
   /// Zooms past this one get its detail (about 0.01°).
   static let finestZoom = 7
+  /// Tiles past this zoom get its detail (about 0.0014°, near the 1:10m data's own).
+  static let finestTileZoom = 10
+  /// Tiles kept made; past this, the kept ones are let go at once (a tile is made in a millisecond or so).
+  static let keptTiles = 4096
   /// Made under the lock, so that requests racing for a zoom make it once.
   private let made = Mutex<[Int: [UInt8]]>([:])
+  private let rings = Mutex<[Int: BasemapRings]>([:])
+  private let tiles = Mutex<[String: [UInt8]]>([:])
 
   func geoJSON(zoom: Int) -> [UInt8] {
     made.withLock { made in
       if let bytes = made[zoom] { return bytes }
-      let bytes = Basemap.geoJSON(toleranceDegrees: 360 / (256 * Double(1 << zoom)))
+      let bytes = Basemap.geoJSON(toleranceDegrees: Self.tolerance(zoom: zoom))
       made[zoom] = bytes
       return bytes
     }
   }
+
+  /// The tile zoom/x/y's borders (`Basemap.tileGeoJSON`), simplified for its zoom (at most `finestTileZoom`).
+  func tileGeoJSON(_ zoom: Int, _ x: Int, _ y: Int) -> [UInt8] {
+    let key = "\(zoom)/\(x)/\(y)"
+    if let bytes = tiles.withLock({ $0[key] }) { return bytes }
+    let detail = Swift.min(zoom, Self.finestTileZoom)
+    let simplified = rings.withLock { rings in
+      if let made = rings[detail] { return made }
+      let made = BasemapRings(toleranceDegrees: Self.tolerance(zoom: detail))
+      rings[detail] = made
+      return made
+    }
+    let bytes = Basemap.tileGeoJSON(simplified, zoom: zoom, x: x, y: y)
+    tiles.withLock { tiles in
+      if tiles.count >= Self.keptTiles { tiles.removeAll(keepingCapacity: true) }
+      tiles[key] = bytes
+    }
+    return bytes
+  }
+
+  /// About a pixel at `zoom`, in degrees of longitude (256-pixel tiles).
+  static func tolerance(zoom: Int) -> Double { 360 / (256 * Double(1 << zoom)) }
 }

@@ -256,5 +256,27 @@ import Testing
     #expect(pointCount(coarse) * 10 < pointCount(fine))
     #expect(try await client.get(served.base + "/v1/basemap?zoom=99").status == 400)
     #expect(try await client.get(served.base + "/v1/basemap").status == 400)
+
+    // A tile of it: France's land and borders over Paris at zoom 7, clipped, kept a day by the browser; a
+    // hostile tile a 400 with the sentence that shows one.
+    let tile = try await client.get(served.base + "/v1/basemap?zoom=7&x=64&y=44")
+    let parts = try #require(try json(tile)["features"] as? [[String: Any]])
+    #expect(tile.status == 200 && tile.header("Cache-Control") == "public, max-age=86400")
+    #expect(parts.contains { ($0["properties"] as? [String: Any])?["code"] as? String == "fr" })
+    #expect(tile.body.count * 50 < (try await client.get(served.base + "/v1/basemap?zoom=7")).body.count)
+    let badTiles = [
+      "zoom=7&x=64", "zoom=7&y=44", "zoom=7&x=128&y=0", "zoom=7&x=-1&y=0", "zoom=7&x=a&y=1",
+      "zoom=7&x=99999999999999999999&y=1",
+    ]
+    for query in badTiles {
+      let refused = try await client.get(served.base + "/v1/basemap?" + query)
+      let said = text(refused)
+      let shown = said.contains("each a whole number from 0 to 127 at zoom 7")
+      #expect(refused.status == 400 && shown, "\(query): \(said)")
+    }
+    for query in ["zoom=7.5&x=1&y=1", "zoom=7&x=1&y=1&x=2", "zoom=7&x=1&y=1&z=1"] {
+      let refused = try await client.get(served.base + "/v1/basemap?" + query)
+      #expect(refused.status == 400 && !text(refused).isEmpty, "\(query)")
+    }
   }
 }
