@@ -340,6 +340,16 @@ public enum Message: String, CaseIterable, Sendable {
   case mapUnknownProperty
   case mapNoCountry
   case mapWhichCountry
+  case mapTools
+  case mapSearch
+  case mapHint
+  case mapHideHint
+  case mapLegend
+  case mapLegendCluster
+  case mapLegendPoint
+  case mapLegendNewsCountry
+  case mapLegendOtherCountry
+  case mapLegendPin
   // A label and what it labels, with the language's colon: a result of headlines that failed and its error
   // sentence (french-a), an article's source and title (fr31).
   case labelled
@@ -2220,6 +2230,27 @@ public enum Message: String, CaseIterable, Sendable {
       )
     case .mapNoCountry: ("No news country is called '{1}'.", "Aucun pays d’actualités ne s’appelle '{1}'.")
     case .mapWhichCountry: ("'{1}' could be:", "'{1}' peut être :")
+    case .mapTools: ("Tools", "Outils")
+    case .mapSearch: ("Search a country", "Chercher un pays")
+    case .mapHint:
+      (
+        "Click a country or a marker for its headlines.",
+        "Cliquez sur un pays ou un marqueur pour ses titres."
+      )
+    case .mapHideHint: ("Hide this hint", "Masquer cette aide")
+    case .mapLegend: ("Legend", "Légende")
+    case .mapLegendCluster:
+      ("Several countries or points: click to zoom in", "Plusieurs pays ou points : zoomer")
+    case .mapLegendPoint:
+      ("A news country or a point: its headlines", "Un pays d’actualités ou un point : ses titres")
+    case .mapLegendNewsCountry: ("A news country", "Un pays d’actualités")
+    case .mapLegendOtherCountry:
+      (
+        "Another country: a click shows the nearest news country's headlines",
+        "Autre pays : un clic montre les titres du pays d’actualités le plus proche"
+      )
+    case .mapLegendPin:
+      ("Where you clicked; the country shown, outlined", "Votre clic ; le pays montré, entouré")
     case .labelled: ("{1}: {2}", "{1} : {2}")
 
     // MARK: config

@@ -24,39 +24,44 @@ enum MapPage {
     <body>
     <header>
       <h1>NewsAtlas</h1>
-      <label><span>{{mapDataset}}</span>
-        <select id="dataset" aria-label="{{mapDataset}}"><option value="markers">markers</option></select></label>
-      <form id="near">
-        <label><span>{{mapLatitude}}</span>
-          <input id="near-lat" inputmode="decimal" autocomplete="off" size="8" required aria-label="{{mapLatitude}}"
-            placeholder="{{mapLatitude}}"></label>
-        <label><span>{{mapLongitude}}</span>
-          <input id="near-lon" inputmode="decimal" autocomplete="off" size="8" required aria-label="{{mapLongitude}}"
-            placeholder="{{mapLongitude}}"></label>
-        <button type="submit">{{mapNearMe}}</button>
-        <button type="button" id="locate">{{mapUseMyLocation}}</button>
-      </form>
-      <form id="find">
-        <input id="find-country" list="countries" autocomplete="off" size="14" required aria-label="{{mapCountry}}"
-          placeholder="{{mapCountry}}">
+      <form id="find" role="search">
+        <input id="find-country" list="countries" autocomplete="off" required
+          aria-label="{{mapSearch}}" placeholder="{{mapSearch}}">
         <datalist id="countries"></datalist>
         <button type="submit">{{mapGo}}</button>
         <span id="find-said" role="status"></span>
       </form>
-      <button type="button" id="world">{{mapWholeWorld}}</button>
-      <form id="filter">
-        <input id="filter-property" list="filter-properties" autocomplete="off" size="8"
-          aria-label="{{mapProperty}}" placeholder="{{mapProperty}}">
-        <datalist id="filter-properties"></datalist>
-        <input id="filter-value" autocomplete="off" size="8" aria-label="{{mapValue}}" placeholder="{{mapValue}}">
-        <button type="submit">{{mapFilter}}</button>
-        <output id="filter-count" for="filter-property filter-value"></output>
-      </form>
+      <button type="button" id="locate" title="{{mapUseMyLocation}}"><span class="icon" aria-hidden="true">◎</span>
+        <span class="words">{{mapUseMyLocation}}</span></button>
+      <button type="button" id="tools-toggle" aria-expanded="false" aria-controls="tools" title="{{mapTools}}"><span
+        class="icon" aria-hidden="true">☰</span> <span class="words">{{mapTools}}</span></button>
       <a id="lang" href="?lang={{otherLang}}" hreflang="{{otherLang}}">{{mapOtherLanguage}}</a>
     </header>
     <main>
+      <div id="tools" role="group" aria-label="{{mapTools}}" hidden>
+        <label><span>{{mapDataset}}</span>
+          <select id="dataset"><option value="markers">markers</option></select></label>
+        <form id="near">
+          <input id="near-lat" inputmode="decimal" autocomplete="off" size="8" required aria-label="{{mapLatitude}}"
+            placeholder="{{mapLatitude}}">
+          <input id="near-lon" inputmode="decimal" autocomplete="off" size="8" required aria-label="{{mapLongitude}}"
+            placeholder="{{mapLongitude}}">
+          <button type="submit">{{mapNearMe}}</button>
+        </form>
+        <form id="filter">
+          <input id="filter-property" list="filter-properties" autocomplete="off" size="8"
+            aria-label="{{mapProperty}}" placeholder="{{mapProperty}}">
+          <datalist id="filter-properties"></datalist>
+          <input id="filter-value" autocomplete="off" size="8" aria-label="{{mapValue}}" placeholder="{{mapValue}}">
+          <button type="submit">{{mapFilter}}</button>
+          <output id="filter-count" for="filter-property filter-value"></output>
+        </form>
+        <button type="button" id="world">{{mapWholeWorld}}</button>
+      </div>
       <div id="map" role="region" aria-label="{{mapMap}}"></div>
-      <aside id="panel" hidden>
+      <p id="hint" hidden><span>{{mapHint}}</span>
+        <button type="button" id="hint-close" aria-label="{{mapHideHint}}" title="{{mapHideHint}}">×</button></p>
+      <aside id="panel" aria-labelledby="panel-title" hidden>
         <button type="button" id="panel-close" aria-label="{{mapClose}}">×</button>
         <h2 id="panel-title"></h2>
         <select id="panel-category" aria-label="{{mapCategory}}" hidden></select>
@@ -88,7 +93,8 @@ enum MapPage {
       .mapCategoryBusiness, .mapCategoryEntertainment, .mapCategoryGeneral, .mapCategoryHealth,
       .mapCategoryScience, .mapCategorySports, .mapCategoryTechnology, .mapNearestOffer, .mapShowNews,
       .mapNoProperties, .mapNewsHere, .mapUnreachable, .mapRetry, .mapFilterCount,
-      .mapUnknownProperty, .mapNoCountry, .mapWhichCountry, .dateJustNow, .dateMinutesAgo,
+      .mapUnknownProperty, .mapNoCountry, .mapWhichCountry, .mapLegend, .mapLegendCluster, .mapLegendPoint,
+      .mapLegendNewsCountry, .mapLegendOtherCountry, .mapLegendPin, .dateJustNow, .dateMinutesAgo,
       .dateHoursAgo, .dateToday, .dateOnDay, .dateUnknown,
     ] + HumanDate.months
 
@@ -152,14 +158,41 @@ enum MapPage {
     * { box-sizing: border-box; }
     html, body { margin: 0; height: 100%; font: 15px/1.4 system-ui, sans-serif; color: #1d2430; }
     body { display: flex; flex-direction: column; }
-    header { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; padding: 8px 12px;
+    /* One slim row: the search, my location, the one Tools control and the language; the rest is the map. */
+    header { display: flex; flex-wrap: nowrap; gap: 8px; align-items: center; padding: 6px 12px;
       background: #1d2430; color: #fff; }
-    header h1 { font-size: 18px; margin: 0 8px 0 0; }
-    header form { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin: 0; }
-    header input, header select, header button { font: inherit; padding: 3px 6px; }
-    header a { color: #ffd479; }
+    header h1 { font-size: 18px; margin: 0 8px 0 0; white-space: nowrap; }
+    header form { display: flex; gap: 6px; align-items: center; margin: 0; }
+    #find { position: relative; flex: 0 1 360px; min-width: 0; }
+    #find-country { flex: 1; min-width: 0; }
+    header input, header button, #tools input, #tools select, #tools button { font: inherit; padding: 3px 8px; }
+    header button { white-space: nowrap; }
+    #tools-toggle { margin-left: auto; }
+    #tools-toggle[aria-expanded="true"] { background: #ffd479; }
+    header a { color: #ffd479; white-space: nowrap; }
+    header .icon { font-size: 16px; line-height: 1; }
+    /* The search box's sentence and choices drop below it, over the map, instead of widening the header. */
+    #find-said { position: absolute; top: calc(100% + 6px); left: 0; z-index: 1200; min-width: 100%;
+      padding: 6px 8px; background: #fff; color: #1d2430; border-radius: 4px; box-shadow: 0 2px 8px #0004; }
+    #find-said:empty { display: none; }
+    #find-said button { font: inherit; margin: 4px 6px 0 0; }
     main { flex: 1; display: flex; min-height: 0; position: relative; }
     #map { flex: 1; background: #b9d3e6; }
+    /* Tools: the dataset, typed coordinates and the filter, folded into one panel that opens over the map. */
+    #tools { position: absolute; top: 8px; right: 8px; z-index: 1100; display: flex; flex-direction: column;
+      gap: 8px; align-items: flex-start; max-width: calc(100% - 16px); padding: 10px 12px; background: #fff;
+      border-radius: 6px; box-shadow: 0 2px 10px #0005; }
+    #tools[hidden] { display: none; }
+    #tools form { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin: 0; }
+    #tools label span { margin-right: 6px; }
+    #filter-count { flex-basis: 100%; font-size: 13px; }
+    #filter-count:empty { display: none; }
+    #hint { position: absolute; top: 8px; left: 56px; z-index: 1000; max-width: calc(100% - 72px); margin: 0;
+      padding: 4px 4px 4px 10px; background: #fff; border-radius: 4px; box-shadow: 0 1px 5px #0004;
+      font-size: 14px; }
+    #hint[hidden] { display: none; }
+    #hint button { font: inherit; font-size: 18px; line-height: 1; border: 0; background: none; cursor: pointer;
+      padding: 0 6px; }
     #panel { width: 360px; overflow-y: auto; padding: 12px 16px; border-left: 1px solid #ccd; background: #fff; }
     #panel[hidden] { display: none; }
     #panel-close { float: right; font-size: 20px; border: 0; background: none; cursor: pointer; }
@@ -172,7 +205,6 @@ enum MapPage {
     #panel .description { margin: 4px 0 0; font-size: 14px; }
     #panel select { font: inherit; margin-bottom: 6px; }
     #offer { margin-left: 8px; font: inherit; }
-    #find-said button { font: inherit; margin-left: 6px; }
     #panel-retry { font: inherit; margin: 0 0 8px; }
     /* A spinner before the status line while the panel waits; still (a ring) for readers who ask for less motion. */
     #panel-status.busy::before { content: ""; display: inline-block; width: 14px; height: 14px; margin-right: 8px;
@@ -185,23 +217,51 @@ enum MapPage {
       z-index: 1000; }
     /* White on #b5441b is 5.5:1 (WCAG AA asks 4.5:1 of text this size); a lone marker is a 24 px target
        (WCAG 2.5.8) around its 14 px dot. */
-    .cluster { background: #b5441b; border: 2px solid #fff; border-radius: 50%; color: #fff;
+    .cluster, .swatch-cluster { background: #b5441b; border: 2px solid #fff; border-radius: 50%; color: #fff;
       font-size: 13px; font-weight: 700; display: flex; align-items: center; justify-content: center; }
     .point { border-radius: 50%; }
-    .point::after { content: ""; position: absolute; inset: 5px; background: #b5441b; border: 2px solid #fff;
-      border-radius: 50%; }
+    .point::after, .swatch-point::after { content: ""; position: absolute; inset: 5px; background: #b5441b;
+      border: 2px solid #fff; border-radius: 50%; }
     .cluster:focus, .point:focus { outline: 3px solid #1d2430; outline-offset: 1px; }
     .leaflet-container .leaflet-control-attribution { background: #fff; color: #1d2430; }
     .leaflet-container .leaflet-control-attribution a { color: #0a4f7a; }
-    .pin::before { content: ""; position: absolute; left: 3px; top: 0; width: 18px; height: 18px;
-      background: #1d2430; border: 3px solid #fff; border-radius: 50% 50% 50% 0; transform: rotate(-45deg); }
+    .pin::before, .swatch-pin::before { content: ""; position: absolute; left: 3px; top: 0; width: 18px;
+      height: 18px; background: #1d2430; border: 3px solid #fff; border-radius: 50% 50% 50% 0;
+      transform: rotate(-45deg); }
     .properties { margin: 0 0 6px; display: grid; grid-template-columns: auto 1fr; gap: 2px 8px; font-size: 13px; }
     .properties dt { font-weight: 600; }
     .properties dd { margin: 0; overflow-wrap: anywhere; }
+    /* Country names on the map, from /v1/countries: under each news country's marker, never in a click's way. */
+    .country-label { pointer-events: none; white-space: nowrap; text-align: center; font-size: 12px;
+      font-weight: 600; color: #1d2430; text-shadow: 0 0 3px #fff, 0 0 3px #fff, 0 0 2px #fff; }
+    .country-label[hidden] { display: none; }
+    .country-label > span { position: absolute; left: 0; top: 0; transform: translate(-50%, 13px); }
+    /* The legend: what the markers, the shading and the pin mean. */
+    .legend { background: #fff; border-radius: 4px; box-shadow: 0 1px 5px #0004; padding: 4px 8px;
+      font-size: 13px; max-width: 260px; }
+    .legend summary { cursor: pointer; font-weight: 600; }
+    .legend ul { list-style: none; margin: 4px 0 2px; padding: 0; }
+    .legend li { display: flex; align-items: center; gap: 8px; margin: 3px 0; }
+    .legend li > span:first-child { flex: none; position: relative; width: 24px; height: 24px; }
+    .swatch-cluster { font-size: 11px; }
+    .swatch-news, .swatch-other { border: 1px solid #7d8593; }
+    .swatch-news { background: #f2d59b; }
+    .swatch-other { background: #e6e4dd; }
+    .swatch-pin { height: 30px !important; }
     @media (max-width: 640px) {
-      main { flex-direction: column; }
-      #panel { width: auto; max-height: 45%; border-left: 0; border-top: 1px solid #ccd; }
-      header label span { display: none; }
+      header { padding: 6px 8px; gap: 6px; }
+      header h1, header .words { position: absolute; width: 1px; height: 1px; overflow: hidden;
+        clip: rect(0 0 0 0); white-space: nowrap; }
+      #find { flex: 1 1 auto; }
+      header button { padding: 3px 8px; }
+      /* The headlines in a bottom sheet over the map, which keeps the screen: at most 40% of its height. */
+      #panel { position: absolute; left: 0; right: 0; bottom: 0; z-index: 1050; width: auto; max-height: 40%;
+        border-left: 0; border-radius: 12px 12px 0 0; box-shadow: 0 -2px 12px #0005; padding-top: 16px; }
+      #panel::before { content: ""; position: absolute; top: 6px; left: calc(50% - 20px); width: 40px;
+        height: 4px; border-radius: 2px; background: #ccd; }
+      /* The hint spans the map's top; the legend, folded, waits under it until it is hidden. */
+      #hint { left: 52px; right: 8px; max-width: none; font-size: 12px; }
+      main:has(#hint:not([hidden])) .leaflet-top.leaflet-right { top: 48px; }
     }
 
     """#
@@ -302,6 +362,7 @@ enum MapPage {
       }
       const start = readHash() || { zoom: 2, lat: 25, lon: 10, state: new URLSearchParams() };
       const map = L.map("map", { minZoom: 1, maxZoom: 18, worldCopyJump: true, keyboard: true });
+      map.createPane("labels").style.zIndex = 450;  // above the borders, below the markers
       map.attributionControl.setPrefix('<a href="https://leafletjs.com">Leaflet</a>');
       map.attributionControl.addAttribution(text("mapBorders"));
       map.setView([start.lat, start.lon], start.zoom);
@@ -325,46 +386,150 @@ enum MapPage {
         switcher.href = otherHref + hash;
       }
 
-      // The base map: land and borders from the service's Natural Earth data, the news countries shaded.
-      const basemap = L.geoJSON(null, {
-        interactive: false,
-        style: (feature) => ({ color: "#7d8593", weight: 0.7, fillOpacity: 1,
-          fillColor: feature.properties.news ? "#f2d59b" : "#e6e4dd" }),
-      }).addTo(map);
-      const basemaps = {};
-      let basemapShown = -1;
-      let basemapData = null;  // the borders drawn now, for the chosen country's outline
+      // The base map: land and borders from the service's Natural Earth data, the news countries shaded. Far out,
+      // the whole world in one answer per zoom; from TILED_FROM in, the view's web-map tiles alone, each clipped
+      // to its tile (/v1/basemap?zoom=&x=&y=): their land filled in one pane, their borders stroked in one above,
+      // so no tile's edge is drawn as a border.
+      const TILED_FROM = 5, FINEST_TILES = 10;
+      map.createPane("land").style.zIndex = 350;
+      map.createPane("borders").style.zIndex = 360;
+      const borderStyle = { color: "#7d8593", weight: 0.7, fill: false };
+      function landStyle(feature) {
+        const fillColor = feature.properties.news ? "#f2d59b" : "#e6e4dd";
+        return feature.properties.part === "land" ? { stroke: false, fillOpacity: 1, fillColor }
+          : { ...borderStyle, fill: true, fillOpacity: 1, fillColor };  // the world's: filled and stroked at once
+      }
+      const shownParts = new Map();  // "world/Z" or "Z/X/Y" (X unwrapped) -> { layers, features, shift }
+      const fetched = new Map();  // URL -> its answer (a promise), asked once
+      function ask(url) {
+        if (!fetched.has(url)) {
+          fetched.set(url, getJSON(url).catch((error) => {
+            fetched.delete(url);  // asked again on the next move or retry
+            throw error;
+          }));
+        }
+        return fetched.get(url);
+      }
+      /** The parts of the base map the view needs: the world at its zoom, or the tiles it shows. */
+      function wantedParts() {
+        const zoom = Math.max(0, Math.floor(map.getZoom()));
+        if (zoom < TILED_FROM) return [`world/${zoom}`];
+        const z = Math.min(zoom, FINEST_TILES), n = 2 ** z;
+        const b = map.getBounds();
+        const column = (lon) => Math.floor((lon + 180) / 360 * n);
+        const row = (lat) => {
+          const s = Math.sin(Math.max(-85.05, Math.min(85.05, lat)) * Math.PI / 180);
+          return Math.min(n - 1, Math.max(0, Math.floor((0.5 - Math.log((1 + s) / (1 - s)) / (4 * Math.PI)) * n)));
+        };
+        const keys = [];
+        for (let x = column(b.getWest()); x <= column(b.getEast()); x++) {
+          for (let y = row(b.getNorth()); y <= row(b.getSouth()); y++) keys.push(`${z}/${x}/${y}`);
+        }
+        return keys;
+      }
+      /** A part's URL and how far east of its stored place it is drawn (a tile of a copy of the world). */
+      function partSource(key) {
+        const [z, x, y] = key.split("/");
+        if (z === "world") return { url: `/v1/basemap?zoom=${x}`, shift: 0 };
+        const n = 2 ** Number(z), wrapped = ((Number(x) % n) + n) % n;
+        return { url: `/v1/basemap?zoom=${z}&x=${wrapped}&y=${y}`, shift: (Number(x) - wrapped) / n * 360 };
+      }
+      function shifted(shift) { return (c) => L.latLng(c[1], c[0] + shift); }
+      function drawPart(key, data, shift) {
+        const land = data.features.filter((f) => f.properties.part !== "border");
+        const lines = data.features.filter((f) => f.properties.part === "border");
+        const options = { interactive: false, coordsToLatLng: shifted(shift) };
+        const layers = [L.geoJSON(land, { ...options, pane: "land", style: landStyle }).addTo(map),
+          L.geoJSON(lines, { ...options, pane: "borders", style: () => borderStyle }).addTo(map)];
+        shownParts.set(key, { layers, features: data.features, shift });
+      }
+      async function updateBasemap() {
+        const missing = wantedParts().filter((key) => !shownParts.has(key));
+        const answers = await Promise.all(missing.map((key) => ask(partSource(key).url)));
+        const wanted = wantedParts();
+        missing.forEach((key, i) => {
+          if (wanted.includes(key) && !shownParts.has(key)) drawPart(key, answers[i], partSource(key).shift);
+        });
+        for (const [key, part] of [...shownParts]) {
+          if (wanted.includes(key)) continue;
+          part.layers.forEach((layer) => layer.remove());
+          shownParts.delete(key);
+        }
+        document.body.dataset.basemap = [...shownParts.keys()].join(" ");  // the parts drawn, for tests
+        drawOutline();
+      }
       // The chosen country (the one whose news the panel shows), outlined from the same borders.
-      const outline = L.geoJSON(null, { interactive: false,
-        style: () => ({ color: "#1d2430", weight: 3, fill: false }) }).addTo(map);
+      const outline = L.layerGroup().addTo(map);
       let outlined = "";
       function drawOutline() {
         outline.clearLayers();
-        const shape = basemapData && outlined
-          ? basemapData.features.filter((f) => f.properties.code === outlined) : [];
-        if (shape.length) outline.addData(shape);  // the features, an array
-        document.body.dataset.outlined = shape.length ? outlined : "";  // what the page outlines, for tests
+        let drawn = 0;
+        for (const part of shownParts.values()) {
+          const shape = outlined
+            ? part.features.filter((f) => f.properties.code === outlined && f.properties.part !== "land") : [];
+          if (!shape.length) continue;
+          drawn += shape.length;
+          L.geoJSON(shape, { interactive: false, coordsToLatLng: shifted(part.shift),
+            style: () => ({ color: "#1d2430", weight: 3, fill: false }) }).addTo(outline);
+        }
+        document.body.dataset.outlined = drawn ? outlined : "";  // what the page outlines, for tests
       }
       function outlineCountry(code) { outlined = code || ""; drawOutline(); }
       // A pin where the map was clicked (or the typed place), so the place asked about is seen.
       const pin = L.marker([0, 0], { icon: L.divIcon({ className: "pin", iconSize: [24, 30], iconAnchor: [12, 30] }),
         interactive: false, keyboard: false });
       function placePin(lat, lon) { pin.setLatLng([lat, lon]).addTo(map); }
-      async function updateBasemap() {
-        const z = Math.max(0, Math.min(7, Math.floor(map.getZoom())));
-        if (z === basemapShown) return;
-        basemaps[z] = basemaps[z] || getJSON(`/v1/basemap?zoom=${z}`).catch((error) => {
-          delete basemaps[z];  // asked again on the next move or retry
-          throw error;
-        });
-        const data = await basemaps[z];
-        if (z !== Math.max(0, Math.min(7, Math.floor(map.getZoom())))) return;
-        basemap.clearLayers();
-        basemap.addData(data);
-        basemapShown = z;
-        basemapData = data;
-        drawOutline();
+
+      // The legend: what the markers, the shading and the pin mean; open where the screen has room for it.
+      const legend = L.control({ position: "topright" });
+      legend.onAdd = () => {
+        const box = L.DomUtil.create("details", "legend");
+        box.id = "legend";
+        const narrow = matchMedia("(max-width: 640px)");
+        box.open = !narrow.matches;
+        narrow.addEventListener("change", () => { box.open = !narrow.matches; });
+        const summary = document.createElement("summary");
+        summary.textContent = text("mapLegend");
+        const items = document.createElement("ul");
+        for (const [swatch, name, label] of [["swatch-cluster", "mapLegendCluster", "3"],
+          ["swatch-point", "mapLegendPoint"], ["swatch-news", "mapLegendNewsCountry"],
+          ["swatch-other", "mapLegendOtherCountry"], ["swatch-pin", "mapLegendPin"]]) {
+          const item = document.createElement("li");
+          const mark = document.createElement("span");
+          mark.className = swatch;
+          mark.setAttribute("aria-hidden", "true");
+          if (label) mark.textContent = label;
+          const said = document.createElement("span");
+          said.textContent = text(name);
+          item.append(mark, said);
+          items.append(item);
+        }
+        box.append(summary, items);
+        L.DomEvent.disableClickPropagation(box);
+        L.DomEvent.disableScrollPropagation(box);
+        return box;
+      };
+      legend.addTo(map);
+
+      // The one-line hint, until the reader hides it (remembered in the browser).
+      const hint = document.getElementById("hint");
+      hint.hidden = kept("hintHidden") === "1";
+      document.getElementById("hint-close").addEventListener("click", () => {
+        hint.hidden = true;
+        keep("hintHidden", "1");
+      });
+
+      // The tools (dataset, typed coordinates, filter, whole world) folded into one control in the header.
+      const tools = document.getElementById("tools");
+      const toolsToggle = document.getElementById("tools-toggle");
+      function showTools(open) {
+        tools.hidden = !open;
+        toolsToggle.setAttribute("aria-expanded", String(open));
       }
+      toolsToggle.addEventListener("click", () => {
+        showTools(tools.hidden);
+        if (!tools.hidden) tools.querySelector("select").focus();
+      });
 
       // Clusters of the chosen dataset, for the view.
       const select = document.getElementById("dataset");
@@ -551,7 +716,13 @@ enum MapPage {
       }
       let opener = null;  // what had the focus when the panel opened: given it back when Escape closes it
       document.addEventListener("keydown", (event) => {
-        if (event.key.toLowerCase() !== "escape" || panel.hidden) return;
+        if (event.key.toLowerCase() !== "escape") return;
+        if (!tools.hidden) {  // the tools first: they open over the map
+          showTools(false);
+          toolsToggle.focus();
+          return;
+        }
+        if (panel.hidden) return;
         const back = opener && document.contains(opener) ? opener : map.getContainer();
         closePanel();
         back.focus();
@@ -784,6 +955,37 @@ enum MapPage {
         document.getElementById("countries").replaceChildren(...names);
         return countries;
       }).catch((error) => { sayFailed(error, null); return countries; });
+      // Country names on the map, from the same list: each under its marker from zoom 3; where two would
+      // overlap, the one earlier in the list shows. Text only, never in the way of a click or a tab stop.
+      const LABELS_FROM = 3;
+      const labels = [];
+      countryList.then((list) => {
+        for (const c of list) {
+          const name = document.createElement("span");
+          name.textContent = lang === "fr" ? c.nameFr : c.name;
+          const label = L.marker([c.lat, c.lon], { pane: "labels", interactive: false, keyboard: false,
+            icon: L.divIcon({ className: "country-label", html: name, iconSize: [0, 0], iconAnchor: [0, 0] }) });
+          label.addTo(map);
+          label.getElement().setAttribute("aria-hidden", "true");
+          labels.push(label);
+        }
+        placeLabels();
+      });
+      function placeLabels() {
+        const shown = map.getZoom() >= LABELS_FROM;
+        const taken = [];
+        for (const label of labels) {
+          const element = label.getElement();
+          if (!element) continue;
+          element.hidden = !shown;
+          if (!shown) continue;
+          const r = element.firstChild.getBoundingClientRect();
+          const clash = taken.some((t) => r.left < t.right && t.left < r.right && r.top < t.bottom && t.top < r.bottom);
+          element.hidden = clash;
+          if (!clash) taken.push(r);
+        }
+      }
+      map.on("moveend", placeLabels);  // after a zoom too
       async function goToCountry(code) {
         await countryList;
         const country = countries.find((c) => c.code === code);
@@ -932,7 +1134,7 @@ enum MapPage {
       }
       map.on("moveend", refresh);
       refresh();
-      window.newsAtlas = { map, openPlace, showCountry, goToCountry, humanDate, viewBox, safeHref, pin };
+      window.newsAtlas = { map, openPlace, showCountry, goToCountry, humanDate, viewBox, safeHref, pin, showTools };
     })();
 
     """#

@@ -15,7 +15,9 @@ outline, the sea's offer of the nearest news country, a dataset point's own prop
 tab stop for the markers, arrows, Enter, Space, Escape), contrast, target size, aria-live and an axe-core pass
 (PyPI's axe-selenium-python; this script runs itself again under .build/python-venv when this Python lacks it);
 "Could not reach the server" with a working Retry, and the spinner; the filter's count, property names and URL;
-categories only from NewsAPI, and the search box's words and choices. Screenshots go to ARTIFACTS (default
+categories only from NewsAPI, and the search box's words and choices; items 1 and 2: one slim header row on a
+desktop and a phone, the one Tools control, the phone's bottom sheet, the hint shown once, the legend, the
+countries' names, and the borders as tiles from zoom 7 (under 400 kB). Screenshots go to ARTIFACTS (default
 .build/browser-artifacts), map-desktop.png and map-phone.png among them (Documentation/'s pictures).
 
     python3 Tests/Browser/map_page_test.py [path/to/newsatlas]
@@ -169,6 +171,19 @@ def main():
             ActionChains(driver).move_to_element_with_offset(
                 element, int(point[0] - size["width"] / 2), int(point[1] - size["height"] / 2)).click().perform()
 
+        def show_tools(wanted=True):
+            """Opens (or closes) the one Tools control, where the dataset, coordinates and filter live."""
+            if driver.find_element(By.ID, "tools").is_displayed() != wanted:
+                driver.find_element(By.ID, "tools-toggle").click()
+            settle(lambda d: d.find_element(By.ID, "tools").is_displayed() == wanted)
+
+        def header_height():
+            return driver.execute_script("return document.querySelector('header').getBoundingClientRect().height")
+
+        def overlapping(rects):
+            return [(a, b) for i, a in enumerate(rects) for b in rects[i + 1:]
+                    if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]]
+
         def pin():
             return driver.execute_script(
                 "const m = window.newsAtlas.pin; return m._map ? [m.getLatLng().lat, m.getLatLng().lng] : null")
@@ -228,6 +243,82 @@ def main():
         check(live == ["panel-status:polite"] and not driver.find_element(By.ID, "panel").get_attribute("aria-live"),
               f"aria-live is on the panel's one status line, not on its ten headlines ({live})")
         check(run_axe("the world at zoom 2"), "axe-core finds no serious or critical violation on the world map")
+
+        # Issue 47, item 2: a one-line hint, shown until hidden, and remembered hidden across a reload.
+        hint = driver.find_element(By.ID, "hint")
+        shown_hint = hint.is_displayed() and hint.text.startswith("Click a country or a marker for its headlines.")
+        driver.find_element(By.ID, "hint-close").click()
+        hidden_hint = not hint.is_displayed()
+        driver.refresh()
+        wait.until(lambda d: view().startswith("2:"))
+        check(shown_hint and hidden_hint and not driver.find_element(By.ID, "hint").is_displayed()
+              and driver.execute_script("return localStorage.getItem('newsatlas.hintHidden')") == "1",
+              "a one-line hint shows on the first visit, hides with its button, and stays hidden after a reload")
+        # The legend: what the clusters, the dots, the shading and the pin mean, open on a wide screen.
+        legend = driver.execute_script(
+            "const l = document.getElementById('legend'); return l ? [l.open, l.querySelector('summary').textContent,"
+            " [...l.querySelectorAll('li')].map((i) => [i.firstChild.className, i.textContent])] : null")
+        check(legend and legend[0] and legend[1] == "Legend"
+              and [c for c, _ in legend[2]] == ["swatch-cluster", "swatch-point", "swatch-news", "swatch-other",
+                                               "swatch-pin"]
+              and "click to zoom in" in legend[2][0][1] and "headlines" in legend[2][1][1],
+              f"a legend says what the markers, the shading and the pin mean ({legend})")
+        # Country names: none at zoom 2 (the clusters speak there), from zoom 3 under the markers, never two
+        # overlapping, never a tab stop or in a click's way.
+        labels = driver.execute_script(
+            "return [...document.querySelectorAll('.country-label')].filter((e) => !e.hidden).length")
+        check(labels == 0, f"no country names at zoom 2 ({labels} shown)")
+
+        # Issue 47, item 1: one slim header row at 1280×800; the tools folded into one control.
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
+        open_page("/#4/48/8", 4)
+        rows = driver.execute_script(
+            "return [...document.querySelectorAll('header > *')].filter((e) => e.offsetWidth)"
+            ".map((e) => Math.round(e.getBoundingClientRect().top + e.getBoundingClientRect().height / 2))")
+        check(header_height() <= 52 and max(rows) - min(rows) <= 4,
+              f"at 1280×800 the header is one slim row ({header_height():.0f} px, centres {sorted(set(rows))})")
+        hidden_tools = [driver.find_element(By.ID, i).is_displayed() for i in ("dataset", "near-lat", "filter-property")]
+        toggle = driver.find_element(By.ID, "tools-toggle")
+        toggle.click()
+        opened = settle(lambda d: d.find_element(By.ID, "tools").is_displayed())
+        shown_tools = [driver.find_element(By.ID, i).is_displayed()
+                       for i in ("dataset", "near-lat", "near-lon", "filter-property", "filter-value", "world")]
+        expanded = toggle.get_attribute("aria-expanded")
+        toggle.click()
+        closed = settle(lambda d: not d.find_element(By.ID, "tools").is_displayed())
+        toggle.click()
+        settle(lambda d: d.find_element(By.ID, "tools").is_displayed())
+        ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+        escaped = settle(lambda d: not d.find_element(By.ID, "tools").is_displayed()
+                         and d.switch_to.active_element == toggle)
+        check(not any(hidden_tools) and opened and all(shown_tools) and expanded == "true" and closed and escaped
+              and toggle.get_attribute("aria-expanded") == "false",
+              f"the dataset, coordinates and filter are one Tools control: hidden, opened and closed by it, "
+              f"and by Escape ({hidden_tools}, {shown_tools}, {expanded})")
+        labels = driver.execute_script(
+            "return [...document.querySelectorAll('.country-label')].filter((e) => !e.hidden).map((e) => {"
+            " const r = e.firstChild.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom, e.textContent,"
+            " getComputedStyle(e).pointerEvents, e.tabIndex]; })")
+        names = [label[4] for label in labels]
+        check("France" in names and "Germany" in names and not overlapping(labels)
+              and all(label[5] == "none" and label[6] < 0 for label in labels),
+              f"at zoom 4 the news countries are named on the map, none overlapping, none clickable "
+              f"({len(names)}: {names[:6]})")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "labels-zoom4.png"))
+        # Borders from zoom 7 in: the view's tiles, each clipped to its tile, not the world's 3.4 MB at once.
+        open_page("/?lang=en#7/46.6/2.4", 7)  # a new document: its resource timings alone
+        settle(lambda d: (d.execute_script("return document.body.dataset.basemap") or "").startswith("7/"))
+        asked = driver.execute_script(
+            "return performance.getEntriesByType('resource').filter((e) => e.name.includes('/v1/basemap'))"
+            ".map((e) => [e.name.split('/v1/')[1], e.decodedBodySize])")
+        total = sum(size for _, size in asked)
+        check(asked and all("&x=" in name for name, _ in asked) and total < 400_000
+              and driver.execute_script("return document.body.dataset.basemap").startswith("7/"),
+              f"at zoom 7 the borders come as {len(asked)} tiles, {total / 1000:.0f} kB in all (under 400 kB)")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "borders-zoom7.png"))
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        open_page("/#2/25/10", 2)
 
         # A click on a cluster zooms to its expansion zoom.
         cluster = max(driver.find_elements(By.CSS_SELECTOR, ".cluster"), key=lambda e: int(e.text))
@@ -290,15 +381,18 @@ def main():
               f"a click on land pins the place and outlines the country opened ({pinned}, {outlines} outline paths)")
         # A click in the sea (in no country: /v1/resolve's containing is null) offers the nearest news country.
         click_at(45.5, -5.0)
-        sea = get_json(f"{base}/v1/resolve?lat=45.5&lon=-5.0")
         settle(lambda d: d.find_element(By.ID, "offer").is_displayed())
+        # The place the click landed on, a pixel's rounding from 45.5, -5.0 (a kilometre apart), asked as the
+        # page asks it.
+        clicked = pin() or [45.5, -5.0]
+        sea = get_json(f"{base}/v1/resolve?lat={clicked[0]:.5f}&lon={clicked[1]:.5f}")
         said = driver.find_element(By.ID, "message-text").text
         expected_said = f"Nearest news country: {sea['country']['name']}, {round(sea['distanceKm']):,} km"
         check(sea["containing"] is None and said == expected_said
               and driver.find_element(By.ID, "offer").text == "Show its news"
               and not driver.find_element(By.ID, "panel").is_displayed() and pin() is not None
               and driver.execute_script("return document.body.dataset.outlined") == "",
-              f"a click in the sea offers the nearest news country, opening nothing ({said!r})")
+              f"a click in the sea offers the nearest news country, opening nothing ({said!r}, {expected_said!r})")
         driver.save_screenshot(os.path.join(ARTIFACTS, "sea-click.png"))
         if driver.find_element(By.ID, "offer").is_displayed():
             driver.find_element(By.ID, "offer").click()
@@ -450,6 +544,7 @@ def main():
         driver.find_element(By.CSS_SELECTOR, "#find button").click()
         wait.until(lambda d: d.find_element(By.ID, "panel-title").get_attribute("data-code") == "gb")
         check(driver.find_element(By.ID, "panel-title").text == "United Kingdom", "'uk' opens the United Kingdom")
+        show_tools()
         driver.find_element(By.ID, "world").click()
         wait.until(lambda d: view().startswith("2:"))
         check(driver.execute_script("return window.newsAtlas.map.getZoom()") == 2, "the whole-world button shows the world")
@@ -475,8 +570,8 @@ def main():
                                                   "Content-Type": "application/geo+json"})
         urllib.request.urlopen(request, timeout=60).read()
 
-        def filter_count():
-            return driver.find_element(By.ID, "filter-count").text
+        def filter_count():  # in the Tools panel, read whether it is open or not
+            return driver.find_element(By.ID, "filter-count").get_attribute("textContent")
 
         open_page("/#2/20/0&dataset=places&property=category&value=sports", 2)
         settle(lambda d: filter_count() == "5 of 20 features match")
@@ -491,6 +586,7 @@ def main():
               f"({filter_count()!r})")
         check(sorted(offered) == ["category", "name"],
               f"the property box offers the dataset's property names, from its TileJSON ({offered})")
+        show_tools()
         driver.find_element(By.ID, "filter-property").clear()
         driver.find_element(By.ID, "filter-property").send_keys("categroy")
         driver.find_element(By.CSS_SELECTOR, "#filter button").click()
@@ -516,12 +612,15 @@ def main():
         # /v1/datasets again every ?poll= milliseconds and fetches the clusters again when the dataset changed).
         write(base + "/v1/datasets/live", "PUT", [(48.0 + i * 0.01, 2.0 + i * 0.01) for i in range(30)])
         open_page("/?poll=500#4/47/3", 4)
-        wait.until(lambda d: "live (30)" in [o.text for o in Select(d.find_element(By.ID, "dataset")).options])
+        wait.until(lambda d: "live (30)" in [o.get_attribute("textContent")
+                                             for o in Select(d.find_element(By.ID, "dataset")).options])
+        show_tools()
         Select(driver.find_element(By.ID, "dataset")).select_by_value("live")
         wait.until(lambda d: d.execute_script("return document.body.dataset.points") == "30")
         added = write(base + "/v1/datasets/live/features", "POST", [(50.0 + i * 0.01, 4.0) for i in range(12)])
         wait.until(lambda d: d.execute_script("return document.body.dataset.points") == "42")
-        wait.until(lambda d: "live (42)" in [o.text for o in Select(d.find_element(By.ID, "dataset")).options])
+        wait.until(lambda d: "live (42)" in [o.get_attribute("textContent")
+                                             for o in Select(d.find_element(By.ID, "dataset")).options])
         counts = sorted(int(e.text) for e in driver.find_elements(By.CSS_SELECTOR, ".cluster span"))
         check(added["pointCount"] == 42 and sum(counts) + len(driver.find_elements(By.CSS_SELECTOR, ".point")) == 42,
               f"a dataset written while the page is open shows its new count and clusters without a reload ({counts})")
@@ -544,8 +643,11 @@ def main():
                                                                 "Content-Type": "application/geo+json"})
         urllib.request.urlopen(request, timeout=60).read()
         open_page("/#2/0/0", 2)
-        wait.until(lambda d: "hostile (2)" in [o.text for o in Select(d.find_element(By.ID, "dataset")).options])
+        wait.until(lambda d: "hostile (2)" in [o.get_attribute("textContent")
+                                               for o in Select(d.find_element(By.ID, "dataset")).options])
+        show_tools()
         Select(driver.find_element(By.ID, "dataset")).select_by_value("hostile")
+        show_tools(False)
         wait.until(lambda d: d.execute_script("return document.body.dataset.view") == "2:2")
         injected = driver.execute_script("return document.querySelectorAll('.leaflet-marker-pane img').length")
         labels = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".cluster span")]
@@ -575,6 +677,7 @@ def main():
             policy = page.headers.get("Content-Security-Policy", "")
         check("script-src 'self'" in policy and "unsafe-inline" not in policy,
               f"the page is served with a Content-Security-Policy that allows no inline script ({policy!r})")
+        show_tools()
         Select(driver.find_element(By.ID, "dataset")).select_by_value("markers")
         open_page("/#2/25/10", 2)
 
@@ -627,7 +730,8 @@ def main():
         # French, and a phone's width.
         driver.get_log("performance")  # what the English pages asked is read and left behind
         open_page("/?lang=fr#2/25/10", 2)
-        check(driver.find_element(By.CSS_SELECTOR, "#near button[type=submit]").text == "Près de moi",
+        check(driver.find_element(By.CSS_SELECTOR, "#near button[type=submit]").get_attribute("textContent")
+              == "Près de moi",
               "?lang=fr speaks French")
         driver.execute_script("window.newsAtlas.openPlace(30, -40, true)")  # mid-Atlantic
         settle(lambda d: d.find_element(By.ID, "offer").is_displayed())
@@ -690,7 +794,11 @@ def main():
             ".then((r) => r.text()).then(done, (e) => done(JSON.stringify({error: String(e)})));"))
         check(french.get("error", "").startswith("'xx' n'est pas un des 54 pays"),
               f"the service answers the page's French with a French sentence ({french})")
-        check(driver.find_element(By.ID, "world").text == "Monde entier"
+        check(driver.find_element(By.ID, "world").get_attribute("textContent") == "Monde entier"
+              and driver.find_element(By.ID, "tools-toggle").get_attribute("textContent").strip().endswith("Outils")
+              and driver.find_element(By.ID, "find-country").get_attribute("placeholder") == "Chercher un pays"
+              and driver.execute_script("const s = document.querySelector('#legend summary'); return s && s.textContent")
+              == "Légende"
               and "Sports" in driver.find_element(By.ID, "panel-category").text
               and "Aucune source favorite" in driver.find_element(By.ID, "panel-source").text,
               "the new controls speak French too")
@@ -702,17 +810,40 @@ def main():
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#panel-list li")) > 0)
         driver.save_screenshot(os.path.join(ARTIFACTS, "phone-panel.png"))
         check(driver.find_element(By.ID, "panel").is_displayed(), "the panel shows on a phone")
+        # Issue 47, item 1: on a 390×844 phone the header is one slim row and the headlines are a bottom sheet
+        # over the map, which keeps most of the screen.
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+        settle(lambda d: d.execute_script("return innerWidth") == 390)
+        sheet = driver.execute_script(
+            "const r = (id) => document.getElementById(id).getBoundingClientRect();"
+            "return [innerHeight, r('map').height, r('panel').top, r('panel').bottom, r('panel').width,"
+            " document.querySelectorAll('#panel-list li').length]")
+        rows = driver.execute_script(
+            "return [...document.querySelectorAll('header > *')].filter((e) => e.offsetWidth > 1)"
+            ".map((e) => Math.round(e.getBoundingClientRect().top + e.getBoundingClientRect().height / 2))")
+        check(header_height() <= 52 and max(rows) - min(rows) <= 4,
+              f"on a 390×844 phone the header is one slim row ({header_height():.0f} px, centres {sorted(set(rows))})")
+        check(sheet[1] >= sheet[0] - 60 and sheet[2] - header_height() >= 0.5 * sheet[0] and sheet[3] == sheet[0]
+              and sheet[4] == 390 and sheet[5] == 10,
+              f"on a phone the headlines are a bottom sheet leaving most of the screen to the map "
+              f"(viewport {sheet[0]}, map {sheet[1]:.0f} px tall, sheet from {sheet[2]:.0f} px, {sheet[5]} headlines)")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "phone-sheet.png"))
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         check(run_axe("a phone, the panel open"),
               "axe-core finds no serious or critical violation on a phone, the panel open")
 
         # The pictures in Documentation/ (map-desktop.png, map-phone.png): a click in the south-west of France, its
         # pin, outline and headlines, at a laptop's 1280×800 and a phone's 390×844 viewport.
-        for name, (width, height), path, (lat, lon) in [("map-desktop.png", (1280, 800), "/#5/46.6/2.4", (44.2, 0.6)),
-                                                       ("map-phone.png", (390, 844), "/#4/47/2.4", (44.0, 4.5))]:
+        # A first visit's page: the hint shown (a new document, so the page reads it again).
+        driver.execute_script("localStorage.removeItem('newsatlas.hintHidden')")
+        for name, (width, height), path, (lat, lon) in [
+                ("map-desktop.png", (1280, 800), "/?lang=en#5/46.6/2.4", (44.2, 0.6)),
+                ("map-phone.png", (390, 844), "/?lang=en#4/47/2.4", (44.0, 4.5))]:
             driver.set_window_size(width, height + 200)
             driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
                 "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 640})
-            open_page(path, int(path[2]))
+            open_page(path, int(path.split("#")[1][0]))
             click_at(lat, lon)
             settle(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#panel-list li")) == 10 and pin() is not None)
             driver.save_screenshot(os.path.join(ARTIFACTS, name))
