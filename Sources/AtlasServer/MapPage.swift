@@ -659,6 +659,7 @@ enum MapPage {
           }
         }
         roveMarkers();
+        placeLabels();  // around the markers as now drawn
         document.body.dataset.view = `${zoom}:${data.features.length}`;  // what the page shows, for tests
         document.body.dataset.points =
           String(data.features.reduce((n, f) => n + (f.properties.point_count || 1), 0));
@@ -955,8 +956,9 @@ enum MapPage {
         document.getElementById("countries").replaceChildren(...names);
         return countries;
       }).catch((error) => { sayFailed(error, null); return countries; });
-      // Country names on the map, from the same list: each under its marker from zoom 3; where two would
-      // overlap, the one earlier in the list shows. Text only, never in the way of a click or a tab stop.
+      // Country names on the map, from the same list: each under its marker from zoom 3; where one would cover
+      // a marker or a name placed before it (earlier in the list), it is left out. Text only, never in the way of
+      // a click or a tab stop.
       const LABELS_FROM = 3;
       const labels = [];
       countryList.then((list) => {
@@ -973,7 +975,7 @@ enum MapPage {
       });
       function placeLabels() {
         const shown = map.getZoom() >= LABELS_FROM;
-        const taken = [];
+        const taken = [...document.querySelectorAll(".cluster, .point")].map((e) => e.getBoundingClientRect());
         for (const label of labels) {
           const element = label.getElement();
           if (!element) continue;
