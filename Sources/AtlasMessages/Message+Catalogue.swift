@@ -593,6 +593,11 @@ public enum Message: String, CaseIterable, Sendable {
   case gdeltRequestDone
   case gdeltRequestCountries
   case gdeltRequestFailed
+  // search without a key, through GDELT (issue 47 item 8).
+  case gdeltSearchCannot
+  case gdeltSearchOf
+  case searchCountGDELT
+  case searchCountGDELTOne
   // serve --postgres: a PostGIS table as a dataset (issue 45).
   case postgresURLShape
   case postgresSSLMode
@@ -3210,6 +3215,14 @@ public enum Message: String, CaseIterable, Sendable {
       )
     case .gdeltRequestCountries: ("{1} countries", "{1} pays")
     case .gdeltRequestFailed: ("no answer", "sans réponse")
+    case .gdeltSearchCannot:
+      (
+        "Without a NewsAPI key, search asks GDELT, which has no {1}; set a key for it (newsatlas config set api-key).",
+        "Sans clé NewsAPI, search interroge GDELT, qui n'a pas de {1} ; réglez une clé pour cela (newsatlas config set api-key)."
+      )
+    case .gdeltSearchOf: ("GDELT's articles for '{1}'", "les articles de GDELT pour '{1}'")
+    case .searchCountGDELT: ("{1} articles from GDELT (no key needed)", "{1} articles de GDELT (sans clé)")
+    case .searchCountGDELTOne: ("1 article from GDELT (no key needed)", "1 article de GDELT (sans clé)")
     case .postgresURLShape:
       (
         "--postgres takes a URL such as postgres://USER:PASSWORD@HOST:5432/DATABASE (?host=/run/postgresql for a socket); the one given is not one, and is not repeated here: it may hold a password.",

@@ -10,23 +10,45 @@ public struct GDELTQuery: Sendable, Equatable {
   public var timespan: String
   /// Articles in the answer, 1 to 250 (`maxrecords`).
   public var maxRecords: Int
+  /// Words as GDELT's query language takes them (`climate`, `"climate change"`, `(flood OR storm)`), for a
+  /// search; nil for headlines.
+  public var keywords: String? = nil
+  /// `domain:` filters: articles from any of `domains`, none from `excludedDomains`.
+  public var domains: [String] = []
+  public var excludedDomains: [String] = []
+  /// `startdatetime` and `enddatetime` (`YYYYMMDDHHMMSS`, UTC), sent instead of the timespan when either is set.
+  public var start: String? = nil
+  public var end: String? = nil
+  /// `sort=HybridRel` (relevance, weighted to recent) instead of newest first.
+  public var byRelevance = false
 
   /// GDELT's largest `maxrecords`.
   public static let largestMaxRecords = 250
 
   /// The `query` parameter.
   public var text: String {
-    let filters = countries.map { "sourcecountry:\($0)" }
-    let countryPart = filters.count == 1 ? filters[0] : "(" + filters.joined(separator: " OR ") + ")"
-    return countryPart + (language.map { " sourcelang:\($0)" } ?? "")
+    func any(_ terms: [String]) -> String {
+      terms.count == 1 ? terms[0] : "(" + terms.joined(separator: " OR ") + ")"
+    }
+    var parts = keywords.map { [$0] } ?? []
+    if !countries.isEmpty { parts.append(any(countries.map { "sourcecountry:\($0)" })) }
+    if !domains.isEmpty { parts.append(any(domains.map { "domain:\($0)" })) }
+    parts += excludedDomains.map { "-domain:\($0)" }
+    if let language { parts.append("sourcelang:\(language)") }
+    return parts.joined(separator: " ")
   }
 
-  /// The parameters as sent, in this order; newest first (`sort=DateDesc`).
+  /// The parameters as sent, in this order; newest first (`sort=DateDesc`) unless by relevance.
   public var parameters: [(String, String)] {
-    [
-      ("query", text), ("mode", "ArtList"), ("format", "json"), ("maxrecords", String(maxRecords)),
-      ("timespan", timespan), ("sort", "DateDesc"),
-    ]
+    var list = [("query", text), ("mode", "ArtList"), ("format", "json"), ("maxrecords", String(maxRecords))]
+    if start != nil || end != nil {
+      if let start { list.append(("startdatetime", start)) }
+      if let end { list.append(("enddatetime", end)) }
+    } else {
+      list.append(("timespan", timespan))
+    }
+    list.append(("sort", byRelevance ? "HybridRel" : "DateDesc"))
+    return list
   }
 
   /// A timespan (`15min`, `24h`, `1d`, `1w`, GDELT's units) in seconds; nil if it is not one.

@@ -127,7 +127,7 @@ public struct SearchQuery: Sendable {
   /// The parameters a refusal names, by NewsAPI's names (`searchIn`); a front end that calls them otherwise
   /// names them its way (`NewsAPIClient.check(_:naming:)`): the command line's flags, `--search-in`.
   public enum Field: String, CaseIterable, Sendable {
-    case searchIn, from, to, pageSize, page
+    case searchIn, from, to, pageSize, page, sources, sortBy
   }
 }
 

@@ -611,6 +611,19 @@ struct SearchCommand: AsyncParsableCommand {
     search.domains = list(domains)
     (search.excludeDomains, search.searchIn) = (list(excludeDomains), list(searchIn))
     search.pageSize = pageSize
+    // Without a key, GDELT answers: it is itself a search service, and needs none.
+    if try Self.keyless(settings) {
+      let (providers, http) = try service.providers(settings: settings, choice: .gdelt, dryRun: false, concurrency: 4)
+      defer { http.shutdown() }
+      let page: ArticlePage
+      do {
+        page = try await providers.gdelt!.search(search, naming: Self.flag)
+      } catch {
+        throw CLIError(newsAPI: error)
+      }
+      write(page, provider: "gdelt")
+      return
+    }
     let (client, http) = try service.client(settings: settings)
     defer { http.shutdown() }
     let page: ArticlePage
@@ -622,16 +635,32 @@ struct SearchCommand: AsyncParsableCommand {
     } catch {
       throw CLIError(newsAPI: error)
     }
+    write(page, provider: nil)
+  }
+
+  /// Whether no key is set (the environment's or the settings'), so GDELT answers.
+  static func keyless(_ settings: Settings) throws(CLIError) -> Bool {
+    do { return try settings.apiKey() == nil } catch { throw CLIError(error) }
+  }
+
+  /// The page: JSON (`totalResults`, `articles`, and `provider` when GDELT answered), or a count line and the
+  /// articles as text.
+  func write(_ page: ArticlePage, provider: String?) {
     let out = OutputBuffer.standardOutput()
     if service.format == .json {
       struct Body: Encodable {
         let totalResults: Int
         let articles: [Article]
+        let provider: String?
       }
-      out.append(encodedLine(Body(totalResults: page.totalResults, articles: page.articles)))
+      out.append(encodedLine(Body(totalResults: page.totalResults, articles: page.articles, provider: provider)))
       return
     }
-    out.append(Message.searchCount(page.articles.count, page.totalResults) + "\n")
+    out.append(
+      (provider == nil
+        ? Message.searchCount(page.articles.count, page.totalResults)
+        : page.articles.count == 1
+          ? Message.searchCountGDELTOne() : Message.searchCountGDELT(page.articles.count)) + "\n")
     let dates = service.dates(dateOptions)
     for article in page.articles { out.append(article.textLines(dates)) }
   }
@@ -646,6 +675,8 @@ extension SearchCommand {
     case .to: "--to"
     case .pageSize: "--page-size"
     case .page: "page"  // search asks the first page alone, which is never refused
+    case .sources: "--sources"
+    case .sortBy: "--sort-by"
     }
   }
 }

@@ -120,6 +120,64 @@ import Testing
     #expect(lone.status == 0 && !lone.stdout.contains("GDELT request"), "\(lone.stdout)")
   }
 
+  /// `search` without a key asks GDELT (issue 47 item 8): the words, domains and dates as GDELT's query
+  /// language and parameters take them, the same JSON with `provider: gdelt`, cached as searches are; what GDELT
+  /// has no equivalent of is refused in one sentence that says a key gives it.
+  @Test func searchWithoutAKeyAsksGDELT() throws {
+    let found = try run(["search", "france story", "--page-size", "5", "--format", "json"])
+    #expect(found.status == 0, "\(found.stderr)")
+    let articles = found.json?["articles"] as? [[String: Any]] ?? []
+    #expect(found.json?["provider"] as? String == "gdelt" && found.json?["totalResults"] as? Int == 5)
+    #expect(
+      articles.count == 5
+        && articles.allSatisfy { ($0["title"] as? String)?.hasPrefix("France story") == true })
+    let sent = try gdeltRequests()
+    #expect(sent.count == 1 && sent[0].contains("query=france%20story&") && sent[0].contains("sort=DateDesc"))
+    #expect(sent[0].contains("maxrecords=5") && sent[0].contains("timespan=1d"), "\(sent)")
+    // Again: from the cache, nothing sent; in text, the count says where the articles come from.
+    let again = try run(["search", "france story", "--page-size", "5"])
+    #expect(again.status == 0 && again.stdoutLines.first == "5 articles from GDELT (no key needed)")
+    #expect(try gdeltRequests().count == 1)
+
+    // Six hours back: the imitation's German articles come every few minutes, a third from each domain.
+    let from = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-6 * 3600))
+    let narrowed = try run([
+      "search", "story", "--domains", "germany-news1.example", "--exclude-domains", "germany-news2.example",
+      "--from", from, "--sort-by", "relevancy", "--language", "en", "--format", "json",
+    ])
+    #expect(narrowed.status == 0, "\(narrowed.stderr)")
+    let domains = Set(
+      (narrowed.json?["articles"] as? [[String: Any]] ?? []).compactMap {
+        ($0["source"] as? [String: Any])?["name"] as? String
+      })
+    #expect(domains == ["germany-news1.example"], "\(domains)")
+    let last = try #require(try gdeltRequests().last)
+    #expect(
+      last.contains(
+        "query=story%20domain%3Agermany-news1.example%20-domain%3Agermany-news2.example%20sourcelang%3Aenglish"
+      ), "\(last)")
+    let start = from.prefix(19).filter(\.isNumber)  // 2026-11-29T02:23:00Z → 20261129022300
+    #expect(
+      last.contains("startdatetime=\(start)&enddatetime=") && last.contains("sort=HybridRel"), "\(last)")
+
+    for (arguments, refused) in [
+      (["--sources", "bbc-news"], "which has no --sources; set a key"),
+      (["--search-in", "title"], "which has no --search-in;"),
+      (["--sort-by", "popularity"], "which has no --sort-by popularity;"),
+    ] {
+      let answer = try run(["search", "storm"] + arguments)
+      #expect(
+        answer.status == 64 && answer.stderrLines.count == 1 && answer.stderr.contains(refused),
+        "\(answer.stderr)")
+    }
+    // GDELT's own refusal of a word too short: its sentence, the service's exit status.
+    let short = try run(["search", "ab"])
+    #expect(
+      short.status == 69
+        && short.stderr.contains("GDELT refused the query: The specified phrase is too short."),
+      "\(short.stderr)")
+  }
+
   /// Two processes sharing one cache take GDELT turns two seconds apart: the imitation refuses any request less
   /// than a second after the previous one (GDELT's "limit requests" sentence), and neither process is refused.
   @Test func processesSharingTheCacheTakeTurns() throws {

@@ -7,7 +7,9 @@ pipe some child kept open: a test's server starts when the suite is set up, and 
 the whole suite in parallel has kept tests waiting 20 minutes for their turn, past the 15 minutes this was).
 """
 import gzip
+import calendar
 import json
+import re
 import os
 import socket
 import sys
@@ -269,6 +271,8 @@ class Handler(BaseHTTPRequestHandler):
         if query.get("mode", "").lower() != "artlist" or query.get("format") != "json":
             return text("Invalid mode or format.")
         countries, _, language = q.partition(" sourcelang:")
+        if not countries.lstrip("(").startswith("sourcecountry:"):
+            return self.gdelt_search(countries, language, query, text)
         if " OR " in countries and not (countries.startswith("(") and countries.endswith(")")):
             return text("Queries containing OR'd terms must be surrounded by ().")
         terms = countries.strip("()").split(" OR ")
@@ -297,6 +301,46 @@ class Handler(BaseHTTPRequestHandler):
         if not items:
             return self.send(200, b"{}")
         return self.send(200, json.dumps({"articles": items}).encode())
+
+    def gdelt_search(self, words, language, query, text):
+        """GDELT's keyword search: every country's articles (as above) whose title holds each of the words
+        (any case; quotes kept together), with `domain:` (one, or several OR'd in parentheses) and `-domain:`
+        filters, `startdatetime`/`enddatetime` (YYYYMMDDHHMMSS) or `timespan`, newest first whatever the sort."""
+        domains = []
+        match = re.search(r"\(?(domain:[^ ()]+(?: OR domain:[^ ()]+)*)\)?", words)
+        if match and not match.group(0).startswith("-"):
+            domains = [term[len("domain:"):] for term in match.group(1).split(" OR ")]
+            words = words[:match.start()] + words[match.end():]
+        excluded = re.findall(r"-domain:(\S+)", words)
+        words = re.sub(r"-domain:\S+", "", words).strip()
+        terms = [t.strip('"').lower() for t in re.findall(r'"[^"]*"|\S+', words)]
+        if words and any(len(t) < 3 for t in terms):
+            return text("The specified phrase is too short.")
+        if query.get("sort") not in ("DateDesc", "HybridRel"):
+            return text("Invalid sort.")
+        records = int(query.get("maxrecords", "75"))
+        if not 1 <= records <= 250:
+            return text("Maxrecords must be between 1 and 250.")
+        now = int(time.time()) // 900 * 900
+        start, end = query.get("startdatetime"), query.get("enddatetime")
+        if start or end:
+            try:
+                low = calendar.timegm(time.strptime(start, "%Y%m%d%H%M%S"))
+                high = calendar.timegm(time.strptime(end, "%Y%m%d%H%M%S"))
+            except (TypeError, ValueError):
+                return text("Invalid date.")
+        else:
+            low, high = now - 86400, now
+        items = []
+        for fips, (iso, name) in GDELT_COUNTRIES.items():
+            items += [a for a in gdelt_articles(iso, fips, name, high, high - low)
+                      if all(t in a["title"].lower() for t in terms)
+                      and (not domains or a["domain"] in domains) and a["domain"] not in excluded]
+        if language and language != "english":
+            items = []
+        items.sort(key=lambda a: a["_seen"], reverse=True)
+        items = [{k: v for k, v in a.items() if k != "_seen"} for a in items[:records]]
+        return self.send(200, json.dumps({"articles": items}).encode() if items else b"{}")
 
     def hostile(self, path, query):
         """A service whose text holds terminal escapes, C1 controls and line breaks (base URL + "/hostile")."""
