@@ -24,7 +24,8 @@ extension AtlasService {
   /// (`{"countries":[{"code","name","nameFr","latitude","longitude","language"}]}`), or the one `q` names, read
   /// as `--country` and `?country=` read it (`Country.identified`: a code, an English or French name, case and
   /// accents ignored, uk, usa, the start or part of one name). A name no country has, or several have, is 404
-  /// with the sentence that names the candidates, in the request's language. The map's search box asks it.
+  /// with the sentence that names the candidates, in the request's language, and `"candidates"`: those
+  /// countries as the list gives them (none for a name no country has). The map's search box asks it.
   func countries(_ request: ParsedRequest) throws -> Reply {
     var found = Country.all
     if let text = try allow(request, ["q"]).get("q") {
@@ -34,7 +35,10 @@ extension AtlasService {
         let candidates = identification.candidates
         let sentence = CountryIdentification.refusal(candidates: candidates, shown: shown, service: true)
         let wording = Wording { sentence.text(in: $0) }
-        throw Problem.worded(.notFound(wording.text(InterfaceLanguage.english)), wording)
+        // The candidates as data too, for a client to offer (the map's search lists them to choose from).
+        throw Problem.withCandidates(
+          .worded(.notFound(wording.text(InterfaceLanguage.english)), wording), count: candidates.count
+        ) { json, n in json.object { candidates[n].write(to: &$0) } }
       }
       found = [country]
     }

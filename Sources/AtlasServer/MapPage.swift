@@ -337,7 +337,11 @@ enum MapPage {
           throw error;
         }
         const body = await response.json().catch(() => ({ error: response.statusText }));
-        if (!response.ok) throw new Error(body.error || response.statusText);
+        if (!response.ok) {
+          const error = new Error(body.error || response.statusText);
+          error.body = body;  // the rest of the answer (a search's "candidates")
+          throw error;
+        }
         return body;
       }
       const messageText = document.getElementById("message-text");
@@ -997,7 +1001,7 @@ enum MapPage {
       }
       // A typed name is read by the service as --country reads it (a code, an English or French name, uk, usa,
       // the start or part of one name). Beside the box: a name no country has is said so, and a name several
-      // have lists them to choose from (the codes the service's 404 sentence names: "ae (…), gb (…) or us (…)").
+      // have lists them to choose from (the 404's "candidates").
       const findSaid = document.getElementById("find-said");
       document.getElementById("find").addEventListener("submit", async (event) => {
         event.preventDefault();
@@ -1010,7 +1014,7 @@ enum MapPage {
         } catch (error) {
           if (error.unreachable) { sayFailed(error, () => event.target.requestSubmit()); return; }
           await countryList;
-          const named = [...error.message.matchAll(/\b([a-z]{2}) \(/g)].map((m) => m[1]);
+          const named = (error.body && error.body.candidates || []).map((c) => c.code);
           const candidates = countries.filter((c) => named.includes(c.code));
           if (candidates.length < 2) { findSaid.textContent = text("mapNoCountry", typed); return; }
           findSaid.textContent = text("mapWhichCountry", typed);

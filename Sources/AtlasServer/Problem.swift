@@ -32,6 +32,9 @@ enum Problem: Error {
   case notKept(String, detail: String)
   /// A problem (its status, its English) worded in the language its request asks for.
   indirect case worded(Problem, Wording)
+  /// A problem whose answer also lists what the request may have meant: `"candidates"`, each an object the
+  /// closure writes (the countries a name could be), beside `"error"`.
+  indirect case withCandidates(Problem, count: Int, write: @Sendable (inout JSONWriter, Int) -> Void)
 
   /// `problem`'s status, with the catalogue's `message` as its sentence in every language.
   static func said(
@@ -46,6 +49,7 @@ enum Problem: Error {
   /// The problem under its wording.
   var unworded: Problem {
     if case .worded(let problem, _) = self { return problem.unworded }
+    if case .withCandidates(let problem, _, _) = self { return problem.unworded }
     return self
   }
 
@@ -53,6 +57,7 @@ enum Problem: Error {
   func message(in language: InterfaceLanguage) -> String {
     switch self {
     case .worded(_, let wording): return wording.text(language)
+    case .withCandidates(let problem, _, _): return problem.message(in: language)
     case .unknownDataset(let name): return Message.serviceUnknownDataset(name.prefix(64), in: language)
     default: return message
     }
@@ -71,7 +76,7 @@ enum Problem: Error {
     case .forbidden: return .forbidden
     case .conflict: return .conflict
     case .failed, .notKept: return .internalServerError
-    case .worded(let problem, _): return problem.status
+    case .worded(let problem, _), .withCandidates(let problem, _, _): return problem.status
     }
   }
 
@@ -84,7 +89,7 @@ enum Problem: Error {
       return text
     case .unknownDataset(let name):
       return Message.serviceUnknownDataset(name.prefix(64), in: .english)
-    case .worded(let problem, _):
+    case .worded(let problem, _), .withCandidates(let problem, _, _):
       return problem.message
     }
   }
@@ -108,6 +113,14 @@ extension Answering {
     switch error {
     case let problem as Problem:
       var reply = Self.problem(problem.status, problem.message(in: language))
+      if case .withCandidates(_, let count, let write) = problem {
+        var writer = JSONWriter()
+        writer.object {
+          $0.string("error", problem.message(in: language))
+          $0.array("candidates", Array(0..<count)) { json, n in write(&json, n) }
+        }
+        reply = Reply(json: writer.bytes + [0x0A], status: problem.status)
+      }
       if case .unavailable = problem.unworded { reply.headers[.retryAfter] = "3600" }
       if case .tooManyRequests(_, let seconds?) = problem.unworded {
         reply.headers[.retryAfter] = String(seconds)

@@ -109,6 +109,10 @@ import Testing
     }
     let united = try await client.get(served.base + "/v1/countries?q=united")
     #expect(united.status == 404)
+    // The candidates as data too, each as the list gives it; none for a name no country has.
+    let candidates = (try JSONSerialization.jsonObject(with: Data(united.body)) as? [String: Any])?["candidates"]
+    let listed = (candidates as? [[String: Any]] ?? []).map { "\($0["code"] ?? "") \($0["nameFr"] ?? "")" }
+    #expect(listed == ["ae Émirats arabes unis", "gb Royaume-Uni", "us États-Unis"], "\(String(decoding: united.body, as: UTF8.self))")
     #expect(
       try error(united)
         == "'united' could be ae (United Arab Emirates), gb (United Kingdom) or us (United States); give one code."
@@ -119,6 +123,8 @@ import Testing
         == "'uni' peut être ae (Émirats arabes unis), gb (Royaume-Uni) ou us (États-Unis) ; donnez un code.")
     let none = try await client.get(served.base + "/v1/countries?q=atlantis&lang=fr")
     let noneSaid = try error(none)
+    let noCandidates = (try JSONSerialization.jsonObject(with: Data(none.body)) as? [String: Any])?["candidates"]
+    #expect((noCandidates as? [Any])?.isEmpty == true)
     #expect(
       none.status == 404
         && noneSaid
