@@ -115,6 +115,7 @@ public enum Message: String, CaseIterable, Sendable {
   case tilesProgress
   case tilesRate
   case tilesZoomDone
+  case tilesZoomDoneOne
   case tilesClustering
   case progressRead
   case progressRows
@@ -1567,6 +1568,8 @@ public enum Message: String, CaseIterable, Sendable {
     case .tilesRate: ("{1} tiles/s", "{1} tuiles/s")
     case .tilesZoomDone:
       ("zoom {1} of {2} done: {3} tiles so far, {4} s", "zoom {1} sur {2} fini : {3} tuiles jusqu'ici, {4} s")
+    case .tilesZoomDoneOne:
+      ("zoom {1} of {2} done: 1 tile so far, {3} s", "zoom {1} sur {2} fini : 1 tuile jusqu'ici, {3} s")
     case .tilesClustering: ("clustering {1} points…", "regroupement de {1} points…")
     case .progressRead: ("reading: {1}% of {2} MB", "lecture : {1} % de {2} Mo")
     case .progressRows: ("{1} rows", "{1} lignes")

@@ -105,8 +105,10 @@ struct ExportProgress {
       if progress.zoomDone {
         StandardError.write(
           "newsatlas: "
-            + Message.tilesZoomDone(
-              progress.zoom, range, progress.tiles, ProgressLine.seconds(now - started)) + "\n")
+            + (progress.tiles == 1
+              ? Message.tilesZoomDoneOne(progress.zoom, range, ProgressLine.seconds(now - started))
+              : Message.tilesZoomDone(progress.zoom, range, progress.tiles, ProgressLine.seconds(now - started)))
+            + "\n")
       }
       return
     }

@@ -16,7 +16,7 @@ import Testing
       let zooms = piped.stderrLines.filter { $0.hasPrefix("newsatlas: zoom ") }
       #expect(zooms.count == 5 && piped.stderrLines.count == 5, "\(piped.stderr)")
       #expect(
-        zooms.first?.hasPrefix("newsatlas: zoom 0 of 0–4 done: 1 tiles so far, ") == true, "\(piped.stderr)")
+        zooms.first?.hasPrefix("newsatlas: zoom 0 of 0–4 done: 1 tile so far, ") == true, "\(piped.stderr)")
       #expect(
         zooms.last?.hasPrefix("newsatlas: zoom 4 of 0–4 done: 60 tiles so far, ") == true, "\(piped.stderr)")
       #expect(
