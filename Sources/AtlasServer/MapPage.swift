@@ -812,6 +812,7 @@ enum MapPage {
 
       /** A news country's headlines in the panel, in the chosen category. */
       async function showCountry(country, where) {
+        const mine = ++asked;  // a later click or choice supersedes this one: its answer is not shown
         if (panel.hidden && !opener) opener = document.activeElement;
         shown = { country, where };
         panel.hidden = false;
@@ -832,12 +833,12 @@ enum MapPage {
           answer = await getJSON(`/v1/headlines?country=${country.code}&pageSize=10`
             + (category ? `&category=${category}` : "") + (source ? `&source=${encodeURIComponent(source)}` : ""));
         } catch (error) {
-          if (!shown || shown.country !== country) return;
+          if (mine !== asked) return;
           // --no-news or the budget: the service's sentence; no answer at all: ours, and a retry.
           setStatus(error.message, false, error.unreachable ? () => showCountry(country, where) : null);
           return;
         }
-        if (!shown || shown.country !== country || categorySelect.value !== category || sourceSelect.value !== source) return;
+        if (mine !== asked || categorySelect.value !== category || sourceSelect.value !== source) return;
         const result = answer.results[0];
         list.dataset.provider = result.provider;  // which provider answered, for tests
         // Categories are offered only when the provider that answers has them (NewsAPI; GDELT and feeds have
