@@ -121,12 +121,9 @@ extension Basemap {
       collection.array("features", parts) { json, part in
         let (country, kind, lines) = part
         json.object { feature in
-          let code = boundaries.codes[country]
           feature.string("type", "Feature")
           feature.object("properties") {
-            $0.string("code", code)
-            $0.string("name", boundaries.names[country])
-            $0.value("news", .bool(Country.named(code: code) != nil))
+            properties(of: country, in: boundaries, to: &$0)
             $0.string("part", kind)
           }
           feature.object("geometry") { geometry in

@@ -18,13 +18,8 @@ public enum Basemap {
       collection.string("type", "FeatureCollection")
       collection.array("features", rings.keys.sorted()) { json, country in
         json.object { feature in
-          let code = boundaries.codes[country]
           feature.string("type", "Feature")
-          feature.object("properties") {
-            $0.string("code", code)
-            $0.string("name", boundaries.names[country])
-            $0.value("news", .bool(Country.named(code: code) != nil))
-          }
+          feature.object("properties") { properties(of: country, in: boundaries, to: &$0) }
           feature.object("geometry") { geometry in
             geometry.string("type", "Polygon")
             geometry.array("coordinates", rings[country]!) { json, ring in
@@ -38,5 +33,13 @@ public enum Basemap {
     }
     json.bytes.append(UInt8(ascii: "\n"))
     return json.bytes
+  }
+
+  /// A country's properties in a base map feature: its code, its name and whether it is a news country.
+  static func properties(of country: Int, in boundaries: CountryBoundaries, to object: inout JSONWriter.ObjectWriter) {
+    let code = boundaries.codes[country]
+    object.string("code", code)
+    object.string("name", boundaries.names[country])
+    object.value("news", .bool(Country.named(code: code) != nil))
   }
 }
