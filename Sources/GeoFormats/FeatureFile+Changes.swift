@@ -136,6 +136,40 @@ extension FeatureFile {
     return (0..<count).filter { hasID(query, at: $0) }
   }
 
+  /// The indices of the features whose id is one of `ids`, ascending: one pass over the features whatever the
+  /// number of ids (a replica applies a table's burst of changes at once), each feature's hash looked up.
+  public func indices(withAnyOf ids: [String]) -> [Int] {
+    guard hasIDs, !ids.isEmpty else { return [] }
+    let queries = ids.map(IDQuery.init)
+    var byHash: [UInt64: [Int]] = [:]
+    var anyHash: [Int] = []  // ids that are not ASCII: any feature may have them
+    for (k, query) in queries.enumerated() {
+      guard let hashes = query.hashes else {
+        anyHash.append(k)
+        continue
+      }
+      byHash[hashes.2, default: []].append(k)
+      if hashes.3 != IDQuery.unknown { byHash[hashes.3, default: []].append(k) }
+    }
+    let everyQuery = Array(queries.indices)
+    return (0..<count).filter { i in
+      let candidates: [Int]
+      if idHashes.isEmpty || idHashes[i] == IDQuery.unknown || idHashes[i] == IDQuery.unusual {
+        candidates = everyQuery
+      } else {
+        candidates = (byHash[idHashes[i]] ?? []) + anyHash
+      }
+      return candidates.contains { hasID(queries[$0], at: i) }
+    }
+  }
+
+  /// Whether the features' text is read back from a file by offset (a GeoJSON file `load` read), so that they
+  /// take a journal (`journaledCopy`).
+  public var isReadByOffset: Bool {
+    if case .memory = source { return false }
+    return true
+  }
+
   /// A copy of these features to change (`append(journaled:textStarts:)`, `remove(_:)`): its text is read
   /// from the same base file (a descriptor of its own) and, for features added since, from `journal` (a
   /// descriptor it owns from here). The file must be read by offset (a dataset kept by `serve`).

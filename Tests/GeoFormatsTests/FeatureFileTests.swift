@@ -163,3 +163,35 @@ import Testing
     }
   }
 }
+
+/// `indices(withAnyOf:)`, the one pass a followed table's burst of changes takes, against one `indices(withID:)`
+/// per id: ids of every kind (strings, numbers written several ways, 64-bit numbers past 2^53, escapes,
+/// non-ASCII, repeated, absent), asked in any number.
+@Suite struct FeatureIDsTests {
+  static let ids = [
+    #""a""#, #""b""#, "7", "7.0", "0.7e1", "-0", "0", "9007199254740993", "9007199254740992", #""\u0041""#,
+    #""été""#, #""K""#, "12", "12", #""12""#, "null", "true", #""x\"y""#,
+  ]
+
+  @Test(arguments: [UInt64(1), 2, 3, 4])
+  func oneSearchFindsWhatOneSearchPerIDFinds(seed: UInt64) throws {
+    var random = SplitMix64(state: seed)
+    var features: [String] = []
+    for n in 0..<300 {
+      let id = Int.random(in: 0..<5, using: &random) == 0 ? "" : #""id":\#(Self.ids.randomElement(using: &random)!),"#
+      features.append(
+        #"{"type":"Feature",\#(id)"properties":{"n":\#(n)},"geometry":{"type":"Point","coordinates":[1,2]}}"#)
+    }
+    let file = try FeatureFile.parse(
+      Array((#"{"type":"FeatureCollection","features":["# + features.joined(separator: ",") + "]}").utf8))
+    let asked = [
+      "a", "b", "7", "7.00", "0", "-0", "9007199254740993", "A", "été", "K", "\u{212A}", "12", "x\"y", "none",
+      "null", "true",
+    ]
+    for _ in 0..<40 {
+      let some = (0..<Int.random(in: 0...6, using: &random)).map { _ in asked.randomElement(using: &random)! }
+      let expected = Set(some.flatMap { file.indices(withID: $0) }).sorted()
+      #expect(file.indices(withAnyOf: some) == expected, "\(some)")
+    }
+  }
+}
