@@ -617,6 +617,17 @@ public enum Message: String, CaseIterable, Sendable {
   case postgresOptionsWithoutTable
   case postgresKeptHidden
   case postgresLoaded
+  case postgresNoKey
+  case postgresTrigger
+  case postgresConnectionLost
+  case postgresApplyFailed
+  case postgresNotAColumn
+  case postgresWriteRefused
+  case postgresFollowing
+  case postgresSomeIDs
+  case postgresFollowingAgain
+  case serviceMaxLagNegative
+  case serviceTableNotYetServed
   case serviceDatasetFromTable
   case servePostgresHelp
   case serveTableHelp
@@ -3313,8 +3324,63 @@ public enum Message: String, CaseIterable, Sendable {
       )
     case .serviceDatasetFromTable:
       (
-        "The dataset '{1}' is the PostgreSQL table {2}; write to the table.",
-        "Le jeu de données '{1}' est la table PostgreSQL {2} ; écrivez dans la table."
+        "The dataset '{1}' is the PostgreSQL table {2}: add and remove its features here, or change the table itself.",
+        "Le jeu de données '{1}' est la table PostgreSQL {2} : ajoutez-y et retirez-en des points ici, ou changez la table elle-même."
+      )
+    case .postgresNoKey:
+      (
+        "The table {1} has no one-column primary key: name the column that identifies a row with --id (replicas follow changes by it).",
+        "La table {1} n'a pas de clé primaire d'une colonne : nommez la colonne qui identifie une ligne avec --id (les répliques suivent les changements par elle)."
+      )
+    case .postgresTrigger:
+      (
+        "Cannot install the trigger that follows {1}'s changes: {2}. A DBA can install it once (Documentation/HTTP.md, Datasets from PostGIS tables).",
+        "Impossible d'installer le déclencheur qui suit les changements de {1} : {2}. Un DBA peut l'installer une fois (Documentation/HTTP.md, Datasets from PostGIS tables)."
+      )
+    case .postgresConnectionLost:
+      (
+        "The connection to PostgreSQL was lost.",
+        "La connexion à PostgreSQL a été perdue."
+      )
+    case .postgresApplyFailed:
+      (
+        "The table's changes could not be served; they are read again.",
+        "Les changements de la table n'ont pas pu être servis ; ils sont relus."
+      )
+    case .postgresNotAColumn:
+      (
+        "The table {1} has no column {2} to keep the property of that name.",
+        "La table {1} n'a pas de colonne {2} pour garder la propriété de ce nom."
+      )
+    case .postgresWriteRefused:
+      (
+        "PostgreSQL refused the write to {1}: {2}.",
+        "PostgreSQL a refusé l'écriture dans {1} : {2}."
+      )
+    case .postgresSomeIDs:
+      (
+        "Give every feature written to {1} an id, or none (then the column {2} gives each its default); some have one and some not.",
+        "Donnez un id à chaque point écrit dans {1}, ou à aucun (la colonne {2} donne alors à chacun sa valeur par défaut) ; certains en ont un et d'autres non."
+      )
+    case .postgresFollowingAgain:
+      (
+        "{1}: connected again; reading the changes committed meanwhile.",
+        "{1} : reconnecté ; lecture des changements enregistrés entre-temps."
+      )
+    case .serviceMaxLagNegative:
+      (
+        "maxLag is a number of seconds, 0 or more; {1} is not.",
+        "maxLag est un nombre de secondes, 0 ou plus ; {1} n'en est pas un."
+      )
+    case .postgresFollowing:
+      (
+        "{1}: following changes to {2} ({3})",
+        "{1} : suivi des changements de {2} ({3})"
+      )
+    case .serviceTableNotYetServed:
+      (
+        "The change is committed to {1} but not yet served here after {2} s: it will be once this server reads it.",
+        "Le changement est enregistré dans {1} mais pas encore servi ici après {2} s : il le sera dès que ce serveur l'aura lu."
       )
     case .servePostgresHelp:
       (
@@ -3323,8 +3389,8 @@ public enum Message: String, CaseIterable, Sendable {
       )
     case .serveTableHelp:
       (
-        "A PostGIS table served as a dataset named after it: TABLE or SCHEMA.TABLE (repeatable).",
-        "Une table PostGIS servie comme jeu de données de son nom : TABLE ou SCHÉMA.TABLE (répétable)."
+        "A PostGIS table served as a dataset named after it, kept as the table changes: TABLE or SCHEMA.TABLE (repeatable).",
+        "Une table PostGIS servie comme jeu de données de son nom, tenue à jour des changements de la table : TABLE ou SCHÉMA.TABLE (répétable)."
       )
     case .serveGeometryHelp:
       (
@@ -3333,8 +3399,8 @@ public enum Message: String, CaseIterable, Sendable {
       )
     case .serveIdHelp:
       (
-        "The tables' column whose value is each feature's id.",
-        "La colonne des tables dont la valeur est l'identifiant de chaque entité."
+        "The tables' column whose value is each feature's id, by which replicas follow changes (default: the one-column primary key).",
+        "La colonne des tables dont la valeur est l'identifiant de chaque entité, par laquelle les répliques suivent les changements (par défaut : la clé primaire d'une colonne)."
       )
     case .servePropertiesHelp:
       (

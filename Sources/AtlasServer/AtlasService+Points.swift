@@ -5,10 +5,36 @@ import GeoIndex
 import NewsAtlas
 
 extension AtlasService {
+  /// `GET /healthz`: up, with each followed table's state; with `maxLag=S`, 503 while a table is more than S
+  /// seconds behind (or not connected that long), for a balancer to take the replica out until it catches up.
   func healthz(_ target: String) throws -> Reply {
-    try allow(target, [])
-    return Reply(
-      json: Array("{\"datasets\":\(names.count),\"news\":\(news != nil),\"status\":\"ok\"}\n".utf8))
+    let parameters = try allow(target, ["maxLag"])
+    let maxLag = try decimal(parameters, "maxLag")
+    if let maxLag, maxLag < 0 { throw Problem.said(Problem.badParameter, .serviceMaxLagNegative, maxLag) }
+    var writer = JSONWriter()
+    writer.raw("{\"datasets\":\(names.count),\"news\":\(news != nil)")
+    var behind = false
+    if let followers {
+      writer.raw(",\"tables\":{")
+      for (k, table) in followers.report().enumerated() {
+        if k > 0 { writer.raw(",") }
+        writer.string(table.name)
+        writer.raw(":{\"table\":")
+        writer.string(table.table)
+        writer.raw(
+          ",\"connected\":\(table.follow.connected),\"change\":\(table.follow.cursor),\"lagSeconds\":"
+            + String(format: "%.3f", table.lagSeconds))
+        if let error = table.follow.lastError {
+          writer.raw(",\"lastError\":")
+          writer.string(error)
+        }
+        writer.raw("}")
+        if let maxLag, table.lagSeconds > maxLag { behind = true }
+      }
+      writer.raw("}")
+    }
+    writer.raw(",\"status\":\(behind ? "\"behind\"" : "\"ok\"")}\n")
+    return Reply(json: writer.bytes, status: behind ? .serviceUnavailable : .ok)
   }
 
   func nearest(_ target: String) throws -> Reply {

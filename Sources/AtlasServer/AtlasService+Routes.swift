@@ -77,7 +77,7 @@ extension AtlasService {
     let text = metrics.text(
       news: news?.newsAPI.map { ($0.counters.cacheHits, $0.counters.sent) },
       gdelt: news?.gdelt.map { ($0.counters.cacheHits, $0.counters.sent) }, tileCache: tileCache.counters,
-      filterCache: filtered.counters, filterQueue: filtered.queueCounters)
+      filterCache: filtered.counters, filterQueue: filtered.queueCounters, tables: followers?.report() ?? [])
     return Reply(text: text, type: "text/plain; version=0.0.4; charset=utf-8")
   }
 

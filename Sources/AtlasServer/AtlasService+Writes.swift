@@ -13,7 +13,7 @@ extension AtlasService {
   /// datasets) becomes the dataset, created or replaced; 201 when created, 200 when replaced, with the dataset's
   /// entry as `/v1/datasets` lists it, once it is on disk and served.
   func putDataset(_ request: Request, _ context: some RequestContext) async throws -> Response {
-    let (parsed, name, writes) = try writable(request, context)
+    let (parsed, name, writes) = try writable(request, context, wholeDataset: true)
     let features = try await received(request.body, parsed, writes, name: name)
     return try answer(await writes.apply(.replace(features), to: name))
   }
@@ -22,6 +22,17 @@ extension AtlasService {
   func addFeatures(_ request: Request, _ context: some RequestContext) async throws -> Response {
     let (parsed, name, writes) = try writable(request, context)
     let features = try await received(request.body, parsed, writes, name: name)
+    if let followers, let link = followers.links[name] {
+      var array = "["
+      for i in 0..<features.count {
+        if i > 0 { array += "," }
+        features.withText(of: i) { array += String(decoding: $0, as: UTF8.self) }
+      }
+      array += "]"
+      return try await tableAnswer(name, followers) { () throws(TableWriteError) in
+        try await link.insert(features: array)
+      }
+    }
     return try answer(await writes.apply(.add(features), to: name))
   }
 
@@ -33,19 +44,59 @@ extension AtlasService {
     guard let id = raw.removingPercentEncoding, !id.isEmpty, id.utf8.count <= 1024 else {
       throw Problem.said(Problem.badParameter, .serviceFeatureIdShape)
     }
+    if let followers, let link = followers.links[name] {
+      return try await tableAnswer(name, followers, missing: DatasetWrites.noFeature(name, id)) {
+        () throws(TableWriteError) in try await link.delete(id: id)
+      }
+    }
     return try answer(await writes.apply(.removeFeature(id: id), to: name))
+  }
+
+  /// How long a write to a table waits for this server to serve it before it is answered 202.
+  static let tableWriteWait = Duration.seconds(10)
+
+  /// The answer to a write made in the table of the dataset `name`, once committed: the dataset's entry once
+  /// this server serves the change (200), 202 when it does not within `tableWriteWait`; 400 for features the
+  /// table refuses, 404 for an id no row has, 503 when the database cannot be reached.
+  private func tableAnswer(
+    _ name: String, _ followers: TableDatasets, missing: Problem? = nil,
+    _ write: () async throws(TableWriteError) -> Int64?
+  ) async throws -> Response {
+    let written: Int64?
+    do {
+      written = try await write()
+    } catch {
+      switch error {
+      case .refused(let sentence): throw Problem.sentence(Problem.badParameter, sentence)
+      case .unavailable(let sentence): throw Problem.sentence(Problem.unavailable, sentence)
+      }
+    }
+    guard let change = written else { throw missing ?? Problem.failed("") }
+    guard await followers.waitFor(change, in: name, limit: Self.tableWriteWait), let dataset = store[name] else {
+      let table = tables[name] ?? name
+      var writer = JSONWriter()
+      writer.raw("{\"message\":")
+      writer.string(Message.serviceTableNotYetServed(table, 10, in: .english))
+      writer.raw("}\n")
+      var reply = Reply(json: writer.bytes, status: .accepted)
+      reply.headers[.retryAfter] = "1"
+      return reply.response
+    }
+    var reply = Reply(json: Self.entry(dataset), status: .ok)
+    reply.headers[.eTag] = "W/" + dataset.entityTag
+    return reply.response
   }
 
   /// `DELETE /v1/datasets/{name}`: the dataset and its file removed; 204.
   func removeDataset(_ request: Request, _ context: some RequestContext) async throws -> Response {
-    let (_, name, writes) = try writable(request, context)
+    let (_, name, writes) = try writable(request, context, wholeDataset: true)
     return try answer(await writes.apply(.removeDataset, to: name))
   }
 
   /// The request, the dataset name it writes and the writer, once the token, the name and the query are
   /// checked: 403 when writes are off, 401 without the token, 400 for a name that is not one, 409 for the
   /// markers and for a dataset read from a PostgreSQL table.
-  private func writable(_ request: Request, _ context: some RequestContext) throws -> (
+  private func writable(_ request: Request, _ context: some RequestContext, wholeDataset: Bool = false) throws -> (
     ParsedRequest, String, DatasetWrites
   ) {
     let parsed = ParsedRequest(request, context)
@@ -59,7 +110,7 @@ extension AtlasService {
     guard name != "markers" else {
       throw Problem.said(Problem.conflict, .serviceMarkersBuiltIn)
     }
-    if let table = tables[name] {
+    if wholeDataset, let table = tables[name] {
       throw Problem.said(Problem.conflict, .serviceDatasetFromTable, name, table)
     }
     try allow(parsed, [])

@@ -57,9 +57,11 @@ public struct AtlasService: Sendable {
   public let connectionLimits: ConnectionLimits
   /// The most features one cluster, children or leaves answer holds (422 beyond it).
   public let maxFeatures: Int
-  /// The datasets read from PostgreSQL tables (`serve --postgres`), each with its table (`schema.table`): written
-  /// in their table, never over HTTP here (409).
+  /// The datasets read from PostgreSQL tables (`serve --postgres`), each with its table (`schema.table`): kept
+  /// as their tables change, written in their tables.
   public let tables: [String: String]
+  /// What follows those tables (nil without any).
+  let followers: TableDatasets?
   /// `Cache-Control` of tiles and cluster answers of a dataset that does not change while served: shared caches
   /// may keep them five minutes, and revalidate them with the `ETag` after that.
   static let cacheControl = "public, max-age=300"
@@ -85,7 +87,8 @@ public struct AtlasService: Sendable {
     filterBuilds: Int = max(1, ProcessInfo.processInfo.activeProcessorCount / 2), filterQueue: Int = 16,
     writeToken: String? = nil, datasetsDirectory: String? = nil,
     clusterOptions: ClusterOptions = ClusterOptions(), aggregations: [Aggregation] = [],
-    journalCompactionBytes: Int = 1 << 20, tables: [String: String] = [:]
+    journalCompactionBytes: Int = 1 << 20, tables: [String: TableDataset] = [:],
+    tableCompactionBytes: Int = 256 << 20
   ) {
     let metrics = Metrics()
     self.metrics = metrics
@@ -106,7 +109,14 @@ public struct AtlasService: Sendable {
     }
     self.connectionLimits = connectionLimits
     self.maxFeatures = maxFeatures
-    self.tables = tables
+    self.tables = tables.mapValues(\.link.qualifiedName)
+    followers =
+      tables.isEmpty
+      ? nil
+      : TableDatasets(
+        tables, store: store, options: clusterOptions, aggregations: aggregations, metrics: metrics,
+        compactionBytes: tableCompactionBytes, log: { FileHandle.standardError.write(Data(("newsatlas serve: " + $0 + "\n").utf8)) }
+      ) { name, dataset in filtered.forget(name, keeping: dataset?.contentHash) }
     tileCache = TileCache(budget: tileCacheBytes)
     self.leafletDirectory = leafletDirectory
     self.maxBodyBytes = maxBodyBytes
@@ -137,7 +147,8 @@ public struct AtlasService: Sendable {
       configuration: .init(address: .hostname(host, port: port), serverName: lane.serverName),
       onServerRunning: { channel in await ready(channel.localAddress?.port ?? port) }, logger: logger)
     var configuration = ServiceGroupConfiguration(
-      services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+      services: [app] + (followers.map { [$0] } ?? []), gracefulShutdownSignals: [.sigterm, .sigint],
+      logger: logger)
     configuration.maximumGracefulShutdownDuration = gracePeriod
     try await ServiceGroup(configuration: configuration).run()
   }

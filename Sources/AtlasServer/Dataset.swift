@@ -99,6 +99,17 @@ public final class Dataset: @unchecked Sendable {
     }
   }
 
+  /// A dataset read from `table` as of its change `change` (`serve --postgres`): its content hash names the
+  /// table and the change, so replicas that read or followed it to one change answer with one ETag.
+  public convenience init(
+    name: String, file: FeatureFile, options: ClusterOptions, aggregations: [Aggregation], table: String,
+    change: Int64
+  ) throws(ClusterError) {
+    try self.init(
+      name: name, file: file, options: options, aggregations: aggregations, version: 1, kept: nil,
+      followed: (table, change))
+  }
+
   /// Builds a dataset; the 54 markers when `file` is nil (named `markers`).
   public convenience init(
     name: String, file: FeatureFile?, options: ClusterOptions, aggregations: [Aggregation], version: Int = 1
@@ -108,8 +119,9 @@ public final class Dataset: @unchecked Sendable {
   }
 
   /// The same dataset (index, version, hash) read from another file of the same features in the same order:
-  /// a kept dataset after its journal is compacted into a new base file.
-  init(_ dataset: Dataset, readingFrom file: FeatureFile, kept: Kept) {
+  /// a kept dataset after its journal is compacted into a new base file (`kept`), or a table's after its
+  /// scratch file is (nil).
+  init(_ dataset: Dataset, readingFrom file: FeatureFile, kept: Kept?) {
     precondition(file.count == dataset.file.count)
     name = dataset.name
     self.file = file
@@ -123,7 +135,7 @@ public final class Dataset: @unchecked Sendable {
     pointCount = dataset.pointCount
     version = dataset.version
     self.kept = kept
-    isKeptHere = true
+    isKeptHere = kept != nil
     fields = dataset.fields
     isMarkers = false
   }
@@ -153,7 +165,8 @@ public final class Dataset: @unchecked Sendable {
   /// again where that saves the build.
   init(
     name: String, file: FeatureFile?, options: ClusterOptions, aggregations: [Aggregation], version: Int,
-    kept: Kept?, keptHere: Bool? = nil, extending previous: Dataset? = nil, removed: [Int] = []
+    kept: Kept?, keptHere: Bool? = nil, extending previous: Dataset? = nil, removed: [Int] = [],
+    followed: (table: String, change: Int64)? = nil
   ) throws(ClusterError) {
     self.version = version
     self.kept = kept
@@ -188,9 +201,12 @@ public final class Dataset: @unchecked Sendable {
       }
     }
     var pointCount = 0
+    // A dataset kept here hashes its identity and version, one followed from a table the table and the change
+    // it serves (replicas at one change serve the same bytes: the same ETag); any other its points.
+    let identified = kept != nil || followed != nil
     for point in file.points {
       guard let point else {
-        if kept == nil { mix(0x7FF8_0000_0000_0001) }
+        if !identified { mix(0x7FF8_0000_0000_0001) }
         continue
       }
       pointCount += 1
@@ -198,7 +214,7 @@ public final class Dataset: @unchecked Sendable {
       east = max(east, point.longitude)
       south = min(south, point.latitude)
       north = max(north, point.latitude)
-      if kept == nil {
+      if !identified {
         mix(point.latitude.bitPattern)
         mix(point.longitude.bitPattern)
       }
@@ -206,6 +222,10 @@ public final class Dataset: @unchecked Sendable {
     if let kept {
       mix(kept.identity)
       mix(UInt64(version))
+    }
+    if let followed {
+      for byte in followed.table.utf8 { mix(UInt64(byte)) }
+      mix(UInt64(bitPattern: followed.change))
     }
     for value in [
       Double(options.minZoom), Double(options.maxZoom), Double(options.minPoints), options.radiusPixels,
@@ -216,7 +236,7 @@ public final class Dataset: @unchecked Sendable {
     // The properties too (which the coordinates do not cover), through the source's fingerprint, and the
     // aggregates: each property's name and its operation (a restart that maximises what it summed serves other
     // cluster values, so another ETag).
-    if kept == nil { mix(file.sourceFingerprint) }
+    if !identified { mix(file.sourceFingerprint) }
     for aggregation in aggregations {
       for byte in aggregation.property.utf8 { mix(UInt64(byte)) }
       switch aggregation.operation {

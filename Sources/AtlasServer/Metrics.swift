@@ -108,7 +108,8 @@ final class Metrics: Sendable {
     news: (cacheHits: Int, sent: Int)?, gdelt: (cacheHits: Int, sent: Int)? = nil,
     tileCache: (hits: Int, misses: Int, tiles: Int, bytes: Int),
     filterCache: (builds: Int, hits: Int, kept: Int, bytes: Int) = (0, 0, 0, 0),
-    filterQueue: (running: Int, waiting: Int, refused: Int) = (0, 0, 0)
+    filterQueue: (running: Int, waiting: Int, refused: Int) = (0, 0, 0),
+    tables: [(name: String, table: String, follow: TableDatasets.Follow, lagSeconds: Double)] = []
   ) -> String {
     let counters = counters.withLock { $0 }  // a copy: the text is written outside the lock
     var text = """
@@ -225,6 +226,62 @@ final class Metrics: Sendable {
       newsatlas_dataset_build_seconds_count \(counters.datasetBuilds.count)
 
       """
+    if !tables.isEmpty {
+      text += """
+        # HELP newsatlas_table_lag_seconds How far behind its PostgreSQL table a dataset is: 0 when it serves \
+        every change committed when it last read, else the seconds since it last did (reading, or not connected).
+        # TYPE newsatlas_table_lag_seconds gauge
+
+        """
+      for table in tables {
+        text += "newsatlas_table_lag_seconds{dataset=\"\(Self.escaped(table.name))\"} \(table.lagSeconds)\n"
+      }
+      text += """
+        # HELP newsatlas_table_change The number of the last change of the table the dataset serves.
+        # TYPE newsatlas_table_change gauge
+
+        """
+      for table in tables {
+        text += "newsatlas_table_change{dataset=\"\(Self.escaped(table.name))\"} \(table.follow.cursor)\n"
+      }
+      text += """
+        # HELP newsatlas_table_connected Whether the dataset's table is being followed (1) or its connection is \
+        being made again (0).
+        # TYPE newsatlas_table_connected gauge
+
+        """
+      for table in tables {
+        text +=
+          "newsatlas_table_connected{dataset=\"\(Self.escaped(table.name))\"} \(table.follow.connected ? 1 : 0)\n"
+      }
+      text += """
+        # HELP newsatlas_table_changes_applied_total Keys changed in the table whose rows the dataset applied.
+        # TYPE newsatlas_table_changes_applied_total counter
+
+        """
+      for table in tables {
+        text +=
+          "newsatlas_table_changes_applied_total{dataset=\"\(Self.escaped(table.name))\"} \(table.follow.changesApplied)\n"
+      }
+      text += """
+        # HELP newsatlas_table_compactions_total Scratch files of a table's changed rows compacted.
+        # TYPE newsatlas_table_compactions_total counter
+
+        """
+      for table in tables {
+        text +=
+          "newsatlas_table_compactions_total{dataset=\"\(Self.escaped(table.name))\"} \(table.follow.compactions)\n"
+      }
+      text += """
+        # HELP newsatlas_table_disconnections_total Connections to the table's database lost.
+        # TYPE newsatlas_table_disconnections_total counter
+
+        """
+      for table in tables {
+        text +=
+          "newsatlas_table_disconnections_total{dataset=\"\(Self.escaped(table.name))\"} \(table.follow.disconnections)\n"
+      }
+    }
     if let news {
       text += """
         # HELP newsatlas_newsapi_cache_hits_total NewsAPI requests answered from the cache.

@@ -46,6 +46,11 @@ enum Problem: Error {
     return .worded(problem(message.text(texts, in: .english)), Wording { message.text(texts, in: $0) })
   }
 
+  /// `problem`'s status, with `sentence` as its sentence in every language.
+  static func sentence(_ problem: (String) -> Problem, _ sentence: Sentence) -> Problem {
+    .worded(problem(sentence.text(in: .english)), Wording { sentence.text(in: $0) })
+  }
+
   /// The problem under its wording.
   var unworded: Problem {
     if case .worded(let problem, _) = self { return problem.unworded }

@@ -216,8 +216,8 @@ struct ServeCommand: AsyncParsableCommand {
       }
       datasets.append(try Self.dataset(name: name, file: file, options, aggregations))
     }
-    // PostGIS tables, each a dataset named after it, read before the port opens.
-    var tables: [String: String] = [:]
+    // PostGIS tables, each a dataset named after it, read before the port opens and followed from there.
+    var tables: [String: TableDataset] = [:]
     for (table, url) in try postgresTables() {
       guard VectorLayer.isValidName(table.name) else {
         throw CLIError.usage(Message.serveDatasetName(table.name))
@@ -230,27 +230,41 @@ struct ServeCommand: AsyncParsableCommand {
         "newsatlas-\(getpid())-\(table.name).geojson"
       ).path
       defer { unlink(scratch) }
-      let counts: PostGISLoader.Counts
+      let link: PostGISLink
+      let loaded: PostGISLink.Loaded
       do {
-        counts = try await PostGISLoader.load(table, from: url, into: scratch)
+        link = try await PostGISLink(table, url: url)
+        loaded = try await link.load(into: scratch)
       } catch {
         throw CLIError(
           description: error.sentence.text(in: .current),
           exitCode: { if case .usage = error { return CLIError.usage } else { return 69 } }())
       }
-      if counts.skipped > 0 {
-        StandardError.write("newsatlas: " + Message.postgresSkipped(table.qualifiedName, counts.skipped) + "\n")
+      if loaded.counts.skipped > 0 {
+        StandardError.write(
+          "newsatlas: " + Message.postgresSkipped(table.qualifiedName, loaded.counts.skipped) + "\n")
       }
       let file = try formats { () throws(FormatError) in
         try AtlasService.features(path: scratch, aggregations: aggregations, name: table.qualifiedName)
       }
       unlink(scratch)  // read back through the open descriptor, as long as the dataset is served
-      datasets.append(try Self.dataset(name: table.name, file: file, options, aggregations))
-      tables[table.name] = table.qualifiedName
+      let dataset: Dataset
+      do {
+        dataset = try Dataset(
+          name: table.name, file: file, options: options, aggregations: aggregations,
+          table: table.qualifiedName, change: loaded.cursor)
+      } catch {
+        throw CLIError.usage(error.text(in: .current))
+      }
+      dataset.index.buildDeferredTrees()  // before serving: no request waits for a tree
+      datasets.append(dataset)
+      tables[table.name] = TableDataset(link: PostgresTable(link: link), cursor: loaded.cursor)
       StandardError.write(
         "newsatlas: "
           + Message.postgresLoaded(
-            table.name, counts.features, ProgressLine.seconds(ProgressLine.clock() - started)) + "\n")
+            table.name, loaded.counts.features, ProgressLine.seconds(ProgressLine.clock() - started)) + "\n")
+      StandardError.write(
+        "newsatlas: " + Message.postgresFollowing(table.name, table.qualifiedName, "id " + link.key) + "\n")
     }
     let writeToken = try Self.writeToken(file: writeTokenFile)
     let directory = datasetsDirectory ?? UserFolders().data + "/datasets"
@@ -275,7 +289,8 @@ struct ServeCommand: AsyncParsableCommand {
       warn: { StandardError.write("newsatlas: \($0)\n") })
     {
       if let table = tables[kept.name] {
-        StandardError.write("newsatlas: " + Message.postgresKeptHidden(kept.name, directory, table) + "\n")
+        StandardError.write(
+          "newsatlas: " + Message.postgresKeptHidden(kept.name, directory, table.link.qualifiedName) + "\n")
       } else if let given = datasets.firstIndex(where: { $0.name == kept.name }) {
         StandardError.write("newsatlas: " + Message.serveDatasetKept(kept.name, directory) + "\n")
         datasets[given] = kept

@@ -9,38 +9,15 @@ import PostgresNIO
   import Glibc
 #endif
 
-/// Reads a PostGIS table's points into a GeoJSON file, the form every dataset is read from: one connection
-/// (PostgresNIO), the table's columns checked in the catalogue, then one query whose rows (each its Feature's
-/// text, built by PostgreSQL) stream in with back-pressure and go to the file as they come, so a million rows
-/// are never held in memory. The password goes to the server alone: no sentence, log line or file holds it.
+/// The connection, the catalogue and the streaming read behind `PostGISLink`: a table's points go to a GeoJSON
+/// file, the form every dataset is read from, through one query whose rows (each its Feature's text, built by
+/// PostgreSQL) stream in with back-pressure and go to the file as they come, so a million rows are never held
+/// in memory. The password goes to the server alone: no sentence, log line or file holds it.
 public enum PostGISLoader {
   /// What a load read: features written, and rows left out for want of a Point (NULL, empty, another type).
   public struct Counts: Sendable, Equatable {
     public var features = 0
     public var skipped = 0
-  }
-
-  /// Writes `table`'s points as a FeatureCollection to a new file at `path` (created 0600, never an existing
-  /// one) and says how many rows it read.
-  ///
-  /// - Throws: `.usage` for a table or column the database has not got; `.unavailable` when it cannot be
-  ///   reached or refuses the connection or the query.
-  public static func load(_ table: PostGISTable, from url: DatabaseURL, into path: String)
-    async throws(PostGISError)
-    -> Counts
-  {
-    let connection = try await connect(url)
-    do {
-      let (geometry, columns) = try await geometryColumn(of: table, on: connection, url: url)
-      let counts = try await write(
-        table, query: table.featureQuery(geometry: geometry, columns: columns), on: connection, url: url,
-        into: path)
-      try? await connection.close()
-      return counts
-    } catch {
-      try? await connection.close()
-      throw error
-    }
   }
 
   static let quiet = Logger(label: "newsatlas.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -104,24 +81,36 @@ public enum PostGISLoader {
     return shown(String(describing: error))
   }
 
-  /// The geometry column (the one named, checked, or the table's first geometry or geography column) and the
-  /// table's columns in order; the id and property columns named checked too.
-  static func geometryColumn(of table: PostGISTable, on connection: PostgresConnection, url: DatabaseURL)
-    async throws(PostGISError) -> (String, [String])
+  /// A table's columns as the catalogue has them: name, type name (`geometry`, `int4`, …), the type as SQL
+  /// writes it (`integer`, `character varying(20)`) and, for a PostGIS column, its SRID (0 when unconstrained).
+  struct Column {
+    let name: String
+    let type: String
+    let sqlType: String
+    let srid: Int
+  }
+
+  /// The table's geometry column (the one named, checked, or its first geometry or geography column) and its
+  /// columns in order; the id and property columns named checked too.
+  static func catalogue(of table: PostGISTable, on connection: PostgresConnection, url: DatabaseURL)
+    async throws(PostGISError) -> (geometry: String, columns: [Column])
   {
     var binds = PostgresBindings()
     binds.append(PostGISTable.quoted(table.schema) + "." + PostGISTable.quoted(table.name))
     let query = PostgresQuery(
       unsafeSQL: """
-        SELECT a.attname::text, t.typname::text FROM pg_attribute a JOIN pg_type t ON a.atttypid = t.oid \
+        SELECT a.attname::text, t.typname::text, format_type(a.atttypid, a.atttypmod), a.atttypmod \
+        FROM pg_attribute a JOIN pg_type t ON a.atttypid = t.oid \
         WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
         """, binds: binds)
-    var columns: [(name: String, type: String)] = []
+    var columns: [Column] = []
     do {
-      for try await (name, type) in try await connection.query(query, logger: quiet).decode(
-        (String, String).self)
+      for try await (name, type, sqlType, typmod) in try await connection.query(query, logger: quiet).decode(
+        (String, String, String, Int32).self)
       {
-        columns.append((name, type))
+        // PostGIS keeps a column's SRID in bits 8-28 of its type modifier (-1: none).
+        let srid = typmod >= 0 && (type == "geometry" || type == "geography") ? Int((typmod & 0x0FFF_FF00) >> 8) : 0
+        columns.append(Column(name: name, type: type, sqlType: sqlType, srid: srid))
       }
     } catch {
       throw refusal(error, url)
@@ -138,10 +127,10 @@ public enum PostGISLoader {
       guard spatial.contains(named) else {
         throw .usage(Sentence(.postgresNotGeometry, table.qualifiedName, named))
       }
-      return (named, columns.map(\.name))
+      return (named, columns)
     }
     guard let first = spatial.first else { throw .usage(Sentence(.postgresNoGeometry, table.qualifiedName)) }
-    return (first, columns.map(\.name))
+    return (first, columns)
   }
 
   static func write(

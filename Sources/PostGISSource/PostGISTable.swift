@@ -57,6 +57,14 @@ public struct PostGISTable: Sendable, Equatable {
   /// properties are those named, else every one but the geometry and the id, built as `json` by `row_to_json`
   /// (any number of columns; `jsonb`, or `to_jsonb` of the whole row, took 8 times as long at 1M rows).
   func featureQuery(geometry: String, columns: [String]) -> String {
+    """
+    SELECT \(featureExpression(geometry: geometry, columns: columns)) \
+    FROM \(Self.quoted(schema)).\(Self.quoted(name)) AS t CROSS JOIN LATERAL (SELECT t.\(Self.quoted(geometry))::geometry AS g) AS p
+    """
+  }
+
+  /// `featureQuery`'s one column: a row's Feature text, or NULL (the table as `t`, its geometry as `p.g`).
+  func featureExpression(geometry: String, columns: [String]) -> String {
     let g = "p.g"
     let kept = properties ?? columns.filter { $0 != geometry && $0 != id }
     let selected = kept.map { "t." + Self.quoted($0) }.joined(separator: ", ")
@@ -71,9 +79,6 @@ public struct PostGISTable: Sendable, Equatable {
         let value = "t." + Self.quoted(column)
         return "CASE WHEN \(value) IS NULL THEN \(feature(id: nil)) ELSE \(feature(id: value)) END"
       } ?? feature(id: nil)
-    return """
-      SELECT CASE WHEN \(g) IS NULL OR ST_IsEmpty(\(g)) OR GeometryType(\(g)) <> 'POINT' THEN NULL ELSE \(built) END \
-      FROM \(Self.quoted(schema)).\(Self.quoted(name)) AS t CROSS JOIN LATERAL (SELECT t.\(Self.quoted(geometry))::geometry AS g) AS p
-      """
+    return "CASE WHEN \(g) IS NULL OR ST_IsEmpty(\(g)) OR GeometryType(\(g)) <> 'POINT' THEN NULL ELSE \(built) END"
   }
 }

@@ -15,7 +15,10 @@ the end. Checks:
   - refusals in one sentence with their exit status, none repeating the password: a bad URL (64), a wrong
     password (69), a closed port (69), a table or column the database has not got (64), a table without a
     geometry column (64), table options without --table (64);
-  - HTTP writes to a table's dataset refused (409), the other datasets' allowed;
+  - HTTP writes to a table's dataset made in the table (a feature added is a row, a feature removed a row
+    deleted), a PUT of the whole dataset refused (409), the other datasets' allowed;
+  - a table without a primary key needs --id (64); a role that may only read serves a table whose change
+    trigger is installed, and is refused (69) for one whose trigger it cannot install;
   - the password in no line the server prints.
 Exit status 0 when every check passes, 1 otherwise.
 """
@@ -160,8 +163,9 @@ try:
     url = f"postgres://postgres:{quoted(PASSWORD)}@127.0.0.1:{port}/atlas?sslmode=disable"
     table_server, table_base = serve(["--postgres", url, "--table", "public.places", "--id", "id",
                                       "--properties", "name,seats", "--sum", "seats"])
-    # Several tables, the column options left to each (its first geometry or geography column, every column).
-    other_server, other_base = serve(["--postgres", url, "--table", "mercator", "--table", "spheres"])
+    # Several tables, without a primary key (--id names the key replicas follow rows by), the other column
+    # options left to each (its first geometry or geography column, every other column).
+    other_server, other_base = serve(["--postgres", url, "--table", "mercator", "--table", "spheres", "--id", "id"])
     file_server, file_base = serve(["--points", f"places={given}", "--sum", "seats"])
     check(table_base is not None,
           "serve starts with a PostGIS table" + ("" if table_base else ": " + table_server.stderr.read()))
@@ -214,7 +218,8 @@ try:
           "the rows left out are counted and said once")
     check(PASSWORD not in output and quoted(PASSWORD) not in output, "the password is in no line serve prints")
 
-    # A write token: the table's dataset refuses writes (409), another dataset takes them.
+    # A write token: the table's dataset takes features (written in the table), not a whole dataset (409);
+    # another dataset is kept in the folder.
     token = os.path.join(root, "token")
     with open(token, "w") as f:
         f.write("t" * 24 + "\n")
@@ -223,15 +228,39 @@ try:
                           "--datasets-dir", os.path.join(root, "datasets")])
     if base:
         headers = {"Authorization": "Bearer " + "t" * 24, "Content-Type": "application/geo+json"}
-        body = json.dumps({"type": "FeatureCollection", "features": features[:3]}).encode()
+        added = [dict(f, id=200_000 + n) for n, f in enumerate(features[:3])]
+        body = json.dumps({"type": "FeatureCollection", "features": added}).encode()
         status, text = status_of(f"{base}/v1/datasets/places/features", "POST", body, headers)
-        check(status == 409 and "is the PostgreSQL table public.places; write to the table" in text,
-              f"a write to the table's dataset is 409 ({status} {text[:120]})")
+        rows = psql("SELECT count(*) FROM places WHERE id >= 200000 AND name LIKE 'place %'").split()
+        check(status == 200 and json.loads(text)["pointCount"] == len(points) + 3 and rows == ["3"],
+              f"features written to the table's dataset are rows of the table, served ({status} {text[:120]})")
+        status, text = status_of(f"{base}/v1/datasets/places/features", "POST", body, headers)
+        check(status == 400 and "PostgreSQL refused the write to public.places: duplicate key value" in text,
+              f"a key the table has already: 400 in PostgreSQL's words ({status} {text[:160]})")
+        status, text = status_of(f"{base}/v1/datasets/places/features/200001", "DELETE", None, headers)
+        rows = psql("SELECT count(*) FROM places WHERE id = 200001").split()
+        check(status == 200 and rows == ["0"], f"a feature removed is a row deleted ({status} {text[:120]})")
+        status, text = status_of(f"{base}/v1/datasets/places", "PUT", body, headers)
+        check(status == 409 and "is the PostgreSQL table public.places: add and remove its features" in text,
+              f"a PUT of the table's whole dataset is 409 ({status} {text[:120]})")
         status, _ = status_of(f"{base}/v1/datasets/mine", "PUT", body, headers)
         check(status in (200, 201), f"a write to another dataset is taken ({status})")
+        psql("DELETE FROM places WHERE id >= 200000")
     else:
         check(False, "serve starts with a write token and a table")
     stop(writer) if writer else None
+
+    # A role that may only read: the trigger a DBA installed is enough (here, the one serve installed on
+    # places as postgres), a table without it is refused in one sentence.
+    psql(f"CREATE ROLE reader LOGIN PASSWORD '{PASSWORD.replace(chr(39), chr(39) * 2)}'; "
+         "GRANT SELECT ON places, plain TO reader; GRANT USAGE ON SCHEMA newsatlas TO reader; "
+         "GRANT SELECT ON newsatlas.changes TO reader; "
+         "CREATE TABLE guarded (id integer PRIMARY KEY, geom geometry); GRANT SELECT ON guarded TO reader")
+    reader_url = f"postgres://reader:{quoted(PASSWORD)}@127.0.0.1:{port}/atlas?sslmode=disable"
+    reader, base = serve(["--postgres", reader_url, "--table", "places"])
+    check(base is not None and get(base + "/v1/datasets/places/clusters?zoom=0")["features"] != [],
+          "a role that may only read serves a table whose trigger a DBA installed")
+    stop(reader) if reader else None
 
     # The socket form, and DATABASE_URL.
     socket_server, base = serve(["--table", "places"],
@@ -255,6 +284,10 @@ try:
          "The column name of public.places is not a geometry or geography column."),
         (["--postgres", url, "--table", "plain"], 64, "The table public.plain has no geometry or geography column."),
         (["--postgres", url, "--table", "places; DROP TABLE places"], 64, "is not a table name"),
+        (["--postgres", url, "--table", "mercator"], 64,
+         "The table public.mercator has no one-column primary key: name the column that identifies a row with --id"),
+        (["--postgres", reader_url, "--table", "guarded"], 69,
+         "Cannot install the trigger that follows public.guarded's changes: permission denied"),
         (["--postgres", url], 64, "--postgres, --geometry, --id and --properties go with --table."),
         (["--table", "places"], 64, "--table needs a database"),
     ]
