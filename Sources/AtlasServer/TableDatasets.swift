@@ -150,7 +150,7 @@ final class TableDatasets: Service, Sendable {
 
   /// Follows every table until the server shuts down.
   func run() async throws {
-    try? await cancelWhenGracefulShutdown {
+    await cancelWhenGracefulShutdown {
       await withTaskGroup(of: Void.self) { group in
         for (name, link) in self.links {
           let cursor = self.state.withLock { $0[name]!.cursor }

@@ -145,14 +145,14 @@ public final class PostGISLink: Sendable {
       throw PostGISLoader.refusal(error, url)
     }
     do {
-      try await connection.query("BEGIN", logger: PostGISLoader.quiet)
-      try await connection.query("SELECT pg_advisory_xact_lock(1852139379, 2)", logger: PostGISLoader.quiet)
+      try await connection.run("BEGIN")
+      try await connection.run("SELECT pg_advisory_xact_lock(1852139379, 2)")
       for statement in installStatements {
-        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostGISLoader.quiet)
+        try await connection.run(PostgresQuery(unsafeSQL: statement))
       }
-      try await connection.query("COMMIT", logger: PostGISLoader.quiet)
+      try await connection.run("COMMIT")
     } catch {
-      try? await connection.query("ROLLBACK", logger: PostGISLoader.quiet)
+      _ = try? await connection.run("ROLLBACK")
       let said: String
       if let error = error as? PSQLError, let message = error.serverInfo?[.message] {
         said = shown(message)
@@ -193,8 +193,7 @@ public final class PostGISLink: Sendable {
     defer { Self.close(connection) }
     var cursor: Int64 = 0
     do {
-      try await connection.query(
-        "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: PostGISLoader.quiet)
+      try await connection.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
       cursor = try await lastChange(on: connection)
     } catch {
       throw PostGISLoader.refusal(error, url)
@@ -208,7 +207,7 @@ public final class PostGISLink: Sendable {
     let counts = try await PostGISLoader.write(
       table, query: table.featureQuery(geometry: geometry, columns: columns) + order, on: connection, url: url,
       into: path)
-    try? await connection.query("COMMIT", logger: PostGISLoader.quiet)
+    _ = try? await connection.run("COMMIT")
     return Loaded(counts: counts, cursor: cursor)
   }
 
@@ -240,8 +239,7 @@ public final class PostGISLink: Sendable {
 
   /// The changes after `cursor`, read in one snapshot with the rows they left.
   func changes(after cursor: Int64, on connection: PostgresConnection) async throws -> Changes {
-    try await connection.query(
-      "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: PostGISLoader.quiet)
+    try await connection.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
     var binds = PostgresBindings()
     binds.append(table.qualifiedName)
     binds.append(cursor)
@@ -277,7 +275,7 @@ public final class PostGISLink: Sendable {
         if let feature { features.append((position[rowKey] ?? 0, feature)) }
       }
     }
-    try await connection.query("COMMIT", logger: PostGISLoader.quiet)
+    try await connection.run("COMMIT")
     features.sort { $0.0 < $1.0 }
     return Changes(cursor: last, keys: keys, features: features.map(\.1), more: count == Self.batch)
   }
@@ -450,7 +448,7 @@ public final class PostGISLink: Sendable {
             FROM jsonb_array_elements($1::jsonb) AS f \
             CROSS JOIN LATERAL jsonb_populate_record(NULL::\(quotedTable), \(hasIDs ? withKey : object)) AS r
             """, binds: binds)
-        try await connection.query(insert, logger: PostGISLoader.quiet)
+        try await connection.run(insert)
       }
     } catch {
       if case .notAValue(let sentence) = error { throw .refused(sentence) }
@@ -508,16 +506,22 @@ public final class PostGISLink: Sendable {
     }
     defer { Self.close(connection) }
     do {
-      try await connection.query("BEGIN", logger: PostGISLoader.quiet)
+      try await connection.run("BEGIN")
       try await body(connection)
-      try await connection.query("COMMIT", logger: PostGISLoader.quiet)
+      try await connection.run("COMMIT")
       return try await lastChange(on: connection)
     } catch let error as WriteError {
       throw .write(error)
     } catch {
       if let error = error as? PSQLError, let message = error.serverInfo?[.message] {
         let sentence = Sentence(.postgresWriteRefused, table.qualifiedName, shown(message))
-        if error.serverInfo?[.sqlState]?.hasPrefix("22") == true { throw .notAValue(sentence) }
+        let state = error.serverInfo?[.sqlState] ?? ""
+        if state.hasPrefix("22") { throw .notAValue(sentence) }
+        // The database, not the features: a connection ended (the server shutting down), resources, a
+        // conflict with another transaction, a privilege this role lacks. Asked again later, it may pass.
+        if ["08", "40", "53", "57", "58"].contains(state.prefix(2)) || state == "42501" {
+          throw .write(.unavailable(sentence))
+        }
         throw .write(.refused(sentence))
       }
       throw .write(.unavailable(PostGISLoader.refusal(error, url).sentence))

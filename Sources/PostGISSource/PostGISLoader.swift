@@ -180,3 +180,13 @@ public enum PostGISLoader {
     return counts
   }
 }
+
+extension PostgresConnection {
+  /// Runs `query` to its end. PostgresNIO answers `query(_:logger:)` once the statement is under way, and an
+  /// error in its execution (a duplicate key, a value of the wrong type) comes with its rows: unread, it is lost,
+  /// and the COMMIT that follows rolls the transaction back without a word. Here the rows are read, so the error
+  /// is thrown.
+  func run(_ query: PostgresQuery) async throws {
+    for try await _ in try await self.query(query, logger: PostGISLoader.quiet) {}
+  }
+}
