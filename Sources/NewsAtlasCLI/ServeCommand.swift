@@ -197,6 +197,26 @@ struct ServeCommand: AsyncParsableCommand {
     let aggregations = try clustering.aggregations()
     let options = try clustering.checkedOptions()
     returnLargeBlocksWhenFreed()
+    // The tables named, the write token and the datasets folder before any file or table is read: a refusal
+    // costs nothing then.
+    let tableList = try postgresTables()
+    let writeToken = try Self.writeToken(file: writeTokenFile)
+    let directory = datasetsDirectory ?? UserFolders().data + "/datasets"
+    // A server that writes claims its folder (made if missing, refused if another server writes there); one that
+    // only reads what was kept needs it to be a folder, if anything.
+    let folderLock: Int32?
+    do throws(DatasetsFolder.Refusal) {
+      folderLock = writeToken == nil ? try DatasetsFolder.check(directory) : try DatasetsFolder.claim(directory)
+    } catch {
+      let code: Int32 =
+        switch error {
+        case .locked: 69
+        case .notAFolder: CLIError.usage
+        case .unusable: 73
+        }
+      throw CLIError(description: error.sentence.description, exitCode: code)
+    }
+    defer { withExtendedLifetime(folderLock) {} }
     var datasets = [try Self.dataset(name: "markers", file: nil, options, aggregations)]
     for given in points {
       guard let equals = given.firstIndex(of: "="), equals != given.startIndex else {
@@ -218,7 +238,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
     // PostGIS tables, each a dataset named after it, read before the port opens and followed from there.
     var tables: [String: TableDataset] = [:]
-    for (table, url) in try postgresTables() {
+    for (table, url) in tableList {
       guard VectorLayer.isValidName(table.name) else {
         throw CLIError.usage(Message.serveDatasetName(table.name))
       }
@@ -266,23 +286,6 @@ struct ServeCommand: AsyncParsableCommand {
       StandardError.write(
         "newsatlas: " + Message.postgresFollowing(table.name, table.qualifiedName, "id " + link.key) + "\n")
     }
-    let writeToken = try Self.writeToken(file: writeTokenFile)
-    let directory = datasetsDirectory ?? UserFolders().data + "/datasets"
-    // A server that writes claims its folder (made if missing, refused if another server writes there); one that
-    // only reads what was kept needs it to be a folder, if anything.
-    let folderLock: Int32?
-    do throws(DatasetsFolder.Refusal) {
-      folderLock = writeToken == nil ? try DatasetsFolder.check(directory) : try DatasetsFolder.claim(directory)
-    } catch {
-      let code: Int32 =
-        switch error {
-        case .locked: 69
-        case .notAFolder: CLIError.usage
-        case .unusable: 73
-        }
-      throw CLIError(description: error.sentence.description, exitCode: code)
-    }
-    defer { withExtendedLifetime(folderLock) {} }
     // What was written over HTTP is newer than any file given with --points: it is served in its place.
     for kept in AtlasService.keptDatasets(
       directory: directory, options: options, aggregations: aggregations,

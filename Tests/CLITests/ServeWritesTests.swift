@@ -468,6 +468,22 @@ import Testing
     for (a, b) in zip(before, after) { #expect(a == b) }
   }
 
+  /// The token and the datasets folder are checked before a table is read: a missing token file is its
+  /// sentence (64), not the unreachable database's (69), and a folder another server holds is said before a
+  /// connection is tried.
+  @Test func cheapRefusalsComeBeforeTheDatabase() throws {
+    let scratch = try ScratchDirectory()
+    let table = ["serve", "--port", "0", "--no-news", "--postgres", "postgres://u:hunter22@127.0.0.1:1/x",
+      "--table", "places"]
+    let missing = try CLI.run(table + ["--write-token-file", scratch.path + "/nowhere"])
+    #expect(missing.status == 64 && missing.stderrLines.count == 1, "\(missing.stderr)")
+    #expect(missing.stderr.contains("Cannot read the write token file") && !missing.stderr.contains("PostgreSQL"))
+    let folder = scratch.path + "/file"
+    try Data("x".utf8).write(to: URL(fileURLWithPath: folder))
+    let notFolder = try CLI.run(table + ["--datasets-dir", folder])
+    #expect(notFolder.status == 64 && !notFolder.stderr.contains("PostgreSQL"), "\(notFolder.stderr)")
+  }
+
   /// A token file others can read is refused (78) without its text in the message; a short token too (64);
   /// a file only its owner reads turns writes on.
   @Test func theTokenFileMustBeTheOwnersAlone() throws {
