@@ -12,7 +12,8 @@ then the zoom-16 tile holding it asked of the three replicas in turn, on keep-al
 tile (decoded by mapbox-vector-tile) holds a feature named as the row: the time from the commit to each
 replica's first such tile. Then a replica killed with SIGKILL while 200 rows are inserted one by one, started
 again: the rows it serves against the table's once it says it is caught up (0 lost is the target). The load
-average is printed with each size. NEWSATLAS_BINARY names another build to measure.
+average is printed with each size. NEWSATLAS_BINARY names another build to measure; NEWSATLAS_REPLICAS another
+number of replicas (3 by default: on a 2-core machine they share its cores).
 """
 import http.client
 import math
@@ -33,6 +34,7 @@ BINARY = os.environ.get("NEWSATLAS_BINARY") or os.path.join(ROOT, ".build", "rel
 ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 10
 SIZES = [int(s) for s in sys.argv[2:]] or [100_000, 1_000_000]
 PASSWORD = "bench-password"
+REPLICAS = int(os.environ.get("NEWSATLAS_REPLICAS", "3"))
 
 
 def tile_of(lon, lat, zoom):
@@ -77,13 +79,13 @@ def measure(size):
             return server
 
         started = time.monotonic()
-        replicas = [replica() for _ in range(3)]
-        print(f"{size:,} rows: three replicas ready in {time.monotonic() - started:.1f} s; "
+        replicas = [replica() for _ in range(REPLICAS)]
+        print(f"{size:,} rows: {REPLICAS} replicas ready in {time.monotonic() - started:.1f} s; "
               f"load average {os.getloadavg()[0]:.2f}", flush=True)
         connections = [http.client.HTTPConnection(r.base.split("//")[1]) for r in replicas]
         database = cluster.connect()
         rng = random.Random(size)
-        delays = [[], [], []]
+        delays = [[] for _ in replicas]
         for round in range(ROUNDS):
             lon, lat = rng.uniform(-179, 179), rng.uniform(-80, 80)
             name = f"probe {round}"
@@ -92,7 +94,7 @@ def measure(size):
                 database.execute("INSERT INTO places (name, geom) VALUES (%s, ST_SetSRID(ST_MakePoint(%s, %s), 4326))",
                                  (name, lon, lat))
             committed = time.monotonic()
-            waiting = {0, 1, 2}
+            waiting = set(range(REPLICAS))
             while waiting and time.monotonic() - committed < 30:
                 for k in sorted(waiting):
                     connections[k].request("GET", f"/tiles/places/16/{x}/{y}.mvt")
@@ -103,23 +105,23 @@ def measure(size):
                         waiting.discard(k)
             if waiting:
                 print(f"  round {round}: not seen by replicas {sorted(waiting)} within 30 s")
-        for k in range(3):
+        for k in range(REPLICAS):
             d = sorted(delays[k])
             if d:
                 print(f"  replica {k + 1}: INSERT → tile min {d[0] * 1000:.0f} ms, median "
                       f"{statistics.median(d) * 1000:.0f} ms, max {d[-1] * 1000:.0f} ms ({len(d)} rounds)")
 
         # A replica killed while rows are inserted, started again: what it serves once caught up.
-        replicas[2].process.send_signal(signal.SIGKILL)
-        replicas[2].process.wait()
+        replicas[-1].process.send_signal(signal.SIGKILL)
+        replicas[-1].process.wait()
         for n in range(200):
             with database.transaction():
                 database.execute("INSERT INTO places (name, geom) VALUES (%s, ST_SetSRID(ST_MakePoint(%s, %s), 4326))",
                                  (f"burst {n}", rng.uniform(-179, 179), rng.uniform(-80, 80)))
             if n == 100:
-                replicas[2] = replica()
+                replicas[-1] = replica()
         last = int(cluster.psql("SELECT max(seq) FROM newsatlas.changes WHERE tbl = 'public.places'"))
-        connection = http.client.HTTPConnection(replicas[2].base.split("//")[1])
+        connection = http.client.HTTPConnection(replicas[-1].base.split("//")[1])
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             table = health(connection)
