@@ -35,11 +35,15 @@ public struct TableChanges: Sendable {
   public var keys: [String]
   /// The Feature texts of those keys' rows as the table holds them now (points only), in the same order.
   public var features: [String]
+  /// A GeoJSON file of the whole table as of `cursor`, when it was read whole again (after a TRUNCATE, which
+  /// names no key): the dataset is built from it alone.
+  public var reload: String?
 
-  public init(cursor: Int64, keys: [String], features: [String]) {
+  public init(cursor: Int64, keys: [String], features: [String], reload: String? = nil) {
     self.cursor = cursor
     self.keys = keys
     self.features = features
+    self.reload = reload
   }
 }
 
@@ -253,6 +257,7 @@ final class TableDatasets: Service, Sendable {
     guard let before = store[name], let scratch = scratch.withLock({ $0[name] }), let link = links[name] else {
       return false
     }
+    if let reload = changes.reload { return rebuild(from: reload, changes.cursor, name, link.qualifiedName) }
     guard before.file.isReadByOffset else {
       log("\(name): the dataset of a table is read from a GeoJSON file (FeatureFile.load), not from memory")
       return false
@@ -321,6 +326,29 @@ final class TableDatasets: Service, Sendable {
       seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18,
       extended: dataset.extendedIndex)
     if scratch.end.withLock({ $0 }) > compactionBytes { compact(dataset, link.qualifiedName) }
+    return true
+  }
+
+  /// The dataset built whole from the table read again (`reload`), served, and a new scratch file begun.
+  private func rebuild(from path: String, _ change: Int64, _ name: String, _ table: String) -> Bool {
+    let start = ContinuousClock.now
+    let dataset: Dataset
+    do {
+      let file = try AtlasService.features(path: path, aggregations: aggregations, name: table)
+      dataset = try Dataset(
+        name: name, file: file, options: options, aggregations: aggregations, version: store.nextVersion(name),
+        kept: nil, followed: (table, change))
+    } catch {
+      log("\(name): \(error)")
+      return false
+    }
+    guard let fresh = Self.unnamedFile()?.descriptor else { return false }
+    scratch.withLock { $0[name] = Scratch(descriptor: fresh) }
+    store.swap(name, to: dataset)
+    afterSwap(name, dataset)
+    let elapsed = ContinuousClock.now - start
+    metrics.datasetBuilt(
+      changes: 1, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
     return true
   }
 

@@ -13,7 +13,9 @@ struct PostgresTable: TableLink {
   ) async {
     await link.follow(
       from: cursor,
-      apply: { await apply(TableChanges(cursor: $0.cursor, keys: $0.keys, features: $0.features)) },
+      apply: {
+        await apply(TableChanges(cursor: $0.cursor, keys: $0.keys, features: $0.features, reload: $0.reload))
+      },
       events: { event in
         switch event {
         case .connected: events(.connected)

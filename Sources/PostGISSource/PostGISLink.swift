@@ -4,6 +4,10 @@ import NIOCore
 import PostgresNIO
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A table served live: its rows read once in a consistent snapshot, then every change committed to it
 /// followed, and features written to it. What follows the table is PostgreSQL's own machinery, installed once
 /// per database and table (`installSQL`, idempotent; a DBA may run it instead):
@@ -97,7 +101,7 @@ public final class PostGISLink: Sendable {
     CREATE SCHEMA IF NOT EXISTS newsatlas;
     CREATE TABLE IF NOT EXISTS newsatlas.changes (
       seq bigserial PRIMARY KEY, tbl text NOT NULL, key text NOT NULL,
-      at timestamptz NOT NULL DEFAULT clock_timestamp());
+      at timestamptz NOT NULL DEFAULT clock_timestamp(), truncated boolean NOT NULL DEFAULT false);
     CREATE INDEX IF NOT EXISTS changes_by_table ON newsatlas.changes (tbl, seq);
     CREATE INDEX IF NOT EXISTS changes_by_key ON newsatlas.changes (tbl, key, seq);
     CREATE OR REPLACE FUNCTION newsatlas.record_change() RETURNS trigger LANGUAGE plpgsql AS $f$
@@ -119,9 +123,20 @@ public final class PostGISLink: Sendable {
       PERFORM pg_notify('\(Self.channel)', name);
       RETURN NULL;
     END $f$;
+    CREATE OR REPLACE FUNCTION newsatlas.record_truncate() RETURNS trigger LANGUAGE plpgsql AS $f$
+    BEGIN
+      -- The same lock, held from the TRUNCATE to the end: later commits are numbered after it.
+      PERFORM pg_advisory_xact_lock(1852139379, 1);
+      INSERT INTO newsatlas.changes (tbl, key, truncated) VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, '', true);
+      PERFORM pg_notify('\(Self.channel)', TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME);
+      RETURN NULL;
+    END $f$;
     DROP TRIGGER IF EXISTS newsatlas_changes ON \(quotedTable);
     CREATE CONSTRAINT TRIGGER newsatlas_changes AFTER INSERT OR UPDATE OR DELETE ON \(quotedTable)
       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION newsatlas.record_change(\(PostGISTable.literal(key)));
+    DROP TRIGGER IF EXISTS newsatlas_truncate ON \(quotedTable);
+    CREATE TRIGGER newsatlas_truncate AFTER TRUNCATE ON \(quotedTable)
+      FOR EACH STATEMENT EXECUTE FUNCTION newsatlas.record_truncate();
     """
   }
 
@@ -133,12 +148,12 @@ public final class PostGISLink: Sendable {
     binds.append(key)
     let present = PostgresQuery(
       unsafeSQL: """
-        SELECT count(*) FROM pg_trigger WHERE tgname = 'newsatlas_changes' \
-        AND tgrelid = to_regclass($1) AND tgargs = convert_to($2, 'UTF8') || '\\x00'::bytea
+        SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass($1) AND (tgname = 'newsatlas_truncate' \
+        OR (tgname = 'newsatlas_changes' AND tgargs = convert_to($2, 'UTF8') || '\\x00'::bytea))
         """, binds: binds)
     do {
       for try await count in try await connection.query(present, logger: PostGISLoader.quiet).decode(Int64.self)
-      where count > 0 {
+      where count == 2 {
         return
       }
     } catch {
@@ -201,7 +216,7 @@ public final class PostGISLink: Sendable {
     let keyed = "t." + PostGISTable.quoted(key)
     let order = """
        LEFT JOIN (SELECT key, max(seq) AS seq FROM newsatlas.changes WHERE tbl = \
-      \(PostGISTable.literal(table.qualifiedName)) GROUP BY key) AS c ON \(keyed) = c.key::\(keyType) \
+      \(PostGISTable.literal(table.qualifiedName)) AND NOT truncated GROUP BY key) AS c ON \(keyed) = c.key::\(keyType) \
       WHERE \(keyed) IS NOT NULL ORDER BY coalesce(c.seq, 0), \(keyed)
       """
     let counts = try await PostGISLoader.write(
@@ -232,6 +247,11 @@ public final class PostGISLink: Sendable {
     public var features: [String]
     /// Whether changes after these were left for the next read.
     public var more: Bool
+    /// Whether the table was truncated among them: then the table is read whole again (`reload`).
+    public var truncated = false
+    /// A FeatureCollection file of the whole table as of `cursor`, read again after a TRUNCATE (row triggers
+    /// do not see one): the dataset is replaced by it; `keys` and `features` are empty.
+    public var reload: String? = nil
   }
 
   /// At most this many changes are read and applied at once.
@@ -245,17 +265,27 @@ public final class PostGISLink: Sendable {
     binds.append(cursor)
     let read = PostgresQuery(
       unsafeSQL: """
-        SELECT seq, key FROM newsatlas.changes WHERE tbl = $1 AND seq > $2 ORDER BY seq LIMIT \(Self.batch)
+        SELECT seq, key, truncated FROM newsatlas.changes WHERE tbl = $1 AND seq > $2 ORDER BY seq \
+        LIMIT \(Self.batch)
         """, binds: binds)
     var last = cursor
     var count = 0
+    var truncated = false
     var position: [String: Int] = [:]  // each key's place: its last change's
-    for try await (seq, key) in try await connection.query(read, logger: PostGISLoader.quiet).decode(
-      (Int64, String).self)
+    for try await (seq, key, emptied) in try await connection.query(read, logger: PostGISLoader.quiet).decode(
+      (Int64, String, Bool).self)
     {
       last = seq
       count += 1
-      position[key] = count
+      if emptied {
+        truncated = true
+      } else {
+        position[key] = count
+      }
+    }
+    if truncated {
+      try await connection.run("COMMIT")
+      return Changes(cursor: last, keys: [], features: [], more: false, truncated: true)
     }
     let keys = position.sorted { $0.value < $1.value }.map(\.key)
     var features: [(Int, String)] = []
@@ -329,6 +359,20 @@ public final class PostGISLink: Sendable {
                 let from = cursor
                 let changes = try await Self.within(.seconds(60)) {
                   try await self.changes(after: from, on: connection)
+                }
+                if changes.truncated {
+                  // Read whole again, as of a change at or after the TRUNCATE: what was changed since the
+                  // cursor is in that read.
+                  let folder = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+                  let path = folder + "/newsatlas-\(getpid())-\(self.table.name)-reload.geojson"
+                  defer { unlink(path) }
+                  let loaded = try await self.load(into: path)
+                  guard
+                    await apply(
+                      Changes(cursor: loaded.cursor, keys: [], features: [], more: false, reload: path))
+                  else { throw PostGISError.unavailable(Sentence(.postgresApplyFailed)) }
+                  cursor = loaded.cursor
+                  continue
                 }
                 if changes.keys.isEmpty {
                   cursor = changes.cursor

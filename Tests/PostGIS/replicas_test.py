@@ -16,6 +16,8 @@ back. Checks:
   - each replica's dataset equals a fresh load of the table: a fourth `serve` started at the end has the same
     point count (the table's point rows), the same content hash, and the same bytes for the clusters at zooms 0-8
     and for a tile at each zoom 0-6;
+  - a TRUNCATE (which row triggers do not see) with rows inserted in its transaction and after it: the four
+    replicas read the table whole again and equal a fifth, fresh one;
   - HTTP writes: a property that is no column, and features some with an id and some without, are refused (400,
     one sentence); an id no row has is 404 (a number or not); a PUT or DELETE of the whole dataset is 409; a
     write's answer is the dataset that serves it (its point count one more);
@@ -261,22 +263,53 @@ try:
     check(not errors, f"the writers met no unexpected error ({errors[:3]})")
     print(f"       HTTP writes: {http_done}")
 
-    last = int(cluster.psql("SELECT coalesce(max(seq), 0) FROM newsatlas.changes WHERE tbl = 'public.places'"))
-    deadline = time.monotonic() + 120
-    caught_up = [False] * 3
-    while not all(caught_up) and time.monotonic() < deadline:
-        time.sleep(0.05)  # polling the replicas' own health answers
-        for k, r in enumerate(replicas):
-            table = request(r.base + "/healthz")[1]["tables"]["places"]
-            caught_up[k] = table["change"] == last and table["connected"] and table["lagSeconds"] == 0
-    check(all(caught_up), f"every replica serves the table's last change ({last}), connected, 0 s behind")
-    for k, r in enumerate(replicas):
-        if not caught_up[k]:
-            metrics = request(r.base + "/metrics")[1]
-            print(f"       replica {k}: {request(r.base + '/healthz')[1]}\n"
-                  + "\n".join(line for line in metrics.splitlines() if line.startswith("newsatlas_table"))
-                  + "\n" + cluster.psql("SELECT pid, state, xact_start, backend_xmin, left(query, 60) "
-                                        "FROM pg_stat_activity WHERE datname = 'atlas'"))
+    def wait_for_the_last_change(followers):
+        last = int(cluster.psql("SELECT coalesce(max(seq), 0) FROM newsatlas.changes WHERE tbl = 'public.places'"))
+        deadline = time.monotonic() + 120
+        caught_up = [False] * len(followers)
+        while not all(caught_up) and time.monotonic() < deadline:
+            time.sleep(0.05)  # polling the replicas' own health answers
+            for k, r in enumerate(followers):
+                table = request(r.base + "/healthz")[1]["tables"]["places"]
+                caught_up[k] = table["change"] == last and table["connected"] and table["lagSeconds"] == 0
+        check(all(caught_up), f"every replica serves the table's last change ({last}), connected, 0 s behind")
+        for k, r in enumerate(followers):
+            if not caught_up[k]:
+                metrics = request(r.base + "/metrics")[1]
+                print(f"       replica {k}: {request(r.base + '/healthz')[1]}\n"
+                      + "\n".join(line for line in metrics.splitlines() if line.startswith("newsatlas_table"))
+                      + "\n" + cluster.psql("SELECT pid, state, xact_start, backend_xmin, left(query, 60) "
+                                            "FROM pg_stat_activity WHERE datname = 'atlas'"))
+        return last
+
+    def same_as_a_fresh_load(followers, n, what):
+        """Starts replica n on the table as it is and compares every follower's dataset with its own."""
+        fresh = replica(n)
+        check(fresh.base is not None, f"a fresh replica loads the table {what}")
+        points = int(cluster.psql("SELECT count(*) FROM places WHERE GeometryType(geom) = 'POINT'"))
+        entries = []
+        for r in followers + [fresh]:
+            entry = next(d for d in request(r.base + "/v1/datasets")[1]["datasets"] if d["name"] == "places")
+            entries.append((entry["pointCount"], entry["contentHash"]))
+        check(all(e == entries[-1] for e in entries) and entries[-1][0] == points,
+              f"{what}: each replica has the table's {points} points and the fresh load's content hash ({entries})")
+        same = True
+        for zoom in range(0, 9):
+            answers = [get(f"{r.base}/v1/datasets/places/clusters?zoom={zoom}")[2] for r in followers + [fresh]]
+            if any(a != answers[-1] for a in answers):
+                print(f"       zoom {zoom}: the clusters differ")
+                same = False
+        for zoom in range(0, 7):
+            x = y = (1 << zoom) // 2
+            tiles = [get(f"{r.base}/tiles/places/{zoom}/{x}/{y}.mvt")[2] for r in followers + [fresh]]
+            if any(t != tiles[-1] for t in tiles):
+                print(f"       tile {zoom}/{x}/{y}: the bytes differ")
+                same = False
+        check(same, f"{what}: each replica's clusters (zooms 0-8) and tiles (zooms 0-6) are the fresh load's, "
+                    "byte for byte")
+        return fresh
+
+    last = wait_for_the_last_change(replicas)
     status, health = request(replicas[0].base + "/healthz?maxLag=5")
     check(status == 200 and health["status"] == "ok", f"/healthz?maxLag=5 is 200 once caught up ({health})")
     status, metrics = request(replicas[1].base + "/metrics")
@@ -285,29 +318,16 @@ try:
           and 'newsatlas_table_connected{dataset="places"} 1' in metrics
           and 'newsatlas_table_disconnections_total{dataset="places"} 1' in metrics,
           "/metrics: the change served, 0 s behind, connected, one disconnection")
+    fresh = same_as_a_fresh_load(replicas, 3, "after the burst")
 
-    fresh = replica(3)
-    check(fresh.base is not None, "a fresh replica loads the table at the end")
-    points = int(cluster.psql("SELECT count(*) FROM places WHERE GeometryType(geom) = 'POINT'"))
-    entries = []
-    for r in replicas + [fresh]:
-        entry = next(d for d in request(r.base + "/v1/datasets")[1]["datasets"] if d["name"] == "places")
-        entries.append((entry["pointCount"], entry["contentHash"]))
-    check(all(e == entries[-1] for e in entries) and entries[-1][0] == points,
-          f"each replica has the table's {points} points and the fresh load's content hash ({entries})")
-    same = True
-    for zoom in range(0, 9):
-        answers = [get(f"{r.base}/v1/datasets/places/clusters?zoom={zoom}")[2] for r in replicas + [fresh]]
-        if any(a != answers[-1] for a in answers):
-            print(f"       zoom {zoom}: the clusters differ")
-            same = False
-    for zoom in range(0, 7):
-        x = y = (1 << zoom) // 2
-        tiles = [get(f"{r.base}/tiles/places/{zoom}/{x}/{y}.mvt")[2] for r in replicas + [fresh]]
-        if any(t != tiles[-1] for t in tiles):
-            print(f"       tile {zoom}/{x}/{y}: the bytes differ")
-            same = False
-    check(same, "each replica's clusters (zooms 0-8) and tiles (zooms 0-6) are the fresh load's, byte for byte")
+    # A TRUNCATE, which row triggers do not see, with rows added in its transaction and after it: every
+    # replica (the fresh one too) reads the table whole again and follows on.
+    cluster.psql("BEGIN; TRUNCATE places; INSERT INTO places (name, n, geom) SELECT 'after ' || g, g % 5, "
+                 "ST_SetSRID(ST_MakePoint(g % 360 - 180, g % 170 - 85), 4326) FROM generate_series(1, 500) g; "
+                 "COMMIT; INSERT INTO places (name, geom) VALUES ('later', ST_SetSRID(ST_MakePoint(1, 1), 4326))")
+    wait_for_the_last_change(replicas + [fresh])
+    replicas.append(fresh)
+    fresh = same_as_a_fresh_load(replicas, 4, "after a TRUNCATE")
     for r in replicas + [fresh]:
         r.stop()
     printed = "".join(r.output for r in servers)
