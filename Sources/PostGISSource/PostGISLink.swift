@@ -96,8 +96,12 @@ public final class PostGISLink: Sendable {
   private var quotedTable: String { PostGISTable.quoted(table.schema) + "." + PostGISTable.quoted(table.name) }
 
   /// The SQL that installs what follows the table's changes, for `serve` to run or a DBA to run once.
-  public var installSQL: String {
-    """
+  public var installSQL: String { Self.installSQL(for: table, key: key) }
+
+  /// The SQL that installs what follows `table`'s changes by the column `key`.
+  public static func installSQL(for table: PostGISTable, key: String) -> String {
+    let quotedTable = PostGISTable.quoted(table.schema) + "." + PostGISTable.quoted(table.name)
+    return """
     CREATE SCHEMA IF NOT EXISTS newsatlas;
     CREATE TABLE IF NOT EXISTS newsatlas.changes (
       seq bigserial PRIMARY KEY, tbl text NOT NULL, key text NOT NULL,

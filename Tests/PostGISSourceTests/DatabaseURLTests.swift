@@ -1,4 +1,5 @@
 import AtlasMessages
+import Foundation
 import PostGISSource
 import Testing
 
@@ -55,5 +56,18 @@ import Testing
     #expect(throws: PostGISError.usage(Sentence(.postgresColumnShape, "a b"))) {
       try PostGISTable("places", properties: ["a b"])
     }
+  }
+}
+
+/// What a DBA reads in Documentation/HTTP.md to install the change trigger is what `serve` runs.
+@Suite struct InstallSQLTests {
+  @Test func theDocumentedSQLIsWhatServeRuns() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let documentation = try String(
+      contentsOf: root.appendingPathComponent("Documentation/HTTP.md"), encoding: .utf8)
+    let sql = PostGISLink.installSQL(for: try PostGISTable("places"), key: "id")
+    #expect(sql.contains(#"ON "public"."places""#) && sql.contains("record_change('id')"))
+    #expect(documentation.contains(sql.trimmingCharacters(in: .whitespacesAndNewlines)))
   }
 }
