@@ -912,7 +912,14 @@ enum MapPage {
           list.append(item);
         }
       }
-      map.on("click", (event) => openPlace(event.latlng.lat, event.latlng.lng, true));
+      // A click on the map while the tools are open closes them, as a popover closes, and opens nothing.
+      map.on("click", (event) => {
+        if (!tools.hidden) {
+          showTools(false);
+          return;
+        }
+        openPlace(event.latlng.lat, event.latlng.lng, true);
+      });
 
       // "Near me": typed coordinates, or the browser's location where the user allows it.
       const form = document.getElementById("near");
