@@ -335,11 +335,10 @@ struct Reader {
       },
       items: [], itemsWithoutLink: 0)
     for item in items {
-      var link = resolve(item.child("link", in: space)?.text, at: item)
+      var link = link(of: item, in: space)
       if link == nil, let guid = item.child("guid", in: space), guid.attribute("isPermaLink") != "false" {
         link = resolve(guid.text, at: item)
       }
-      if link == nil { link = alternate(of: item, in: ns.atom) }
       if link == nil, format == .rdf { link = resolve(item.attribute("about", in: ns.rdf), at: item) }
       guard let link else {
         feed.itemsWithoutLink += 1
@@ -428,12 +427,39 @@ struct Reader {
     return feed
   }
 
-  /// An element's Atom `link rel="alternate"` (or with no `rel`) in `space`, resolved; the first such link.
-  private func alternate(of element: Element, in space: String?) -> String? {
-    for link in element.children where link.is("link", in: space) {
-      let relation = link.attribute("rel") ?? "alternate"
-      if relation == "alternate", let url = resolve(link.attribute("href"), at: link) { return url }
+  /// An RSS item's link as feedparser takes it: the last of its `link`s in `space` (the text, or an `href` as
+  /// Atom writes it) and Atom `link`s that name a web page, so `<link>a</link><link>b</link>` is `b`.
+  private func link(of item: Element, in space: String?) -> String? {
+    for link in item.children.reversed() {
+      let own = link.is("link", in: space)
+      guard own || link.is("link", in: ns.atom) else { continue }
+      let url =
+        link.attribute("href") != nil
+        ? (isPage(link) ? resolve(link.attribute("href"), at: link) : nil)
+        : (own ? resolve(link.text, at: link) : nil)
+      if let url { return url }
     }
     return nil
+  }
+
+  /// An element's Atom `link rel="alternate"` (or with no `rel`) in `space`, resolved: the last that names a
+  /// web page (HTML or XHTML, or no type), as feedparser takes it, else the last of any type.
+  private func alternate(of element: Element, in space: String?) -> String? {
+    var other: String? = nil
+    for link in element.children.reversed() where link.is("link", in: space) {
+      guard (link.attribute("rel") ?? "alternate") == "alternate",
+        let url = resolve(link.attribute("href"), at: link)
+      else { continue }
+      if isPage(link) { return url }
+      if other == nil { other = url }
+    }
+    return other
+  }
+
+  /// Whether a `link` with an `href` is an alternate (no `rel` is one) whose `type` is HTML or XHTML, or none.
+  private func isPage(_ link: Element) -> Bool {
+    guard (link.attribute("rel") ?? "alternate") == "alternate" else { return false }
+    guard let type = link.attribute("type")?.lowercased().trimmingSpaces() else { return true }
+    return ["text/html", "html", "application/xhtml+xml", "xhtml"].contains(type)
   }
 }

@@ -154,4 +154,31 @@ import Testing
     let ignored = try FeedParser.parse(Array(text.utf8), url: Self.url, contentLocation: "file:///etc/x")
     #expect(ignored.items.first?.link == "https://example.org/story/1")
   }
+
+  /// An item with several links shows the last, as feedparser takes it: an RSS `link` with an `href` counts, as
+  /// does an Atom `link` to a web page; one to another kind of document (`rel="self"`, a feed) does not.
+  @Test func theLastOfSeveralLinksIsTheItemsLink() throws {
+    let text = """
+      <rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel><title>T</title>
+      <item><title>A</title><link>https://example.org/1</link><link>https://example.org/2</link></item>
+      <item><title>B</title><link>https://example.org/3</link><link href="https://example.org/4"/></item>
+      <item><title>C</title><link>https://example.org/5</link><atom:link rel="self" href="https://example.org/f"/>
+        <atom:link rel="alternate" type="application/rss+xml" href="https://example.org/g"/></item>
+      <item><title>D</title><guid>https://example.org/6</guid><atom:link href="https://example.org/7"/></item>
+      </channel></rss>
+      """
+    let feed = try FeedParser.parse(Array(text.utf8), url: Self.url)
+    #expect(feed.items.map(\.link) == ["2", "4", "5", "7"].map { "https://example.org/" + $0 })
+    let atom = """
+      <feed xmlns="http://www.w3.org/2005/Atom"><title>T</title>
+      <entry><title>A</title><link rel="alternate" type="text/html" href="https://example.org/1"/>
+        <link rel="alternate" type="text/html" href="https://example.org/2"/>
+        <link rel="alternate" type="application/atom+xml" href="https://example.org/3"/></entry>
+      <entry><title>B</title><link rel="alternate" type="application/atom+xml" href="https://example.org/4"/></entry>
+      </feed>
+      """
+    let entries = try FeedParser.parse(Array(atom.utf8), url: Self.url).items
+    // (No alternate to a web page: the alternate there is, rather than no article.)
+    #expect(entries.map(\.link) == ["https://example.org/2", "https://example.org/4"])
+  }
 }
