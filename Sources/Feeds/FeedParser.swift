@@ -213,6 +213,25 @@ struct Element {
     return body(content, Int(cxml_xmlStrlen(content)))
   }
 
+  /// Whether it holds an element, or text other than white space (looked at without copying it).
+  var hasText: Bool {
+    var child = node.pointee.children
+    while let current = child {
+      switch current.pointee.type {
+      case XML_ELEMENT_NODE: return true
+      case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
+        var byte = current.pointee.content
+        while let at = byte, at.pointee != 0 {
+          if at.pointee != 0x20, at.pointee != 0x09, at.pointee != 0x0A, at.pointee != 0x0D { return true }
+          byte = at + 1
+        }
+      default: break
+      }
+      child = current.pointee.next
+    }
+    return false
+  }
+
   /// An attribute without a namespace, or in `namespace`.
   func attribute(_ name: String, in namespace: String? = nil) -> String? {
     let value = namespace.map { cxml_xmlGetNsProp(node, name, $0) } ?? cxml_xmlGetNoNsProp(node, name)
@@ -313,6 +332,51 @@ struct Reader {
     return nil
   }
 
+  /// The first of `elements` that has text.
+  func firstText(_ elements: [Element], html: Bool) -> String? {
+    for element in elements { if let text = plainText(element, html: html) { return text } }
+    return nil
+  }
+
+  /// An item's summaries and contents with text (`summaries` and `contents`: names and namespaces), the one
+  /// feedparser takes as its summary first, then the rest in document order (read when it has no text).
+  ///
+  /// feedparser reads them in document order, `media:description` inside `media:group` and `media:content` too:
+  /// the first summary is the summary, and a second is taken as content; once the item has content (a content
+  /// element, or that second summary), each later summary replaces the summary, unless it is nested deeper than
+  /// the one it would replace; a content element is the summary when there is none yet. So `description`,
+  /// `media:description` is the description; `content:encoded`, `media:description` is the media description.
+  func summaries(
+    of item: Element, summaries: [(String, String?)], contents: [(String, String?)]
+  ) -> [Element] {
+    var found: [Element] = []
+    var summary: (element: Element, depth: Int?)? = nil
+    var hasContent = false
+    var pending: [(element: Element, depth: Int)] = item.children.reversed().map { ($0, 1) }
+    while let (element, depth) = pending.popLast() {
+      if depth < 3, element.namespace == ns.media, element.name == "group" || element.name == "content" {
+        pending += element.children.reversed().map { ($0, depth + 1) }
+        continue
+      }
+      let isSummary = summaries.contains { element.is($0.0, in: $0.1) }
+      let isContent = !isSummary && contents.contains { element.is($0.0, in: $0.1) }
+      guard isSummary || isContent, element.hasText else { continue }
+      found.append(element)
+      if isContent {
+        hasContent = true
+        if summary == nil { summary = (element, nil) }
+      } else if summary != nil, !hasContent {
+        hasContent = true
+      } else if let kept = summary?.depth, depth > kept {
+        continue
+      } else {
+        summary = (element, depth)
+      }
+    }
+    guard let chosen = summary?.element else { return found }
+    return [chosen] + found.filter { $0.node != chosen.node }
+  }
+
   /// The first of `elements` that holds a date.
   func firstDate(_ elements: Element?...) -> FeedDate? {
     for element in elements { if let date = date(element) { return date } }
@@ -345,11 +409,14 @@ struct Reader {
         continue
       }
       let summary = firstText(
-        item.child("description", in: space), item.child("description", in: ns.dc),
-        item.child("summary", in: space), item.child("summary", in: ns.atom), item.child("encoded", in: ns.content),
-        item.child("body", in: ns.xhtml), item.child("body", in: space), item.child("content", in: ns.atom),
-        item.child("description", in: ns.media), item.child("group", in: ns.media)?.child("description", in: ns.media),
-        item.child("summary", in: ns.itunes), html: true)
+        summaries(
+          of: item,
+          summaries: [
+            ("description", space), ("description", ns.dc), ("summary", space), ("summary", ns.atom),
+            ("description", ns.media), ("summary", ns.itunes),
+          ],
+          contents: [("encoded", ns.content), ("body", ns.xhtml), ("body", space), ("content", ns.atom)]),
+        html: true)
       let author = firstText(
         item.child("author", in: space), item.child("creator", in: ns.dc),
         item.child("author", in: ns.atom)?.child("name", in: ns.atom), html: false)
@@ -415,9 +482,13 @@ struct Reader {
           title: firstText(entry.child("title", in: space), entry.child("title", in: ns.dc), html: false) ?? "",
           link: link,
           summary: firstText(
-            entry.child("summary", in: space), entry.child("content", in: space),
-            entry.child("group", in: ns.media)?.child("description", in: ns.media),
-            entry.child("description", in: ns.media), html: false),
+            summaries(
+              of: entry,
+              summaries: [
+                ("summary", space), ("description", ns.dc), ("description", ns.media), ("summary", ns.itunes),
+              ],
+              contents: [("content", space)]),
+            html: false),
           author: author,
           published: firstDate(
             entry.child("published", in: space), entry.child("issued", in: space), entry.child("updated", in: space),

@@ -181,4 +181,42 @@ import Testing
     // (No alternate to a web page: the alternate there is, rather than no article.)
     #expect(entries.map(\.link) == ["https://example.org/2", "https://example.org/4"])
   }
+
+  /// The summary is the one feedparser takes: the first summary in document order (`media:description` in a
+  /// `media:group` too), unless the item has content before a later one, which then replaces it.
+  @Test(arguments: [
+    ("<media:description>M</media:description><description>D</description>", "M"),
+    ("<description>D</description><media:description>M</media:description>", "D"),
+    ("<content:encoded>C</content:encoded><media:description>M</media:description>", "M"),
+    (
+      "<description>D</description><content:encoded>C</content:encoded>"
+        + "<media:description>M</media:description>", "M"
+    ),
+    ("<description>D</description><dc:description>1</dc:description><dc:description>2</dc:description>", "2"),
+    ("<media:group><media:description>M</media:description></media:group><description>D</description>", "M"),
+    ("<content:encoded>C</content:encoded><description>D</description>", "D"),
+    ("<content:encoded>C</content:encoded>", "C"),
+    ("<description> </description><media:description>M</media:description>", "M"),
+  ])
+  func theSummaryIsTheOneFeedparserTakes(_ elements: String, _ expected: String) throws {
+    let text = """
+      <rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/" xmlns:dc="http://purl.org/dc/elements/1.1/"
+        xmlns:content="http://purl.org/rss/1.0/modules/content/"><channel><title>T</title>
+      <item><title>A</title><link>https://example.org/1</link>\(elements)</item></channel></rss>
+      """
+    #expect(try FeedParser.parse(Array(text.utf8), url: Self.url).items.first?.summary == expected)
+  }
+
+  @Test func anAtomEntrysMediaDescriptionAfterItsContentIsTheSummary() throws {
+    let text = """
+      <feed xmlns="http://www.w3.org/2005/Atom" xmlns:media="http://search.yahoo.com/mrss/"><title>T</title>
+      <entry><title>A</title><link href="https://example.org/1"/><content type="html">C</content>
+        <media:group><media:description>M</media:description></media:group></entry>
+      <entry><title>B</title><link href="https://example.org/2"/><summary>S</summary><content>C</content>
+        <media:description>M</media:description></entry>
+      </feed>
+      """
+    let feed = try FeedParser.parse(Array(text.utf8), url: Self.url)
+    #expect(feed.items.map(\.summary) == ["M", "M"])
+  }
 }
