@@ -71,16 +71,25 @@ int cxml_load(const char **detail, const char **loader) {
   return failure_kind;
 }
 
+char cxml_refused_entity_marker;
+
+// Stops the parser and marks the context, so that the refusal is seen even if a later error (in recovery
+// mode) replaced errNo.
+static void refuse(xmlParserCtxtPtr context) {
+  context->_private = &cxml_refused_entity_marker;
+  cxml_functions.xmlStopParser(context);
+}
+
 static void refuse_entity_decl(void *context, const xmlChar *name, int type, const xmlChar *publicId,
                                const xmlChar *systemId, xmlChar *content) {
   (void)name, (void)type, (void)publicId, (void)systemId, (void)content;
-  cxml_functions.xmlStopParser((xmlParserCtxtPtr)context);
+  refuse((xmlParserCtxtPtr)context);
 }
 
 static void refuse_unparsed_entity_decl(void *context, const xmlChar *name, const xmlChar *publicId,
                                         const xmlChar *systemId, const xmlChar *notationName) {
   (void)name, (void)publicId, (void)systemId, (void)notationName;
-  cxml_functions.xmlStopParser((xmlParserCtxtPtr)context);
+  refuse((xmlParserCtxtPtr)context);
 }
 
 xmlParserCtxtPtr cxml_new_parser_ctxt_refusing_entities(void) {

@@ -7,8 +7,10 @@ import CLibXML2
 /// `XML_PARSE_NOENT` nor `XML_PARSE_DTDLOAD`), and libxml2's default limits (no `XML_PARSE_HUGE`) bound depth
 /// and text sizes. Forgiving where real feeds need it, never where safety does: the encoding is found as RFC 7303
 /// orders the evidence (`FeedEncoding`), HTML's named entities used undeclared are read (`HTMLEntities`), items
-/// outside `<channel>` count, and Dublin Core's title, description and dates stand in for missing ones. Links are
-/// resolved against the feed's URL (or the `Content-Location` it was sent with) and any `xml:base`.
+/// outside `<channel>` count, and Dublin Core's title, description and dates stand in for missing ones; a feed
+/// that is not well-formed is read again with libxml2's recovery, as feedparser's loose parser reads it, under the
+/// same rules. Links are resolved against the feed's URL (or the `Content-Location` it was sent with) and any
+/// `xml:base`.
 public enum FeedParser {
   static let namespaces = (
     atom: "http://www.w3.org/2005/Atom",
@@ -28,8 +30,9 @@ public enum FeedParser {
   /// word on the encoding) and `contentLocation` (the base of relative links when given, else `url`).
   ///
   /// - Complexity: O(n) in the document's size.
-  /// - Throws: `FeedError` when the document is not well-formed, declares an entity, or is not a feed, or when
-  ///   libxml2 cannot be loaded (it is opened by the first parse, and set up once before any thread parses).
+  /// - Throws: `FeedError` when the document is not well-formed (and not a feed once recovered), declares an
+  ///   entity, or is not a feed, or when libxml2 cannot be loaded (it is opened by the first parse, and set up
+  ///   once before any thread parses).
   public static func parse(
     _ bytes: [UInt8], url: String, contentType: String? = nil, contentLocation: String? = nil
   ) throws(FeedError) -> Feed {
@@ -57,23 +60,38 @@ public enum FeedParser {
         wasUTF8: utf8 != nil)
       (document, context) = try read(decoded, base: base)
     }
+    // Not well-formed: read again as feedparser's loose parser reads it, and kept only when that is a feed.
+    var malformed: FeedError? = nil
+    if cxml_ctxt_stopped_by_user(context) == 0, document == nil || context.pointee.wellFormed == 0 {
+      var line: Int32 = 0
+      let message = cxml_ctxt_last_error(context, &line).map { String(cString: $0) }
+      malformed = .malformed(line: Int(line), reason: message)
+      cxml_xmlFreeParserCtxt(context)
+      if let document { cxml_xmlFreeDoc(document) }
+      (document, context) = try read(decoded, base: base, recovering: true)
+    }
     defer {
       cxml_xmlFreeParserCtxt(context)
       if let document { cxml_xmlFreeDoc(document) }
     }
     if cxml_ctxt_stopped_by_user(context) != 0 { throw .declaresEntity }
-    guard let document, context.pointee.wellFormed != 0 else {
-      var line: Int32 = 0
-      let message = cxml_ctxt_last_error(context, &line).map { String(cString: $0) }
-      throw .malformed(line: Int(line), reason: message)
+    guard let document, let root = cxml_xmlDocGetRootElement(document) else { throw malformed ?? .empty }
+    let feed: Feed
+    do {
+      let reader = Reader(document: document, undoubles: decoded.wasUTF8)
+      feed = try Self.feed(root: root, reader: reader, recovered: malformed != nil)
+    } catch {
+      throw malformed ?? error
     }
-    guard let root = cxml_xmlDocGetRootElement(document) else { throw .empty }
-    let feed = try Self.feed(root: root, reader: Reader(document: document, undoubles: decoded.wasUTF8))
     return decoded.wasUTF8 ? feed.undoubled() : feed
   }
 
   /// The feed of the document whose root element is `root`: RSS 2.0, RSS 1.0 or 0.90, or Atom 1.0 or 0.3.
-  private static func feed(root: xmlNodePtr, reader: Reader) throws(FeedError) -> Feed {
+  /// A `recovered` document (not well-formed, read with libxml2's recovery) has its items wherever they are,
+  /// as a loose parser finds them: an element left open (`<itunes:category>`) holds those that follow it.
+  private static func feed(
+    root: xmlNodePtr, reader: Reader, recovered: Bool = false
+  ) throws(FeedError) -> Feed {
     let rootElement = Element(root)
     switch (rootElement.namespace, rootElement.name) {
     case (let space, "rss"):
@@ -81,8 +99,10 @@ public enum FeedParser {
       let channel = rootElement.children.first { $0.is("channel", in: space) }
       // Items belong in the channel; some feeds put them beside it, which readers take too.
       let items =
-        (channel?.children.filter { $0.is("item", in: space) } ?? [])
-        + rootElement.children.filter { $0.is("item", in: space) }
+        recovered
+        ? rootElement.descendants("item", in: space)
+        : (channel?.children.filter { $0.is("item", in: space) } ?? [])
+          + rootElement.children.filter { $0.is("item", in: space) }
       return reader.rss(channel: channel, items: items, format: .rss2, space: space)
     case (namespaces.rdf, "RDF"):
       // RSS 1.0, or Netscape's RSS 0.90 (the same shape in its own namespace).
@@ -90,24 +110,33 @@ public enum FeedParser {
         rootElement.children.contains { $0.namespace == namespaces.rss090 } ? namespaces.rss090 : namespaces.rss1
       let channel = rootElement.children.first { $0.is("channel", in: space) }
       let items =
-        rootElement.children.filter { $0.is("item", in: space) }
-        + (channel?.children.filter { $0.is("item", in: space) } ?? [])
+        recovered
+        ? rootElement.descendants("item", in: space)
+        : rootElement.children.filter { $0.is("item", in: space) }
+          + (channel?.children.filter { $0.is("item", in: space) } ?? [])
       return reader.rss(channel: channel, items: items, format: .rdf, space: space)
     case (namespaces.atom, "feed"), (namespaces.atom03, "feed"), (nil, "feed"):
       // (A `feed` without a namespace is Atom written carelessly; read as 1.0.)
-      return reader.atom(feed: rootElement, space: rootElement.namespace)
+      let space = rootElement.namespace
+      let entries =
+        recovered
+        ? rootElement.descendants("entry", in: space)
+        : rootElement.children.filter { $0.is("entry", in: space) }
+      return reader.atom(feed: rootElement, entries: entries, space: space)
     default:
       let prefix = root.pointee.ns?.pointee.prefix.map { String(cString: $0) + ":" } ?? ""
       throw .notAFeed(root: prefix + rootElement.name)
     }
   }
 
-  /// Parses `decoded` in a new context (returned, to be freed by the caller, with the document if any).
-  private static func read(_ decoded: FeedEncoding, base: String) throws(FeedError) -> (xmlDocPtr?, xmlParserCtxtPtr)
-  {
+  /// Parses `decoded` in a new context (returned, to be freed by the caller, with the document if any), with
+  /// libxml2's recovery when `recovering`.
+  private static func read(
+    _ decoded: FeedEncoding, base: String, recovering: Bool = false
+  ) throws(FeedError) -> (xmlDocPtr?, xmlParserCtxtPtr) {
     guard let context = cxml_new_parser_ctxt_refusing_entities() else { throw .parserUnavailable }
     let body = HTMLEntities.numbered(decoded.bytes) ?? decoded.bytes
-    var options = cxml_feed_options()
+    var options = recovering ? cxml_feed_recovery_options() : cxml_feed_options()
     // Transcoded here: the declaration's `encoding` no longer describes the bytes.
     if decoded.encoding == "UTF-8" { options |= Int32(XML_PARSE_IGNORE_ENC.rawValue) }
     let document = body.withUnsafeBufferPointer { buffer in
@@ -188,6 +217,30 @@ struct Element {
       child = current.pointee.next
     }
     return result
+  }
+
+  /// The elements named `name` in `namespace` below this one, in document order, none inside another (an
+  /// item's own elements are not looked into), walked without recursion.
+  func descendants(_ name: String, in namespace: String?) -> [Element] {
+    var result: [Element] = []
+    var pending: [xmlNodePtr] = []
+    var next = node.pointee.children
+    while true {
+      if let current = next {
+        next = current.pointee.next
+        guard current.pointee.type == XML_ELEMENT_NODE else { continue }
+        if Element(current).is(name, in: namespace) {
+          result.append(Element(current))
+        } else if let first = current.pointee.children {
+          if let after = next { pending.append(after) }
+          next = first
+        }
+      } else if let resumed = pending.popLast() {
+        next = resumed
+      } else {
+        return result
+      }
+    }
   }
 
   func child(_ name: String, in namespace: String? = nil) -> Element? {
@@ -456,9 +509,9 @@ struct Reader {
     return item.child("thumbnail", in: ns.media).flatMap { resolve($0.attribute("url"), at: $0) }
   }
 
-  /// An Atom 1.0 feed, or a 0.3 one (`space`: its namespace; 0.3 dates entries with `issued`, `modified` and
-  /// `created`, and says how its text is written with `mode`).
-  func atom(feed element: Element, space: String?) -> Feed {
+  /// An Atom 1.0 feed and its `entries`, or a 0.3 one (`space`: its namespace; 0.3 dates entries with `issued`,
+  /// `modified` and `created`, and says how its text is written with `mode`).
+  func atom(feed element: Element, entries: [Element], space: String?) -> Feed {
     let feedAuthor = element.child("author", in: space).flatMap {
       plainText($0.child("name", in: space), html: false)
     }
@@ -467,7 +520,7 @@ struct Reader {
       link: alternate(of: element, in: space),
       published: firstDate(element.child("updated", in: space), element.child("modified", in: space)), items: [],
       itemsWithoutLink: 0)
-    for entry in element.children where entry.is("entry", in: space) {
+    for entry in entries {
       // No alternate link: an `id` that is itself a web address stands in (as readers take it).
       guard let link = alternate(of: entry, in: space) ?? resolve(entry.child("id", in: space)?.text, at: entry)
       else {

@@ -28,7 +28,9 @@ import Testing
     // A bare ampersand and an unknown name are the text they were meant as; a numeric reference is checked.
     let bare = rss(item("Q&A &nosuchname; &#x26; & more"))
     #expect(try FeedParser.parse(Array(bare.utf8), url: Self.url).items.first?.title == "Q&A &nosuchname; & & more")
-    #expect(throws: FeedError.self) { try FeedParser.parse(Array(rss(item("&#xFFFFFFF;")).utf8), url: Self.url) }
+    // (A reference to no character is dropped, in a feed read as one that is not well-formed.)
+    let dropped = rss(item("A&#xFFFFFFF;B"))
+    #expect(try FeedParser.parse(Array(dropped.utf8), url: Self.url).items.first?.title == "AB")
     // A declaration is still refused, entity or not.
     let declared = "<!DOCTYPE rss [<!ENTITY eacute \"x\">]>" + rss(item("&eacute;"))
     #expect(throws: FeedError.declaresEntity) { try FeedParser.parse(Array(declared.utf8), url: Self.url) }
@@ -218,5 +220,38 @@ import Testing
       """
     let feed = try FeedParser.parse(Array(text.utf8), url: Self.url)
     #expect(feed.items.map(\.summary) == ["M", "M"])
+  }
+
+  /// A feed that is not well-formed is read again as feedparser's loose parser reads it (libxml2's recovery):
+  /// tags that do not match, an element left open (which then holds the items after it), a document cut short,
+  /// text after the root element, an XML declaration after a comment. A document that is no feed even so keeps
+  /// the reason it is not well-formed, and an entity declaration is refused as in any feed.
+  @Test(arguments: [
+    "<rss version=\"2.0\"><channel><title>T</title><item><title>A</title><link>/1</link></itm></channel></rss>",
+    "<rss version=\"2.0\"><channel><title>T</title><category>x<item><title>A</title><link>/1</link></item>"
+      + "<item><title>B</title><link>/2</link></item></channel></rss>",
+    "<rss version=\"2.0\"><channel><title>T</title><item><title>A</title><link>/1</link></item><item><title>B",
+    "<rss version=\"2.0\"><channel><title>T</title><item><title>A</title><link>/1</link></item></channel></rss>"
+      + "<rss>and more</rss>",
+    "<!-- written by a template --><?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>T</title>"
+      + "<item><title>A</title><link>/1</link></item></channel></rss>",
+  ])
+  func aFeedThatIsNotWellFormedIsRead(_ text: String) throws {
+    let feed = try FeedParser.parse(Array(text.utf8), url: Self.url)
+    #expect(feed.title == "T")
+    #expect(feed.items.first?.title == "A" && feed.items.first?.link == "https://example.org/1")
+    #expect(feed.items.count == (text.contains("/2") ? 2 : 1))
+  }
+
+  @Test func aDocumentNotWellFormedThatIsNoFeedIsRefused() throws {
+    #expect {
+      try FeedParser.parse(Array("<html><body><div>Moved</dvi></body></html>".utf8), url: Self.url)
+    } throws: { error in
+      guard case .malformed(let line, let reason) = error as? FeedError else { return false }
+      return line == 1 && reason?.contains("mismatch") == true
+    }
+    // The recovery reads the prologue the strict reading stopped at: its declaration is refused there.
+    let declared = "<!-- c --><?xml version='1.0'?><!DOCTYPE rss [<!ENTITY e 'x'>]>" + rss(item("&e;"))
+    #expect(throws: FeedError.declaresEntity) { try FeedParser.parse(Array(declared.utf8), url: Self.url) }
   }
 }

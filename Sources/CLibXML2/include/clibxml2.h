@@ -109,9 +109,12 @@ static inline int cxml_xmlStrEqual(const xmlChar *first, const xmlChar *second) 
 /// Frees what libxml2 allocated (a string from xmlNodeGetContent, xmlGetNsProp, xmlBuildURI, ...).
 static inline void cxml_xmlFree(void *pointer) { cxml_functions.xmlFree(pointer); }
 
+/// What the handler above sets a context's `_private` to when it refuses a declaration.
+extern char cxml_refused_entity_marker;
+
 /// Whether the parse was stopped by the handler above (an entity declaration).
 static inline int cxml_ctxt_stopped_by_user(xmlParserCtxtPtr context) {
-  return context->errNo == XML_ERR_USER_STOP;
+  return context->errNo == XML_ERR_USER_STOP || context->_private == &cxml_refused_entity_marker;
 }
 
 /// The parse's last error message and line, if any (message NULL otherwise).
@@ -124,6 +127,11 @@ static inline const char *cxml_ctxt_last_error(xmlParserCtxtPtr context, int *li
 static inline int cxml_feed_options(void) {
   return XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA | XML_PARSE_COMPACT;
 }
+
+/// The options a feed that is not well-formed is read again with, as feedparser's loose parser reads it: the
+/// feed options and libxml2's recovery (an unclosed element is closed at the end, text after the root element
+/// and a misplaced XML declaration are passed over); the entity rule holds as in any parse.
+static inline int cxml_feed_recovery_options(void) { return cxml_feed_options() | XML_PARSE_RECOVER; }
 
 /// The options an HTML fragment (a description) is parsed with: no network, quiet, no implied html/body.
 static inline int cxml_html_options(void) {
