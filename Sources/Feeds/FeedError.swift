@@ -8,7 +8,7 @@ public enum FeedError: Error, Equatable, Sendable, CustomStringConvertible {
   /// Not well-formed XML, or in an encoding libxml2 cannot read: libxml2's message (nil when it gave none) and
   /// the line.
   case malformed(line: Int, reason: String?)
-  /// Well-formed, but its root is none of `rss`, `rdf:RDF` and Atom's `feed`.
+  /// Well-formed, but its root is none of `rss`, `rdf:RDF` and Atom's `feed` (or a lone Atom `entry`).
   case notAFeed(root: String)
   /// Nothing but white space, or no bytes at all.
   case empty

@@ -86,7 +86,8 @@ public enum FeedParser {
     return decoded.wasUTF8 ? feed.undoubled() : feed
   }
 
-  /// The feed of the document whose root element is `root`: RSS 2.0, RSS 1.0 or 0.90, or Atom 1.0 or 0.3.
+  /// The feed of the document whose root element is `root`: RSS 2.0, RSS 1.0 or 0.90, or Atom 1.0 or 0.3 (a
+  /// feed, or a lone entry).
   /// A `recovered` document (not well-formed, read with libxml2's recovery) has its items wherever they are,
   /// as a loose parser finds them: an element left open (`<itunes:category>`) holds those that follow it.
   private static func feed(
@@ -123,6 +124,11 @@ public enum FeedParser {
         ? rootElement.descendants("entry", in: space)
         : rootElement.children.filter { $0.is("entry", in: space) }
       return reader.atom(feed: rootElement, entries: entries, space: space)
+    case (namespaces.atom, "entry"), (namespaces.atom03, "entry"):
+      // An Atom Entry Document (RFC 4287, 4.1.2): a feed of that one entry, with no title of its own.
+      var feed = reader.atom(feed: rootElement, entries: [rootElement], space: rootElement.namespace)
+      (feed.title, feed.link, feed.published) = (nil, nil, nil)
+      return feed
     default:
       let prefix = root.pointee.ns?.pointee.prefix.map { String(cString: $0) + ":" } ?? ""
       throw .notAFeed(root: prefix + rootElement.name)

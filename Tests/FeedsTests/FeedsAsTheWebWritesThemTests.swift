@@ -254,4 +254,21 @@ import Testing
     let declared = "<!-- c --><?xml version='1.0'?><!DOCTYPE rss [<!ENTITY e 'x'>]>" + rss(item("&e;"))
     #expect(throws: FeedError.declaresEntity) { try FeedParser.parse(Array(declared.utf8), url: Self.url) }
   }
+
+  /// An Atom Entry Document (a lone `<entry>`, RFC 4287) is a feed of that entry, as feedparser reads it; the
+  /// feed has no title (the entry's is the entry's).
+  @Test func aLoneAtomEntryIsAFeedOfOneEntry() throws {
+    let text = """
+      <entry xmlns="http://www.w3.org/2005/Atom"><title>Alone</title><id>urn:uuid:1</id>
+        <link rel="alternate" href="https://example.org/1"/><updated>2009-03-07T08:03:50Z</updated>
+        <summary>S</summary></entry>
+      """
+    let feed = try FeedParser.parse(Array(text.utf8), url: Self.url)
+    #expect(feed.format == .atom && feed.title == nil && feed.link == nil)
+    #expect(feed.items.map(\.title) == ["Alone"] && feed.items.first?.link == "https://example.org/1")
+    #expect(feed.items.first?.published?.iso8601 == "2009-03-07T08:03:50Z" && feed.items.first?.summary == "S")
+    #expect(throws: FeedError.notAFeed(root: "entry")) {
+      try FeedParser.parse(Array("<entry><title>No namespace</title></entry>".utf8), url: Self.url)
+    }
+  }
 }
