@@ -442,6 +442,21 @@ struct Reader {
     return nil
   }
 
+  /// An item's date as feedparser takes it: its publication date, else its update's, else its creation's, each
+  /// the last of its kind (elements named in `published`, `updated`, `created`) that holds a date.
+  func date(
+    of item: Element, published: [(String, String?)], updated: [(String, String?)],
+    created: [(String, String?)]
+  ) -> FeedDate? {
+    let children = item.children
+    for kind in [published, updated, created] {
+      for element in children.reversed() where kind.contains(where: { element.is($0.0, in: $0.1) }) {
+        if let date = date(element) { return date }
+      }
+    }
+    return nil
+  }
+
   func date(_ element: Element?) -> FeedDate? { element.flatMap { FeedDate.parse($0.text) } }
 
   /// An RSS 0.9x/2.0 or 1.0 channel and its items, their elements in `space` (none for RSS 2.0; RSS 1.0's or
@@ -483,10 +498,11 @@ struct Reader {
         FeedItem(
           title: firstText(item.child("title", in: space), item.child("title", in: ns.dc), html: true) ?? "",
           link: link, summary: summary, author: author,
-          published: firstDate(
-            item.child("pubDate", in: space), item.child("date", in: ns.dc), item.child("issued", in: ns.dcterms),
-            item.child("created", in: ns.dcterms), item.child("modified", in: ns.dcterms),
-            item.child("published", in: ns.atom), item.child("updated", in: ns.atom)),
+          published: date(
+            of: item,
+            published: [("pubDate", space), ("issued", ns.dcterms), ("published", ns.atom)],
+            updated: [("date", ns.dc), ("modified", ns.dcterms), ("updated", ns.atom)],
+            created: [("created", ns.dcterms)]),
           imageURL: image(of: item)))
     }
     return feed
@@ -549,9 +565,11 @@ struct Reader {
               contents: [("content", space)]),
             html: false),
           author: author,
-          published: firstDate(
-            entry.child("published", in: space), entry.child("issued", in: space), entry.child("updated", in: space),
-            entry.child("modified", in: space), entry.child("created", in: space), entry.child("date", in: ns.dc)),
+          published: date(
+            of: entry,
+            published: [("published", space), ("issued", space), ("issued", ns.dcterms)],
+            updated: [("updated", space), ("modified", space), ("date", ns.dc), ("modified", ns.dcterms)],
+            created: [("created", space), ("created", ns.dcterms)]),
           imageURL: image(of: entry)))
     }
     return feed

@@ -271,4 +271,25 @@ import Testing
       try FeedParser.parse(Array("<entry><title>No namespace</title></entry>".utf8), url: Self.url)
     }
   }
+
+  /// An item's date is its publication date (`pubDate`, `dcterms:issued`, Atom's `published`), else its update's
+  /// (`dc:date`, `dcterms:modified`, Atom's `updated`), else its creation's, the last of each kind, as feedparser
+  /// takes it; a publication date that cannot be read does not hide one that can (feedparser then takes the
+  /// update's).
+  @Test(arguments: [
+    "<dc:date>2001-01-01T00:00:00Z</dc:date><dcterms:issued>2002-01-01T00:00:00Z</dcterms:issued>",
+    "<dcterms:created>2001-01-01</dcterms:created><dcterms:modified>2002-01-01</dcterms:modified>",
+    "<pubDate>Mon, 01 Jan 2001 00:00:00 GMT</pubDate><pubDate>Tue, 01 Jan 2002 00:00:00 GMT</pubDate>",
+    "<dc:date>2001-01-01T00:00:00Z</dc:date><atom:published>2002-01-01T00:00:00Z</atom:published>",
+    "<pubDate>Tue, 01 Jan 2002 00:00:00 GMT</pubDate><pubDate>soon</pubDate><dc:date>2001-01-01</dc:date>",
+  ])
+  func theDateIsThePublicationsThenTheUpdatesThenTheCreations(_ elements: String) throws {
+    let text = """
+      <rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/"
+        xmlns:atom="http://www.w3.org/2005/Atom"><channel><title>T</title>
+      <item><title>A</title><link>https://example.org/1</link>\(elements)</item></channel></rss>
+      """
+    let item = try #require(try FeedParser.parse(Array(text.utf8), url: Self.url).items.first)
+    #expect(item.published?.iso8601 == "2002-01-01T00:00:00Z")
+  }
 }
