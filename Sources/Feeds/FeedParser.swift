@@ -210,8 +210,12 @@ struct Element {
   var name: String { String(cString: node.pointee.name) }
   var namespace: String? { node.pointee.ns?.pointee.href.map { String(cString: $0) } }
 
+  /// Whether it is `name` in `namespace` (none: in no namespace), compared on libxml2's strings, no String built.
   func `is`(_ name: String, in namespace: String? = nil) -> Bool {
-    self.namespace == namespace && cxml_xmlStrEqual(node.pointee.name, name) != 0
+    guard cxml_xmlStrEqual(node.pointee.name, name) != 0 else { return false }
+    guard let href = node.pointee.ns?.pointee.href else { return namespace == nil }
+    guard let namespace else { return false }
+    return cxml_xmlStrEqual(href, namespace) != 0
   }
 
   /// The child elements, in order.
