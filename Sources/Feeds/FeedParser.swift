@@ -51,6 +51,9 @@ public enum FeedParser {
     guard decoded.bytes.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D && $0 != 0 })
     else { throw .empty }
     var (document, context) = try read(decoded, base: base)
+    // Whether the bytes are known to be UTF-8 (checked, or transcoded here), which the recovery below needs:
+    // libxml2's converters stop at a byte not in their encoding, and a recovered reading would end there.
+    var checked = decoded.encoding == "UTF-8"
     if document == nil, decoded.encoding != "UTF-8", cxml_ctxt_stopped_by_user(context) == 0 {
       // An encoding libxml2 does not know (or bytes that are not in it): read as UTF-8, else windows-1252.
       cxml_xmlFreeParserCtxt(context)
@@ -58,6 +61,8 @@ public enum FeedParser {
       decoded = FeedEncoding(
         bytes: utf8 ?? FeedEncoding.transcoded(bytes, from: .windows1252)!, encoding: "UTF-8",
         wasUTF8: utf8 != nil)
+      // (Bytes read as windows-1252 after their own encoding failed are a guess, not recovered.)
+      checked = utf8 != nil
       (document, context) = try read(decoded, base: base)
     }
     // Not well-formed: read again as feedparser's loose parser reads it, and kept only when that is a feed.
@@ -65,9 +70,11 @@ public enum FeedParser {
     if cxml_ctxt_stopped_by_user(context) == 0, document == nil || context.pointee.wellFormed == 0 {
       var line: Int32 = 0
       let message = cxml_ctxt_last_error(context, &line).map { String(cString: $0) }
-      malformed = .malformed(line: Int(line), reason: message)
+      let error = FeedError.malformed(line: Int(line), reason: message)
       cxml_xmlFreeParserCtxt(context)
       if let document { cxml_xmlFreeDoc(document) }
+      guard checked else { throw error }
+      malformed = error
       (document, context) = try read(decoded, base: base, recovering: true)
     }
     defer {

@@ -250,6 +250,14 @@ import Testing
       guard case .malformed(let line, let reason) = error as? FeedError else { return false }
       return line == 1 && reason?.contains("mismatch") == true
     }
+    // Bytes libxml2 converts (windows-1251 here) are not recovered: its converter stops at a byte not in the
+    // encoding, and the text would end there; read as windows-1252 after that, they would be mojibake.
+    let declaration = "<?xml version=\"1.0\" encoding=\"windows-1251\"?>"
+    var cyrillic = Array(rss(item("X"), declaration: declaration).utf8)
+    let title = try #require(cyrillic.firstIndex(of: UInt8(ascii: "X")))
+    // "При" in windows-1251, and an end tag that does not match.
+    cyrillic.replaceSubrange(title..<(title + 9), with: [0xCF, 0xF0, 0xE8] + Array("</titl>".utf8))
+    #expect(throws: FeedError.self) { try FeedParser.parse(cyrillic, url: Self.url) }
     // The recovery reads the prologue the strict reading stopped at: its declaration is refused there.
     let declared = "<!-- c --><?xml version='1.0'?><!DOCTYPE rss [<!ENTITY e 'x'>]>" + rss(item("&e;"))
     #expect(throws: FeedError.declaresEntity) { try FeedParser.parse(Array(declared.utf8), url: Self.url) }
@@ -266,7 +274,8 @@ import Testing
     let feed = try FeedParser.parse(Array(text.utf8), url: Self.url)
     #expect(feed.format == .atom && feed.title == nil && feed.link == nil)
     #expect(feed.items.map(\.title) == ["Alone"] && feed.items.first?.link == "https://example.org/1")
-    #expect(feed.items.first?.published?.iso8601 == "2009-03-07T08:03:50Z" && feed.items.first?.summary == "S")
+    #expect(feed.items.first?.published?.iso8601 == "2009-03-07T08:03:50Z")
+    #expect(feed.items.first?.summary == "S")
     #expect(throws: FeedError.notAFeed(root: "entry")) {
       try FeedParser.parse(Array("<entry><title>No namespace</title></entry>".utf8), url: Self.url)
     }
