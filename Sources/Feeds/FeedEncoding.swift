@@ -8,7 +8,8 @@
 /// holds windows-1252's curly quotes shows quotes, not C1 control characters), except that a whole UTF-8
 /// sequence in it is read as UTF-8: Latin-1 text almost never forms one (it would take pairs such as "Ã©"), while
 /// feeds that say Latin-1 and hold UTF-8, in part or whole, are common (a template's declaration, text pasted
-/// in). UTF-8 that does not decode is read the same way, so every byte is a character. Other encodings (KOI8-R, Shift_JIS, GB2312, ...) are
+/// in); where most of the bytes are not UTF-8, only the sequences pasted UTF-8 holds (`isPasted`: "é »" stays
+/// "é »", not U+983B). UTF-8 that does not decode is read the same way, so every byte is a character. Other encodings (KOI8-R, Shift_JIS, GB2312, ...) are
 /// named to libxml2, which reads them with its own converters.
 struct FeedEncoding {
   /// The bytes to parse.
@@ -152,13 +153,16 @@ struct FeedEncoding {
       guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
       return bytes
     case .windows1252:
+      let mostlyUTF8 = Self.isMostlyUTF8(bytes)
       var i = 0
       while i < bytes.count {
         let byte = bytes[i]
         if byte < 0x80 {
           output.append(byte)
           i += 1
-        } else if let length = Self.utf8Sequence(bytes, at: i) {
+        } else if let length = Self.utf8Sequence(bytes, at: i),
+          mostlyUTF8 || Self.isPasted(bytes, at: i, length)
+        {
           output += bytes[i..<(i + length)]
           i += length
         } else {
@@ -217,6 +221,30 @@ struct FeedEncoding {
     guard i + length <= bytes.count, (low...high).contains(bytes[i + 1]) else { return nil }
     for k in 2..<length where !(0x80...0xBF).contains(bytes[i + k]) { return nil }
     return length
+  }
+
+  /// Whether more of the bytes beyond ASCII form whole UTF-8 sequences than not: UTF-8 with a few stray bytes,
+  /// rather than Latin-1 or windows-1252 text that holds some UTF-8.
+  static func isMostlyUTF8(_ bytes: [UInt8]) -> Bool {
+    var (sequences, strays, i) = (0, 0, 0)
+    while i < bytes.count {
+      if bytes[i] < 0x80 {
+        i += 1
+      } else if let length = utf8Sequence(bytes, at: i) {
+        (sequences, i) = (sequences + 1, i + length)
+      } else {
+        (strays, i) = (strays + 1, i + 1)
+      }
+    }
+    return sequences > strays
+  }
+
+  /// Whether the UTF-8 sequence of `length` bytes at `i` is one that Latin-1 text holds when UTF-8 was pasted
+  /// into it, and that Latin-1 text alone almost never forms: two bytes (accented letters, Greek, Cyrillic), the
+  /// punctuation and symbols from U+2000 to U+27FF (’ “ ” … € ™) or four (emoji). Other three-byte sequences are
+  /// an accented letter before punctuation as often: "é »", E9 A0 BB in Latin-1, is U+983B in UTF-8.
+  static func isPasted(_ bytes: [UInt8], at i: Int, _ length: Int) -> Bool {
+    length != 3 || (bytes[i] == 0xE2 && bytes[i + 1] <= 0x9F)
   }
 
   /// windows-1252's characters for the bytes 0x80–0x9F (0 where it has none: the byte is the C1 control).

@@ -301,4 +301,24 @@ import Testing
     let item = try #require(try FeedParser.parse(Array(text.utf8), url: Self.url).items.first)
     #expect(item.published?.iso8601 == "2002-01-01T00:00:00Z")
   }
+
+  /// Latin-1 that holds UTF-8 keeps the UTF-8 (pasted quotes, emoji), but an accented letter before a no-break
+  /// space and a guillemet, as French writes it, is not read as the CJK character its three bytes spell in UTF-8
+  /// ("é »", E9 A0 BB, is U+983B); UTF-8 with a stray byte keeps all of its characters.
+  @Test func latin1BeforeGuillemetsIsNotReadAsUTF8() throws {
+    var latin1 = Array(rss(item("X")).utf8)
+    let title = try #require(latin1.firstIndex(of: UInt8(ascii: "X")))
+    // « doué » à « Paris » ’ 📰 with no-break spaces, in Latin-1 but for the quote and the emoji (UTF-8).
+    let text: [UInt8] =
+      [0xAB, 0xA0, 0x64, 0x6F, 0x75, 0xE9, 0xA0, 0xBB, 0x20, 0xE0, 0xA0, 0xAB, 0xA0, 0x50, 0xA0, 0xBB, 0x20]
+      + [0xE2, 0x80, 0x99, 0x20, 0xF0, 0x9F, 0x93, 0xB0]
+    latin1.replaceSubrange(title...title, with: text)
+    let feed = try FeedParser.parse(latin1, url: Self.url)
+    #expect(feed.items.first?.title == "« doué » à « P » \u{2019} \u{1F4F0}")
+    // Mostly UTF-8 (Chinese) with one stray byte: the characters are kept, the byte read as windows-1252.
+    var chinese = Array(rss(item("新闻 头条 今日 X")).utf8)
+    let stray = try #require(chinese.firstIndex(of: UInt8(ascii: "X")))
+    chinese[stray] = 0x93
+    #expect(try FeedParser.parse(chinese, url: Self.url).items.first?.title == "新闻 头条 今日 \u{201C}")
+  }
 }
