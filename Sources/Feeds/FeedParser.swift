@@ -180,12 +180,16 @@ public enum FeedParser {
     let keepBrackets = reference.hasPrefix("//[") || reference.contains("://[")
     var output: [UInt8] = []
     var changed = false
+    let hex: StaticString = "0123456789ABCDEF"
     for byte in reference.utf8 {
-      if byte >= 0x80 || byte <= 0x20 || Array(#""<>\^`{|}"#.utf8).contains(byte)
-        || (!keepBrackets && (byte == 0x5B || byte == 0x5D))
-      {
-        let hex = Array("0123456789ABCDEF".utf8)
-        output += [0x25, hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+      let excluded: Bool
+      switch byte {
+      case 0x22, 0x3C, 0x3E, 0x5C, 0x5E, 0x60, 0x7B, 0x7C, 0x7D: excluded = true  // " < > \ ^ ` { | }
+      case 0x5B, 0x5D: excluded = !keepBrackets  // [ ]
+      default: excluded = byte >= 0x80 || byte <= 0x20
+      }
+      if excluded {
+        output += [0x25, hex.utf8Start[Int(byte >> 4)], hex.utf8Start[Int(byte & 15)]]
         changed = true
       } else {
         output.append(byte)
@@ -424,7 +428,7 @@ struct Reader {
     var hasContent = false
     var pending: [(element: Element, depth: Int)] = item.children.reversed().map { ($0, 1) }
     while let (element, depth) = pending.popLast() {
-      if depth < 3, element.namespace == ns.media, element.name == "group" || element.name == "content" {
+      if depth < 3, element.is("group", in: ns.media) || element.is("content", in: ns.media) {
         pending += element.children.reversed().map { ($0, depth + 1) }
         continue
       }

@@ -321,4 +321,46 @@ import Testing
     chinese[stray] = 0x93
     #expect(try FeedParser.parse(chinese, url: Self.url).items.first?.title == "新闻 头条 今日 \u{201C}")
   }
+
+  /// A link's characters a URL cannot hold are percent-encoded as browsers send them (bytes beyond ASCII, spaces,
+  /// controls, RFC 3986's excluded characters, brackets outside an IPv6 host), and nothing else: checked against
+  /// the rule written plainly, on seeded random references.
+  @Test func linksArePercentEncodedAsBrowsersSendThem() {
+    func plainly(_ reference: String) -> String {
+      let keepBrackets = reference.hasPrefix("//[") || reference.contains("://[")
+      var output = ""
+      for byte in reference.utf8 {
+        if byte >= 0x80 || byte <= 0x20 || Array(#""<>\^`{|}"#.utf8).contains(byte)
+          || (!keepBrackets && (byte == 0x5B || byte == 0x5D))
+        {
+          output += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+        } else {
+          output.unicodeScalars.append(Unicode.Scalar(byte))
+        }
+      }
+      return output
+    }
+    let japanese = "https://ex.org/記事 1?q=<a>"
+    #expect(FeedParser.escaped(japanese) == "https://ex.org/%E8%A8%98%E4%BA%8B%201?q=%3Ca%3E")
+    #expect(FeedParser.escaped("http://[::1]:8080/a[1]") == "http://[::1]:8080/a[1]")
+    #expect(FeedParser.escaped("/a[1]") == "/a%5B1%5D")
+    let alphabet = Array("az09-._~:/?#[]@!$&'()*+,;=%\"<>\\^`{|} \t\u{7F}é記".unicodeScalars)
+    let seed: UInt64 = 44
+    var state = seed
+    for _ in 0..<2000 {
+      var reference = state % 3 == 0 ? "http://[" : ""
+      for _ in 0..<Int(state % 24) {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        reference.unicodeScalars.append(alphabet[Int(state >> 33) % alphabet.count])
+      }
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      #expect(FeedParser.escaped(reference) == plainly(reference), "seed \(seed), reference \(reference)")
+    }
+  }
+}
+
+extension String {
+  fileprivate func leftPadded(to width: Int) -> String {
+    String(repeating: "0", count: max(0, width - count)) + self
+  }
 }
