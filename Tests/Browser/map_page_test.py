@@ -297,7 +297,7 @@ def main():
               f"the dataset, coordinates and filter are one Tools control: hidden, opened and closed by it, "
               f"and by Escape ({hidden_tools}, {shown_tools}, {expanded})")
         # A click on the map while Tools is open closes it, as a popover closes, and opens nothing.
-        view = driver.execute_script("const m = window.newsAtlas.map, c = m.getCenter(); return [c.lat, c.lng, m.getZoom()]")
+        before_tools = driver.execute_script("const m = window.newsAtlas.map, c = m.getCenter(); return [c.lat, c.lng, m.getZoom()]")
         driver.execute_script("window.newsAtlas.map.setView([0, -140], 4, {animate: false})")
         show_tools(True)
         click_at(2, -138)  # the Pacific, no marker
@@ -305,7 +305,7 @@ def main():
         check(dismissed and pin() is None and not driver.find_element(By.ID, "panel").is_displayed(),
               "a click on the map while Tools is open closes Tools and opens nothing")
         driver.execute_script("window.newsAtlas.map.setView([arguments[0], arguments[1]], arguments[2], {animate: false})",
-                              *view)
+                              *before_tools)
         labels = driver.execute_script(
             "return [...document.querySelectorAll('.country-label')].filter((e) => !e.hidden).map((e) => {"
             " const r = e.firstChild.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom, e.textContent,"
