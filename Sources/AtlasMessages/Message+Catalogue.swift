@@ -3206,9 +3206,9 @@ public enum Message: String, CaseIterable, Sendable {
     case .feedNoReason: ("libxml2 gave no reason", "libxml2 n'a pas donné de raison")
     case .feedNotAFeed:
       (
-        "The document's root element is <{1}>, not RSS 2.0's <rss>, RSS 1.0's <rdf:RDF> or Atom's <feed>.",
-        "L'élément racine du document est <{1}>, et non <rss> de RSS 2.0, <rdf:RDF> de RSS 1.0 ou <feed> "
-          + "d'Atom."
+        "The document's root element is <{1}>, not RSS 2.0's <rss>, RSS 1.0's <rdf:RDF> or Atom's <feed> or <entry>.",
+        "L'élément racine du document est <{1}>, et non <rss> de RSS 2.0, <rdf:RDF> de RSS 1.0 ou <feed> ou "
+          + "<entry> d'Atom."
       )
     case .feedEmpty: ("The feed is empty.", "Le flux est vide.")
     case .feedTooLarge:
