@@ -14,7 +14,9 @@ import Synchronization
 ///
 /// - `newsatlas.changes`, the change log: one row per changed key (`seq`, the table, the key as JSON text);
 /// - a deferred constraint trigger on the table that, at commit, takes one advisory lock, logs the keys of the
-///   rows the transaction inserted, updated or deleted, and sends `NOTIFY newsatlas_changes, 'schema.table'`.
+///   rows the transaction inserted, updated or deleted, and sends `NOTIFY newsatlas_changes, 'schema.table'`;
+/// - a statement trigger after `TRUNCATE` (which row triggers do not see) that takes the same lock and logs the
+///   truncation, after which a replica reads the table whole again.
 ///
 /// The lock, held from the log's insert to the commit, makes change numbers follow commit order: a reader that
 /// sees change N sees every change before it, so a replica's position in the log is one number (`cursor`), and
