@@ -338,8 +338,13 @@ public struct BatchRows {
     let input = try InputFile(path: path)
     defer { input.close() }
     var progress = ProgressLine(totalBytes: input.size, enabled: showProgress && input.size > 0)
-    var rows = BatchRows(
-      query: query, format: format, output: output, name: "'\(path)'", threads: threads, language: language)
+    // Made at the first chunk, once it is known not to be Parquet (a refused file gets no header row), or
+    // after an empty input (the header alone).
+    var rows: BatchRows? = nil
+    func make() -> BatchRows {
+      BatchRows(
+        query: query, format: format, output: output, name: "'\(path)'", threads: threads, language: language)
+    }
     var buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize)
     defer { buffer.deallocate() }
     // On several cores, a regular file's next chunk is read while this one is answered (4 MiB read is ~2 ms
@@ -365,21 +370,23 @@ public struct BatchRows {
       if consumed == 0, got >= 4, (0..<4).allSatisfy({ buffer[$0] == Array("PAR1".utf8)[$0] }) {
         throw .data(.featuresParquet, path)
       }
+      if rows == nil { rows = make() }
       consumed += got
       ahead = readsAhead ? ReadAhead(input, into: spare, count: chunkSize) : nil
       do {
-        try rows.feed(UnsafeBufferPointer(start: buffer, count: got))
+        try rows!.feed(UnsafeBufferPointer(start: buffer, count: got))
       } catch {
         _ = try? ahead?.wait()  // `spare` is being written
         progress.finish()
         output.flush()
         throw error
       }
-      progress.update(bytes: consumed, rows: rows.summary.rows)
+      progress.update(bytes: consumed, rows: rows!.summary.rows)
     }
     _ = try? ahead?.wait()  // the output closed with a read under way
     progress.finish()
-    return rows.finish()
+    if rows == nil { rows = make() }
+    return rows!.finish()
   }
 
   /// A read of a file's next chunk on a thread of its own; `wait()` returns what it got. (A block on

@@ -142,15 +142,18 @@ import Testing
   }
 
   /// A Parquet file (issue 45 item 5), which only the Python package reads (through pyarrow): `--points` and a
-  /// batch's `--input` say so in one sentence, 65, naming the Python entry points.
+  /// batch's `--input` say so in one sentence, 65, naming the Python entry points, and write nothing to standard
+  /// output (a batch's CSV header row came before the refusal).
   @Test func aParquetFileIsSentToThePythonPackage() throws {
     try Scratch.withFile(
       named: "points.parquet", bytes: Array("PAR1".utf8) + [0x15, 0x04, 0, 0] + Array("PAR1".utf8)
     ) {
       path in
-      for arguments in [["clusters", "--zoom", "1", "--points", path], ["resolve", "--input", path]] {
+      for arguments in [
+        ["clusters", "--zoom", "1", "--points", path], ["resolve", "--input", path], ["nearest", "--input", path],
+      ] {
         let result = try CLI.run(arguments)
-        #expect(result.status == 65, "\(arguments)")
+        #expect(result.status == 65 && result.stdout.isEmpty, "\(arguments): \(result.stdout)")
         #expect(
           result.stderr
             == "newsatlas: '\(path)' is a Parquet file, which the command line does not read; the "
