@@ -53,6 +53,8 @@ static void load(void) {
   CXML_RESOLVE(xmlBuildURI);
   CXML_RESOLVE(xmlStrlen);
   CXML_RESOLVE(xmlStrEqual);
+  CXML_RESOLVE(xmlSetGenericErrorFunc);
+  CXML_RESOLVE(xmlSetStructuredErrorFunc);
   // xmlFree is a variable holding the deallocator (libxml2 is built without per-thread allocation hooks).
   xmlFreeFunc *deallocator = (xmlFreeFunc *)dlsym(library, "xmlFree");
   if (deallocator == NULL || *deallocator == NULL) {
@@ -92,7 +94,17 @@ static void refuse_unparsed_entity_decl(void *context, const xmlChar *name, cons
   refuse((xmlParserCtxtPtr)context);
 }
 
+static void drop_generic(void *context, const char *message, ...) { (void)context, (void)message; }
+
+static void drop_structured(void *context, xmlErrorPtr error) { (void)context, (void)error; }
+
+void cxml_quiet_thread(void) {
+  cxml_functions.xmlSetGenericErrorFunc(NULL, drop_generic);
+  cxml_functions.xmlSetStructuredErrorFunc(NULL, drop_structured);
+}
+
 xmlParserCtxtPtr cxml_new_parser_ctxt_refusing_entities(void) {
+  cxml_quiet_thread();
   xmlParserCtxtPtr context = cxml_functions.xmlNewParserCtxt();
   if (context == NULL || context->sax == NULL) {
     if (context != NULL) cxml_functions.xmlFreeParserCtxt(context);

@@ -55,6 +55,17 @@ import Testing
   /// `--feed` for one run, and hostile feeds through the whole command: an error object, nothing of the file.
   /// An item whose date is missing or cannot be read has no date (`publishedAt` null; "date unknown" in text),
   /// never the channel's or the time it was read, which showed an old article as new; dated items come first.
+  /// libxml2 says a failed encoding conversion on standard error whatever the parser's options (it has no
+  /// parser context then): a feed with bytes its encoding cannot hold reads what it can, and standard error
+  /// stays NewsAtlas's own.
+  @Test func libxml2WritesNothingOfItsOwn() throws {
+    let json = try run([
+      "headlines", "--country", "fr", "--feed", server.base + "/feeds/shift-jis-bad-bytes.xml", "--format", "json",
+    ])
+    #expect(json.status == 0 && json.stdout.contains("http://example.com/a"), "\(json.stdout)")
+    #expect(json.stderr.isEmpty, "\(json.stderr)")
+  }
+
   @Test func anUndatedItemKeepsNoDate() throws {
     let url = server.base + "/feeds/undated.xml"
     let json = try run(["headlines", "--country", "fr", "--feed", url, "--format", "json"])

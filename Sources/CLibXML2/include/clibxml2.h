@@ -44,6 +44,8 @@ struct cxml_functions {
   xmlChar *(*xmlBuildURI)(const xmlChar *uri, const xmlChar *base);
   int (*xmlStrlen)(const xmlChar *string);
   int (*xmlStrEqual)(const xmlChar *first, const xmlChar *second);
+  void (*xmlSetGenericErrorFunc)(void *context, xmlGenericErrorFunc handler);
+  void (*xmlSetStructuredErrorFunc)(void *context, xmlStructuredErrorFunc handler);
   /// The value of libxml2's `xmlFree` variable (its deallocator) when the library was loaded.
   xmlFreeFunc xmlFree;
 };
@@ -60,8 +62,14 @@ extern struct cxml_functions cxml_functions;
 enum { CXML_LOAD_CANNOT_OPEN = 1, CXML_LOAD_LACKS_FUNCTION = 2 };
 int cxml_load(const char **detail, const char **loader);
 
+/// Keeps libxml2 from writing to standard error on the calling thread: errors with no parser context (an
+/// encoding conversion's "encoding error : input conversion failed", "I/O error : encoder error"), which
+/// XML_PARSE_NOERROR does not cover, go to a handler that drops them (a context's own errors are still kept in
+/// it for the caller). libxml2's handlers are per thread; every parse calls this first.
+void cxml_quiet_thread(void);
+
 /// A parser context whose SAX handler stops at the first entity declaration; NULL when out of memory.
-/// Free it with cxml_xmlFreeParserCtxt. Only after `cxml_load` returned 0.
+/// Free it with cxml_xmlFreeParserCtxt. Only after `cxml_load` returned 0. Quiets the thread (`cxml_quiet_thread`).
 xmlParserCtxtPtr cxml_new_parser_ctxt_refusing_entities(void);
 
 static inline void cxml_xmlFreeParserCtxt(xmlParserCtxtPtr context) { cxml_functions.xmlFreeParserCtxt(context); }
@@ -73,6 +81,7 @@ static inline xmlDocPtr cxml_xmlCtxtReadMemory(xmlParserCtxtPtr context, const c
 
 static inline htmlDocPtr cxml_htmlReadMemory(const char *buffer, int size, const char *url, const char *encoding,
                                              int options) {
+  cxml_quiet_thread();
   return cxml_functions.htmlReadMemory(buffer, size, url, encoding, options);
 }
 
