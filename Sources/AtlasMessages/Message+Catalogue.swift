@@ -626,6 +626,7 @@ public enum Message: String, CaseIterable, Sendable {
   case postgresFollowing
   case postgresSomeIDs
   case postgresFollowingAgain
+  case postgresUnkeyed
   case serviceMaxLagNegative
   case serviceTableNotYetServed
   case serviceDatasetFromTable
@@ -3361,6 +3362,11 @@ public enum Message: String, CaseIterable, Sendable {
       (
         "Give every feature written to {1} an id, or none (then the column {2} gives each its default); some have one and some not.",
         "Donnez un id à chaque point écrit dans {1}, ou à aucun (la colonne {2} donne alors à chacun sa valeur par défaut) ; certains en ont un et d'autres non."
+      )
+    case .postgresUnkeyed:
+      (
+        "{1}: {2} rows whose {3} is NULL are left out: replicas follow rows by it.",
+        "{1} : {2} lignes dont la colonne {3} est NULL sont laissées de côté : les répliques suivent les lignes par elle."
       )
     case .postgresFollowingAgain:
       (

@@ -264,6 +264,10 @@ struct ServeCommand: AsyncParsableCommand {
         StandardError.write(
           "newsatlas: " + Message.postgresSkipped(table.qualifiedName, loaded.counts.skipped) + "\n")
       }
+      if loaded.unkeyed > 0 {
+        StandardError.write(
+          "newsatlas: " + Message.postgresUnkeyed(table.qualifiedName, loaded.unkeyed, link.key) + "\n")
+      }
       let file = try formats { () throws(FormatError) in
         try AtlasService.features(path: scratch, aggregations: aggregations, name: table.qualifiedName)
       }

@@ -36,6 +36,8 @@ public final class PostGISLink: Sendable {
   /// The column that identifies a row (`--id`, else the one-column primary key) and its SQL type.
   public let key: String
   let keyType: String
+  /// Whether the key is the primary key (never NULL), not a column `--id` named.
+  let keyIsPrimary: Bool
   /// The columns served as properties (and written from them).
   public let propertyColumns: [String]
 
@@ -56,6 +58,7 @@ public final class PostGISLink: Sendable {
     srid = catalogue.columns.first { $0.name == catalogue.geometry }!.srid
     columns = catalogue.columns.map(\.name)
     var table = table
+    keyIsPrimary = table.id == nil
     if table.id == nil {
       table.id = try await Self.primaryKey(of: table, on: connection, url: url)
     }
@@ -205,6 +208,8 @@ public final class PostGISLink: Sendable {
   public struct Loaded: Sendable {
     public var counts: PostGISLoader.Counts
     public var cursor: Int64
+    /// Rows left out because their key (a column `--id` named) is NULL: no change to them could be followed.
+    public var unkeyed = 0
   }
 
   /// Writes the table's points, in their canonical order, as a FeatureCollection to a new file at `path`
@@ -213,13 +218,20 @@ public final class PostGISLink: Sendable {
     let connection = try await PostGISLoader.connect(url)
     defer { Self.close(connection) }
     var cursor: Int64 = 0
+    var unkeyed = 0
+    let keyed = "t." + PostGISTable.quoted(key)
     do {
       try await connection.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
       cursor = try await lastChange(on: connection)
+      if !keyIsPrimary {
+        let count = PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(quotedTable) AS t WHERE \(keyed) IS NULL")
+        for try await rows in try await connection.query(count, logger: PostGISLoader.quiet).decode(Int64.self) {
+          unkeyed = Int(rows)
+        }
+      }
     } catch {
       throw PostGISLoader.refusal(error, url)
     }
-    let keyed = "t." + PostGISTable.quoted(key)
     let order = """
        LEFT JOIN (SELECT key, max(seq) AS seq FROM newsatlas.changes WHERE tbl = \
       \(PostGISTable.literal(table.qualifiedName)) AND NOT truncated GROUP BY key) AS c ON \(keyed) = c.key::\(keyType) \
@@ -229,7 +241,7 @@ public final class PostGISLink: Sendable {
       table, query: table.featureQuery(geometry: geometry, columns: columns) + order, on: connection, url: url,
       into: path)
     _ = try? await connection.run("COMMIT")
-    return Loaded(counts: counts, cursor: cursor)
+    return Loaded(counts: counts, cursor: cursor, unkeyed: unkeyed)
   }
 
   /// The number of the table's last change in the transaction's snapshot (0 for none).

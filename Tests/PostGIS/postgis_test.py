@@ -155,6 +155,8 @@ try:
     psql("CREATE TABLE mercator AS SELECT id, name, ST_Transform(geom, 3857) AS geom FROM places "
          "WHERE id <= 2000")
     psql("CREATE TABLE spheres AS SELECT id, name, geom::geography AS where_on_earth FROM places WHERE id <= 2000")
+    # A row whose --id column is NULL: no change to it could be followed, so it is left out and said.
+    psql("INSERT INTO mercator (id, name, geom) VALUES (NULL, 'no id', ST_Transform(ST_SetSRID(ST_MakePoint(1, 1), 4326), 3857))")
     psql("CREATE TABLE plain (id integer, name text)")
     given = os.path.join(root, "places.geojson")
     with open(given, "w") as f:
@@ -213,7 +215,10 @@ try:
         check(status in (401, 403), f"writes need a token ({status})")
     output = stop(table_server) if table_server else ""
     stop(file_server) if file_server else None
-    stop(other_server) if other_server else None
+    other_output = stop(other_server) if other_server else ""
+    check(other_output.count("whose id is NULL are left out") == 1
+          and "public.mercator: 1 rows whose id is NULL are left out: replicas follow rows by it." in other_output,
+          f"a row whose --id column is NULL is left out and said once ({other_output[:300]})")
     check(output.count("without a Point geometry") == 1 and "public.places: 3 rows" in output,
           "the rows left out are counted and said once")
     check(PASSWORD not in output and quoted(PASSWORD) not in output, "the password is in no line serve prints")
