@@ -90,10 +90,10 @@ import Testing
       wake.yield()
       for await _ in wakes {
         let changes = state.withLock { state -> TableChanges in
-          var order: [Int: Int] = [:]
+          var order: [Int: Int64] = [:]  // each key's last change
           var last = cursor
           for (seq, key) in state.log where seq > cursor {
-            order[key] = order.count
+            order[key] = seq
             last = seq
           }
           let keys = order.keys.sorted { order[$0]! < order[$1]! }
