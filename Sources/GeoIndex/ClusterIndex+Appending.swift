@@ -207,21 +207,17 @@ extension ClusterIndex {
     return first
   }
 
-  /// Whether an item of `level` is within `reach` of one of the input points `added` (at `xs`, `ys`), leaving
-  /// out the lone points `skipped` (ascending input indices).
-  func reaches(
-    _ added: [Int], _ level: Level, _ reach: Double, _ xs: [Float], _ ys: [Float],
-    skipping skipped: [Int] = []
-  ) -> Bool {
+  /// Whether an item of `level` is within `reach` of one of the input points `points` (at `xs`, `ys`) other than
+  /// itself: points added (not in the level) or removed (lone points in it, each of which may reach another
+  /// removed one: removed together, two points that clustered only with each other leave their cluster).
+  func reaches(_ points: [Int], _ level: Level, _ reach: Double, _ xs: [Float], _ ys: [Float]) -> Bool {
     let reach2 = reach * reach
     for i in 0..<level.count {
-      if !skipped.isEmpty && level.cluster(i) == nil && Self.contains(skipped, Int(level.items[i])) {
-        continue
-      }
+      let own = level.cluster(i) == nil ? Int(level.items[i]) : -1
       let (x, y) = mercator(level, i)
-      for item in added {
-        let dx = Double(xs[item]) - x
-        let dy = Double(ys[item]) - y
+      for point in points where point != own {
+        let dx = Double(xs[point]) - x
+        let dy = Double(ys[point]) - y
         if dx * dx + dy * dy <= reach2 { return true }
       }
     }

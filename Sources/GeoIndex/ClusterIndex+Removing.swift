@@ -15,8 +15,9 @@ extension ClusterIndex {
   /// the number of input features). A removed point farther than twice the radius at z (with room for
   /// rounding) from every other input point (its clearance, kept from the build) was out of reach at z, as in
   /// `appending`; the zooms below that bound are then checked against the items of the level each clusters,
-  /// down to the first one a removed point reached, and that zoom and those below it are clustered as a whole
-  /// build does (so is a zoom above whose clustering depended on its k-d tree's order, `Level.ordered`).
+  /// down to the first one a removed point reached (another removed point counts: two removed points that
+  /// clustered only with each other leave their cluster), and that zoom and those below it are clustered as a
+  /// whole build does (so is a zoom above whose clustering depended on its k-d tree's order, `Level.ordered`).
   ///
   /// The clearances of the points left are kept as they were: a point whose nearest was removed keeps the
   /// lower clearance, which makes the zooms clustered search it where a whole build might not, with the
@@ -49,10 +50,7 @@ extension ClusterIndex {
       var zoom = bound
       while zoom >= options.minZoom {
         let reach = Self.radius(zoom: zoom, options: options) + Self.appendedSlack
-        if reaches(
-          removedItems, self.levels[zoom + 1 - options.minZoom], reach, self.pointXs, self.pointYs,
-          skipping: removedItems)
-        {
+        if reaches(removedItems, self.levels[zoom + 1 - options.minZoom], reach, self.pointXs, self.pointYs) {
           break
         }
         zoom -= 1

@@ -90,6 +90,36 @@ import Testing
     #expect(reduced >= 7, "\(reduced) of 10 removals reduced the index")
   }
 
+  /// Points removed together that were each other's only neighbours: the zooms where they reach each other (a
+  /// pair or a trio clustered alone, at one to several hundred kilometres) are clustered again, not copied
+  /// with their cluster left behind. A CI run of `ServeTableTests` found the pair (issue 45).
+  @Test(arguments: 0..<8)
+  func pointsRemovedTogetherThatReachedOnlyEachOther(seed: Int) throws {
+    var random = SeededSpherePoints(seed: UInt32(seed) + 901)
+    var points: [GeoPoint?] = (0..<300).map { _ in ClusterAppendingTests.point(1, &random) }
+    let spread = [0.05, 0.5, 2, 5][seed % 4]
+    let group = seed < 4 ? 2 : 3
+    // Far from the other points (a few hundred of them leave gaps wider than the spread): in mid-ocean.
+    let centre = (latitude: -40 + random.nextUnit() * 5, longitude: -120 + random.nextUnit() * 5)
+    points.removeAll { point in
+      abs(point!.latitude - centre.latitude) < 15 && abs(point!.longitude - centre.longitude) < 15
+    }
+    let at = Int(random.nextUnit() * Double(points.count))
+    for k in 0..<group {
+      points.insert(
+        GeoPoint(
+          uncheckedLatitude: centre.latitude + Double(k) * spread,
+          longitude: centre.longitude + Double(k) * spread * 0.7),
+        at: at + k * 7)
+    }
+    let removed = (0..<group).map { at + $0 * 7 }
+    let index = try ClusterIndex(points: points)
+    let reduced = try #require(try index.removing(removed), "seed \(seed): declined")
+    let difference = ClusterAppendingTests.difference(
+      try ClusterIndex(points: Self.without(points, removed)), reduced)
+    #expect(difference == nil, "seed \(seed), removed \(removed): \(difference ?? "")")
+  }
+
   /// A clump whose points gather too few neighbours for `minPoints` at the top zooms, so that each zoom copies
   /// them down in its k-d tree's order, and uniform points around it: a point added or removed far from the
   /// clump changes the level's tree, so those zooms are clustered again (`Level.ordered`), and both changes
