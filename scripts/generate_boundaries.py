@@ -61,10 +61,11 @@ def read_countries():
         if code == "-99":
             continue
         entry = countries.setdefault(code.lower(), {"name": record["NAME"], "name_fr": record["NAME_FR"],
-                                                    "rings": [], "shapes": []})
+                                                    "rings": [], "shapes": [], "record": record})
         if record["TYPE"] in ("Sovereign country", "Country") and entry["name"] != record["NAME"]:
             entry["name"] = record["NAME"]
             entry["name_fr"] = record["NAME_FR"]
+            entry["record"] = record  # the country's own record (scripts/generate_world_countries.py reads it)
         parts = list(geometry.parts) + [len(geometry.points)]
         for start, end in zip(parts, parts[1:]):
             entry["rings"].append(geometry.points[start:end])

@@ -18,8 +18,8 @@ public enum BatchFormat: String, Sendable, CaseIterable {
 public enum BatchQuery {
   /// The `count` nearest points of `target` within `maxKilometers` (csv lists the nearest only).
   case nearest(NearestTarget, count: Int, maxKilometers: Double)
-  /// The news country the place is in, else the nearest (`Country.resolve`).
-  case resolve
+  /// The news country of the set the place is in, else the nearest (`Country.resolve(_:in:)`).
+  case resolve(NewsCountrySet)
 }
 
 /// How a batch run went.
@@ -460,9 +460,12 @@ public struct BatchRows {
       self.format = format
       self.out = out
       if case .nearest(let target, _, _) = query { tree = target.tree } else { tree = Country.markerIndex }
-      countryColumns = Country.all.map { Array("\($0.code),\(csvField($0.name)),".utf8) }
-      markers = Country.all.map(\.marker)
-      countryOffsets = Dictionary(uniqueKeysWithValues: Country.all.enumerated().map { ($1.code, $0) })
+      // A resolve run's countries are its set's; a nearest run's the 54 markers.
+      var countries = Country.all
+      if case .resolve(let set) = query { countries = set.countries }
+      countryColumns = countries.map { Array("\($0.code),\(csvField($0.name)),".utf8) }
+      markers = countries.map(\.marker)
+      countryOffsets = Dictionary(uniqueKeysWithValues: countries.enumerated().map { ($1.code, $0) })
     }
 
     var isResolve: Bool {
@@ -557,8 +560,8 @@ public struct BatchRows {
       }
       let query = GeoPoint(uncheckedLatitude: latitude, longitude: longitude)
       switch self.query {
-      case .resolve:
-        resolveRow(latitudeText, longitudeText, Country.resolve(query))
+      case .resolve(let set):
+        resolveRow(latitudeText, longitudeText, Country.resolve(query, in: set))
       case .nearest(let target, let count, let maxKilometers):
         if format == .csv {
           let neighbor: Neighbor?

@@ -58,6 +58,8 @@ public enum Message: String, CaseIterable, Sendable {
   case resolveDiscussion
   case resolvePlaceHelp
   case resolveFormatHelp
+  case newsCountriesHelp
+  case newsCountriesValue
   case resolveInputHelp
   case resolveOnePlaceFormat
   case resolveInside
@@ -459,6 +461,7 @@ public enum Message: String, CaseIterable, Sendable {
   case providerFeedsNoCategories
   case providerGDELTNoCategories
   case providerNoRouteGDELTOff
+  case providerNotNewsAPICountry
   case serviceBatchFormat
   case serviceBatchCountNeedsJSONL
   case serviceBatchNotJSON
@@ -654,6 +657,7 @@ public enum Message: String, CaseIterable, Sendable {
   case categoriesTakes
   case pageSizeFlag
   case unknownCountry
+  case unknownWorldCountry
   case ambiguousCountry
   case andMore
   case serviceNothingAt
@@ -863,6 +867,8 @@ public enum Message: String, CaseIterable, Sendable {
   case clusterTooManyPoints
   case searchDomainShape
   case serviceUnknownCountry
+  case serviceUnknownWorldCountry
+  case serviceNewsCountriesValue
   case batchNulByte
   case batchRowFailed
   case batchRowTooLong
@@ -1329,20 +1335,35 @@ public enum Message: String, CaseIterable, Sendable {
       )
     case .resolveDiscussion:
       (
-        "A place inside one of the 54 countries' borders, or within 12 nautical miles of their coasts, "
+        "A place inside one of the news countries' borders, or within 12 nautical miles of their coasts, "
           + "resolves to that country, even when another country's marker is nearer; anywhere else resolves to "
-          + "the nearest marker by great-circle distance. Borders: Natural Earth 1:10m admin-0 (public domain), "
-          + "compiled in. --input FILE (or -) resolves one latitude,longitude per line, as nearest does.",
-        "Un lieu à l'intérieur des frontières d'un des 54 pays, ou à moins de 12 milles nautiques de ses côtes, "
-          + "revient à ce pays, même quand le marqueur d'un autre pays est plus proche ; partout ailleurs, au "
-          + "marqueur le plus proche par distance orthodromique. Frontières : Natural Earth 1:10m admin-0 "
-          + "(domaine public), incluses dans le programme. --input FICHIER (ou -) traite une latitude,longitude "
-          + "par ligne, comme nearest."
+          + "the nearest marker by great-circle distance. The news countries are every country GDELT covers "
+          + "(237), or NewsAPI's 54 with --news-countries newsapi or the provider setting newsapi. Borders: "
+          + "Natural Earth 1:10m admin-0 (public domain), compiled in. --input FILE (or -) resolves one "
+          + "latitude,longitude per line, as nearest does.",
+        "Un lieu à l'intérieur des frontières d'un des pays d'actualité, ou à moins de 12 milles nautiques de "
+          + "ses côtes, revient à ce pays, même quand le marqueur d'un autre pays est plus proche ; partout "
+          + "ailleurs, au marqueur le plus proche par distance orthodromique. Les pays d'actualité sont tous "
+          + "ceux que couvre GDELT (237), ou les 54 de NewsAPI avec --news-countries newsapi ou le réglage "
+          + "provider newsapi. Frontières : Natural Earth 1:10m admin-0 (domaine public), incluses dans le "
+          + "programme. --input FICHIER (ou -) traite une latitude,longitude par ligne, comme nearest."
       )
     case .resolvePlaceHelp:
       (
         "Latitude and longitude in degrees: LAT LON or LAT,LON.",
         "Latitude et longitude en degrés : LAT LON ou LAT,LON."
+      )
+    case .newsCountriesHelp:
+      (
+        "The news countries: newsapi (NewsAPI's 54) or world (every country GDELT covers: Madrid is in Spain). "
+          + "By default world, or newsapi when the provider setting is newsapi.",
+        "Les pays d'actualité : newsapi (les 54 de NewsAPI) ou world (tous les pays que couvre GDELT : Madrid "
+          + "est en Espagne). Par défaut world, ou newsapi quand le réglage provider vaut newsapi."
+      )
+    case .newsCountriesValue:
+      (
+        "--news-countries takes newsapi or world, not '{1}'.",
+        "--news-countries prend newsapi ou world, pas '{1}'."
       )
     case .resolveFormatHelp:
       (
@@ -3047,6 +3068,12 @@ public enum Message: String, CaseIterable, Sendable {
         "NewsAPI has no route for {1}, and GDELT is turned off here.",
         "NewsAPI n'a pas de route pour {1}, et GDELT est coupé ici."
       )
+    case .providerNotNewsAPICountry:
+      (
+        "NewsAPI's top headlines cover 54 countries, and {1} is not one of them; GDELT and feeds have its news.",
+        "Les titres de NewsAPI couvrent 54 pays, et {1} n'en fait pas partie ; GDELT et les flux ont ses "
+          + "nouvelles."
+      )
     case .serviceSourceNeedsNewsAPI:
       (
         "source asks NewsAPI for a source's headlines: use it with provider=newsapi or auto.",
@@ -3486,6 +3513,13 @@ public enum Message: String, CaseIterable, Sendable {
           + "countries' lists them.",
         "'{1}' n'est pas un des 54 pays de NewsAPI par code ou par nom, comme fr ou France ; 'newsatlas "
           + "countries' les liste."
+      )
+    case .unknownWorldCountry:
+      (
+        "'{1}' is not a country by code or name, such as es or Spain; 'newsatlas countries --news-countries "
+          + "world' lists them.",
+        "'{1}' n'est pas un pays par code ou par nom, comme es ou Espagne ; 'newsatlas countries "
+          + "--news-countries world' les liste."
       )
     case .ambiguousCountry: ("'{1}' could be {2}; give one code.", "'{1}' peut être {2} ; donnez un code.")
     case .andMore: ("{1} and {2} more", "{1} et {2} de plus")
@@ -4164,6 +4198,18 @@ public enum Message: String, CaseIterable, Sendable {
           + "them, /v1/countries?q=NAME finds one.",
         "'{1}' n'est pas un des 54 pays de NewsAPI par code ou par nom, comme fr ou France ; /v1/countries les "
           + "liste, /v1/countries?q=NOM en trouve un."
+      )
+    case .serviceNewsCountriesValue:
+      (
+        "newsCountries takes newsapi or world, not '{1}'.",
+        "newsCountries prend newsapi ou world, pas '{1}'."
+      )
+    case .serviceUnknownWorldCountry:
+      (
+        "'{1}' is not a country by code or name, such as es or Spain; /v1/countries?newsCountries=world lists "
+          + "them.",
+        "'{1}' n'est pas un pays par code ou par nom, comme es ou Espagne ; /v1/countries?newsCountries=world "
+          + "les liste."
       )
 
     // MARK: Batch rows: a run refused whole (its rows' own errors are data, in English)

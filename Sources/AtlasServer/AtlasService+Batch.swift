@@ -12,7 +12,8 @@ extension AtlasService {
   /// one error row (line 0). The answer streams as the body arrives, so this is the one handler given the body
   /// and returning a `Response`.
   func batch(_ request: ParsedRequest, body: RequestBody, resolving: Bool) throws -> Response {
-    let parameters = try allow(request, resolving ? ["format"] : ["format", "count", "maxKm", "dataset"])
+    let parameters = try allow(
+      request, resolving ? ["format", "newsCountries"] : ["format", "count", "maxKm", "dataset"])
     let format: BatchFormat
     switch parameters.get("format") ?? "csv" {
     case "csv": format = .csv
@@ -21,7 +22,7 @@ extension AtlasService {
     }
     let query: BatchQuery
     if resolving {
-      query = .resolve
+      query = .resolve(try newsCountries(parameters))
     } else {
       let (target, count, maxKilometers) = try nearestParameters(parameters)
       guard count == 1 || format == .jsonl else {

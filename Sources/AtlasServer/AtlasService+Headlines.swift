@@ -44,13 +44,18 @@ extension AtlasService {
           zoom: query.get("zoom"), category: query.get("category"), pageSize: query.get("pageSize"),
           sources: query.pairs.filter { $0.name == "source" }.map { String($0.value) }),
         offered: [.country, .near, .cluster],
-        clusterOptions: store["markers"]?.index.options ?? ClusterOptions())
+        clusterOptions: store["markers"]?.index.options ?? ClusterOptions(),
+        newsCountries: newsCountries(under: choice))
     } catch {
       // A text no country has: the service's users find one with /v1/countries, not the command line's list.
       let wording: Wording
       if case .unknownCountry(let text) = error {
         let sentence = CountryIdentification.refusal(
           candidates: [], shown: printable(String(text.prefix(64))), service: true)
+        wording = Wording { sentence.text(in: $0) }
+      } else if case .unknownWorldCountry(let text) = error {
+        let sentence = CountryIdentification.refusal(
+          candidates: [], shown: printable(String(text.prefix(64))), service: true, in: .world)
         wording = Wording { sentence.text(in: $0) }
       } else {
         wording = Wording { error.description(naming: \.rawValue, in: $0) }

@@ -26,14 +26,20 @@ extension AtlasService {
   /// accents ignored, uk, usa, the start or part of one name). A name no country has, or several have, is 404
   /// with the sentence that names the candidates, in the request's language, and `"candidates"`: those
   /// countries as the list gives them (none for a name no country has). The map's search box asks it.
+  ///
+  /// `newsCountries=world` lists (and `q` looks among) every country GDELT covers, `newsapi` the 54; by default
+  /// the server's `newsCountries`.
   func countries(_ request: ParsedRequest) throws -> Reply {
-    var found = Country.all
-    if let text = try allow(request, ["q"]).get("q") {
-      let identification = Country.identified(by: text)
+    let parameters = try allow(request, ["q", "newsCountries"])
+    let set = try newsCountries(parameters)
+    var found = set.countries
+    if let text = parameters.get("q") {
+      let identification = Country.identified(by: text, in: set)
       guard case .one(let country) = identification else {
         let shown = printable(String(text.prefix(64)))
         let candidates = identification.candidates
-        let sentence = CountryIdentification.refusal(candidates: candidates, shown: shown, service: true)
+        let sentence = CountryIdentification.refusal(
+          candidates: candidates, shown: shown, service: true, in: set)
         let wording = Wording { sentence.text(in: $0) }
         // The candidates as data too, for a client to offer (the map's search lists them to choose from).
         throw Problem.withCandidates(

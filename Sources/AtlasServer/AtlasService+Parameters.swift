@@ -1,8 +1,10 @@
 import AtlasMessages
+import Fetch
 import Foundation
 import GeoFormats
 import GeoIndex
 import Hummingbird
+import NewsAPI
 import NewsAtlas
 
 extension AtlasService {
@@ -86,6 +88,26 @@ extension AtlasService {
     do { return try body() } catch let error as ClusterError {
       throw Problem.worded(.notFound(error.description), Wording { error.text(in: $0) })
     }
+  }
+
+  /// The countries a place or a country is read among when a request names none: every country GDELT covers
+  /// when this server's headlines may come from a keyless provider (GDELT, feeds) — Madrid is then in Spain,
+  /// whose news GDELT has — NewsAPI's 54 when they come from NewsAPI alone or there are none (`--no-news`).
+  public var newsCountries: NewsCountrySet { newsCountries(under: defaultProvider) }
+
+  /// `newsCountries` for a request asking `choice`.
+  func newsCountries(under choice: ProviderChoice) -> NewsCountrySet {
+    guard let news, news.gdelt != nil || news.feeds != nil else { return .newsAPI }
+    return choice.newsCountries
+  }
+
+  /// The `newsCountries` parameter (`newsapi` or `world`), else the server's `newsCountries`.
+  func newsCountries(_ parameters: Query) throws(Problem) -> NewsCountrySet {
+    guard let text = parameters.get("newsCountries") else { return newsCountries }
+    guard let set = NewsCountrySet(rawValue: text.lowercased()) else {
+      throw .said(Problem.badParameter, .serviceNewsCountriesValue, printable(String(text.prefix(64))))
+    }
+    return set
   }
 
   func place(_ parameters: Query) throws(Problem) -> GeoPoint {

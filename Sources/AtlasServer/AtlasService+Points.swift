@@ -61,7 +61,8 @@ extension AtlasService {
   }
 
   func resolve(_ target: String) throws -> Reply {
-    let resolution = Country.resolve(try place(try allow(target, ["lat", "lon"])))
+    let parameters = try allow(target, ["lat", "lon", "newsCountries"])
+    let resolution = Country.resolve(try place(parameters), in: try newsCountries(parameters))
     var writer = JSONWriter()
     writer.bytes.reserveCapacity(512)  // an answer is 200-400 bytes: one allocation, no regrowth
     writer.object { resolution.write(to: &$0) }

@@ -249,7 +249,7 @@ public final class GDELTClient: HeadlinesProvider {
         job: job, provider: .gdelt, strategy: .none, reason: Self.noCategories(job))
       onResult(i, results[i]!)
     }
-    let name = { (code: String) in Country.named(code: code)!.name }
+    let name = { (code: String) in Country.named(code: code, in: .world)!.name }
 
     // 1. The cache: fresh answers, or with --offline any answer.
     var pending: [String] = []
@@ -263,7 +263,7 @@ public final class GDELTClient: HeadlinesProvider {
               job: $0, provider: .gdelt, strategy: .sourcecountry,
               error: .notCached(
                 Sentence(
-                  .gdeltHeadlinesOf, english: [name(code)], french: [Country.named(code: code)!.nameFrench])))
+                  .gdeltHeadlinesOf, english: [name(code)], french: [Country.named(code: code, in: .world)!.nameFrench])))
           }
         } else {
           pending.append(code)
@@ -356,7 +356,7 @@ public final class GDELTClient: HeadlinesProvider {
     }
     guard recoverable, let cache, let (kept, age) = kept(code, options: options) else { return nil }
     cache.warn(
-      "Serving GDELT's headlines of \(Country.named(code: code)!.name) from \(spokenDuration(age)) ago: "
+      "Serving GDELT's headlines of \(Country.named(code: code, in: .world)!.name) from \(spokenDuration(age)) ago: "
         + error.description.prefix(1).lowercased() + error.description.dropFirst())
     return kept
   }

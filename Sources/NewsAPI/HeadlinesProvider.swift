@@ -32,6 +32,11 @@ public enum ProviderChoice: String, CaseIterable, Sendable {
   /// The one provider named, nil for `auto`.
   public var provider: NewsProvider? { NewsProvider(rawValue: rawValue) }
 
+  /// The countries a country or a place is read among under this choice: every country GDELT covers when a
+  /// keyless provider may answer (gdelt, feeds, auto: Madrid is in Spain, whose news GDELT has), NewsAPI's 54
+  /// for newsapi alone.
+  public var newsCountries: NewsCountrySet { self == .newsapi ? .newsAPI : .world }
+
   /// The choice named `text`, or a sentence listing the four.
   public static func named(_ text: String) -> ProviderChoice? { ProviderChoice(rawValue: text.lowercased()) }
 

@@ -77,10 +77,13 @@ public struct HeadlinesRequest: Sendable {
   ///     other given one is refused, as are none and several.
   ///   - clusterOptions: the options the markers were clustered with on the map the cluster id came from: a
   ///     cluster id means something only with its zoom and these options.
+  ///   - newsCountries: the countries a country or a place is read among: NewsAPI's 54, or every country
+  ///     when a keyless provider (GDELT, feeds) may answer (`NewsCountrySet.world`). A cluster and `all` are
+  ///     always of the 54 (the marker map).
   /// - Throws: `HeadlinesRequestError`, with one sentence.
   public init(
     _ given: Given, offered: [Parameter] = [.country, .countries, .near, .cluster, .all],
-    clusterOptions: ClusterOptions = ClusterOptions()
+    clusterOptions: ClusterOptions = ClusterOptions(), newsCountries: NewsCountrySet = .newsAPI
   ) throws(HeadlinesRequestError) {
     let named: [Parameter] = [
       given.country != nil ? .country : nil, given.countries != nil ? .countries : nil,
@@ -91,7 +94,7 @@ public struct HeadlinesRequest: Sendable {
       countries = []
     } else {
       guard named.count == 1, offered.contains(named[0]) else { throw .oneSelection(offered) }
-      countries = try Self.countries(given, clusterOptions: clusterOptions)
+      countries = try Self.countries(given, clusterOptions: clusterOptions, newsCountries: newsCountries)
     }
     if given.category != nil && given.categories != nil { throw .categoryAndCategories }
     // A category in any case, as --categories, the category setting and sources --category read it (Sports).
@@ -146,13 +149,13 @@ public struct HeadlinesRequest: Sendable {
     return ids
   }
 
-  static func countries(_ given: Given, clusterOptions: ClusterOptions) throws(HeadlinesRequestError)
-    -> [Country]
+  static func countries(_ given: Given, clusterOptions: ClusterOptions, newsCountries: NewsCountrySet)
+    throws(HeadlinesRequestError) -> [Country]
   {
     func lookUp(_ text: String) throws(HeadlinesRequestError) -> Country {
-      switch Country.identified(by: text) {
+      switch Country.identified(by: text, in: newsCountries) {
       case .one(let country): return country
-      case .none: throw .unknownCountry(text)
+      case .none: throw newsCountries == .world ? .unknownWorldCountry(text) : .unknownCountry(text)
       case .ambiguous(let candidates): throw .ambiguousCountry(text, candidates)
       }
     }
@@ -168,7 +171,7 @@ public struct HeadlinesRequest: Sendable {
       guard parts.count == 2 else { throw .nearShape }
       do {
         let point = try Coordinates.point(latitude: parts[0], longitude: parts[1])
-        return [Country.resolve(point).country]  // the country it is in, else the nearest
+        return [Country.resolve(point, in: newsCountries).country]  // the country it is in, else the nearest
       } catch {
         throw .place(error.description)
       }
@@ -205,6 +208,8 @@ public enum HeadlinesRequestError: Error, Equatable, Sendable, CustomStringConve
   /// None or several selections given, or one the front end does not take: the ones it takes.
   case oneSelection([HeadlinesRequest.Parameter])
   case unknownCountry(String)
+  /// No country of the world (`NewsCountrySet.world`) has the text.
+  case unknownWorldCountry(String)
   /// A name that several countries start with or contain: the candidates.
   case ambiguousCountry(String, [Country])
   case emptyCountries
@@ -255,6 +260,8 @@ public enum HeadlinesRequestError: Error, Equatable, Sendable, CustomStringConve
       return Message.nameTheCountries(list, in: language)
     case .unknownCountry(let text):
       return CountryIdentification.refusal(candidates: [], shown: shown(text), in: language)
+    case .unknownWorldCountry(let text):
+      return CountryIdentification.refusal(candidates: [], shown: shown(text), in: .world).text(in: language)
     case .ambiguousCountry(let text, let candidates):
       return CountryIdentification.refusal(candidates: candidates, shown: shown(text), in: language)
     case .emptyCountries:

@@ -64,7 +64,12 @@ public struct NewsProviders: Sendable {
     switch choice {
     case .newsapi:
       guard newsAPI != nil else { throw .missingKey }
-      return jobs.map { _ in .provider(.newsapi) }
+      return jobs.map { job in
+        job.country.isNewsAPI || job.source != nil
+          ? .provider(.newsapi)
+          : .settled(
+            HeadlinesResult(job: job, provider: .newsapi, strategy: .none, reason: Self.notNewsAPI(job.country)))
+      }
     case .gdelt:
       guard gdelt != nil else { throw .invalidRequest(Sentence(.gdeltOff)) }
       if let job = jobs.first(where: { $0.category != nil }) {
@@ -88,7 +93,7 @@ public struct NewsProviders: Sendable {
         if jobs[i].source != nil { return .provider(.newsapi) }
         if fromFeeds[i] == true { return .provider(.feeds) }
         // Not known without the sources list (a dry run): NewsAPI's plan says it waits for the list.
-        if newsAPI != nil && fromNewsAPI[i] != false { return .provider(.newsapi) }
+        if newsAPI != nil && fromNewsAPI[i] != false && jobs[i].country.isNewsAPI { return .provider(.newsapi) }
         guard gdelt != nil else {
           return .settled(
             HeadlinesResult(
@@ -105,6 +110,11 @@ public struct NewsProviders: Sendable {
         return .provider(.gdelt)
       }
     }
+  }
+
+  /// "NewsAPI's top headlines cover 54 countries, and Spain is not one of them; …"
+  static func notNewsAPI(_ country: Country) -> Sentence {
+    Sentence(.providerNotNewsAPICountry, english: [country.name], french: [country.nameFrench])
   }
 
   /// "No feeds are configured for France (fr)."

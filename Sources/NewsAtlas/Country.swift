@@ -11,7 +11,8 @@ public struct Country: Hashable, Sendable {
   public let nameFrench: String
   /// The map marker, near the country's geographic centre.
   public let marker: GeoPoint
-  /// The country's main language among NewsAPI's 14, or "en" where NewsAPI has none of its languages.
+  /// The country's main language among NewsAPI's 14, or "en" where NewsAPI has none of its languages; empty
+  /// for a country NewsAPI does not cover (`world`'s others).
   public let language: String
 
   init(code: String, name: String, nameFrench: String, latitude: Double, longitude: Double, language: String)
@@ -54,8 +55,9 @@ extension Country {
   /// The countries matching `query` by code, English or French name, ignoring case and accents.
   ///
   /// An exact code comes first, then names that start with the query, then names containing it; ties keep
-  /// NewsAPI's order. An empty query returns all 54.
-  public static func search(_ query: String) -> [Country] {
+  /// NewsAPI's order. An empty query returns all 54 (with `set` `.world`, every country GDELT covers).
+  public static func search(_ query: String, in set: NewsCountrySet = .newsAPI) -> [Country] {
+    let all = set.countries
     let folded = Folding.fold(query)
     if folded.isEmpty { return all }
     var ranked: [(rank: Int, offset: Int)] = []
@@ -77,7 +79,8 @@ extension Country {
   }
 }
 
-/// What a country typed by a person names: one of the 54, several (the text is ambiguous), or none.
+/// What a country typed by a person names: one country (of the 54, or of the world), several (the text is
+/// ambiguous), or none.
 public enum CountryIdentification: Equatable, Sendable {
   case one(Country)
   /// The candidates, in NewsAPI's order.
@@ -94,13 +97,16 @@ extension Country {
   /// common names that are not NewsAPI's (uk, usa, uae, britain, holland) name their country. A whole name
   /// wins over longer names it starts; otherwise a start, failing that a part, shared by several names is
   /// ambiguous.
-  public static func identified(by text: String) -> CountryIdentification {
+  ///
+  /// `set` is where to look: NewsAPI's 54, or every country GDELT covers (`NewsCountrySet.world`).
+  public static func identified(by text: String, in set: NewsCountrySet = .newsAPI) -> CountryIdentification {
     let folded = Folding.fold(text)
     guard !folded.isEmpty else { return .none }
     let code = aliases[folded] ?? folded
-    if let country = all.first(where: { $0.code == code }) { return .one(country) }
+    let all = set.countries
+    if let country = named(code: code, in: set) { return .one(country) }
     guard folded.unicodeScalars.count > 2 else { return .none }
-    let names = all.map { [Folding.fold($0.name), Folding.fold($0.nameFrench)] }
+    let names = set == .newsAPI ? newsAPINames : worldNames
     if let whole = names.firstIndex(where: { $0.contains(folded) }) { return .one(all[whole]) }
     let tests: [(String) -> Bool] = [{ $0.hasPrefix(folded) }, { $0.contains(folded) }]
     for matches in tests {
@@ -110,6 +116,10 @@ extension Country {
     }
     return .none
   }
+
+  /// Each country's English and French names, folded, in `all`'s and `world`'s order.
+  private static let newsAPINames = all.map { [Folding.fold($0.name), Folding.fold($0.nameFrench)] }
+  private static let worldNames = world.map { [Folding.fold($0.name), Folding.fold($0.nameFrench)] }
 
   /// Names people use that are neither NewsAPI's code nor the country's English or French name.
   private static let aliases: [String: String] = [
@@ -143,9 +153,19 @@ extension CountryIdentification {
 
   /// The same refusal, to be said in the reader's language. `service` words a text no country has for the
   /// service's users, whose list of countries is `/v1/countries` (the command line's is `newsatlas countries`).
-  public static func refusal(candidates: [Country], shown: String, service: Bool = false) -> Sentence {
+  ///
+  /// `set` is where the text was looked for: a text no country of the world has says so, and where they are
+  /// listed.
+  public static func refusal(
+    candidates: [Country], shown: String, service: Bool = false, in set: NewsCountrySet = .newsAPI
+  ) -> Sentence {
     guard !candidates.isEmpty else {
-      return Sentence(service ? .serviceUnknownCountry : .unknownCountry, shown)
+      switch (service, set) {
+      case (false, .newsAPI): return Sentence(.unknownCountry, shown)
+      case (false, .world): return Sentence(.unknownWorldCountry, shown)
+      case (true, .newsAPI): return Sentence(.serviceUnknownCountry, shown)
+      case (true, .world): return Sentence(.serviceUnknownWorldCountry, shown)
+      }
     }
     func list(_ language: InterfaceLanguage) -> String {
       let named = candidates.prefix(8).map {

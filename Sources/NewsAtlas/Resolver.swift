@@ -5,11 +5,12 @@ import GeoIndex
 public struct Resolution: Sendable, Equatable {
   /// How the country was chosen.
   public enum Method: String, Sendable {
-    /// The point is inside one of the 54 countries' borders.
+    /// The point is inside one of the news countries' borders.
     case inside
-    /// The point is at sea within 12 nautical miles of one of the 54 countries' coasts.
+    /// The point is at sea within 12 nautical miles of one of the news countries' coasts.
     case territorialSea = "territorial-sea"
-    /// The point is in none of the 54 (or at sea): the nearest of their markers by great-circle distance.
+    /// The point is in none of the news countries (or at sea): the nearest of their markers by great-circle
+    /// distance.
     case nearest
   }
 
@@ -48,10 +49,16 @@ extension Country {
   /// The news country for a place: the one it is in (or in the territorial sea of), else the nearest marker.
   ///
   /// - Complexity: O(1) away from borders and coasts; O(k) for the k border segments near the point.
-  public static func resolve(_ point: GeoPoint) -> Resolution {
-    let found = resolveOffsets(point)
+  public static func resolve(_ point: GeoPoint) -> Resolution { resolve(point, in: .newsAPI) }
+
+  /// The news country of `set` for a place: the one it is in (or in the territorial sea of), else the nearest
+  /// marker of the set. Among `world`, Madrid is in Spain; among NewsAPI's 54, it is nearest to Portugal.
+  ///
+  /// - Complexity: as `resolve(_:)`.
+  public static func resolve(_ point: GeoPoint, in set: NewsCountrySet) -> Resolution {
+    let found = offsets(point, boundaries.locate(point), set)
     return Resolution(
-      query: point, country: all[found.country], method: found.method,
+      query: point, country: set.countries[found.country], method: found.method,
       containing: found.border.map {
         (code: boundaries.codes[$0], name: boundaries.names[$0], nameFrench: boundaries.namesFrench[$0])
       },
@@ -76,17 +83,23 @@ extension Country {
     boundaries.locateEach(range, point) { i, location in body(i, offsets(point(i), location)) }
   }
 
-  /// The resolution of a point that `boundaries` locate as `location`.
+  /// The resolution of a point that `boundaries` locate as `location`, among `set` (offsets in its countries).
   @inline(__always)
-  private static func offsets(_ point: GeoPoint, _ location: CountryBoundaries.Location) -> ResolvedOffsets {
-    if let border = location.countryIndex, let news = newsCountryByBorder[border] {
+  private static func offsets(
+    _ point: GeoPoint, _ location: CountryBoundaries.Location, _ set: NewsCountrySet = .newsAPI
+  ) -> ResolvedOffsets {
+    let world = set == .world
+    if let border = location.countryIndex,
+      let news = world ? worldCountryByBorder[border] : newsCountryByBorder[border]
+    {
       let method: Resolution.Method
       if case .territorialSea = location { method = .territorialSea } else { method = .inside }
       return ResolvedOffsets(
         country: news, method: method, border: border,
-        distanceKilometers: GreatCircle.distanceKilometers(from: point, to: markers[news]))
+        distanceKilometers: GreatCircle.distanceKilometers(
+          from: point, to: world ? Country.world[news].marker : markers[news]))
     }
-    let nearest = markerIndex.nearest(to: point)!
+    let nearest = (world ? worldMarkerIndex : markerIndex).nearest(to: point)!
     return ResolvedOffsets(
       country: nearest.index, method: .nearest, border: location.countryIndex,
       distanceKilometers: nearest.distanceKilometers)

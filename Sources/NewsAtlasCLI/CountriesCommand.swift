@@ -18,10 +18,13 @@ struct CountriesCommand: ParsableCommand {
   @Option(help: ArgumentHelp(Message.formatTextOrJSON()))
   var format: TextOrJSON = .text
 
+  @OptionGroup var newsCountries: NewsCountriesOption
+
   @OptionGroup var interface: InterfaceOptions
 
   func run() throws {
-    let countries = Country.search(query ?? "")
+    // The 54 markers of the map unless every country is asked for (GDELT's and the feeds' news countries).
+    let countries = Country.search(query ?? "", in: try newsCountries.named() ?? .newsAPI)
     let out = OutputBuffer.standardOutput()
     if format == .json {
       var json = JSONWriter()

@@ -120,7 +120,7 @@ struct FeedsCommand: AsyncParsableCommand {
           return
         }
         let names = entries.map { entry in
-          let country = Country.named(code: entry.country)
+          let country = Country.named(code: entry.country, in: .world)
           return (InterfaceLanguage.current == .french ? country?.nameFrench : country?.name) ?? entry.country
         }
         // The URLs in one column, as countries aligns its columns: the names padded to the longest shown.

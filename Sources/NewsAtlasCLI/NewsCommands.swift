@@ -298,11 +298,6 @@ struct HeadlinesCommand: AsyncParsableCommand {
   func run() async throws {
     let settings = try LaunchSettings.load()
     for url in feeds { _ = try FeedList.validate(url: url) }
-    let request = try Self.request(
-      HeadlinesRequest.Given(
-        country: country, countries: countries, near: near, cluster: cluster, zoom: zoom, all: all,
-        category: category, categories: categories, pageSize: pageSize, sources: sources),
-      settings: settings, clusterOptions: cluster == nil ? ClusterOptions() : clustering.checkedOptions())
     let choice: ProviderChoice
     do {
       choice = try settings.provider(given: provider)
@@ -311,6 +306,12 @@ struct HeadlinesCommand: AsyncParsableCommand {
         Message.headlinesProviderFlag(printable(String((provider ?? "").prefix(64))), ProviderChoice.spoken())
       )
     }
+    let request = try Self.request(
+      HeadlinesRequest.Given(
+        country: country, countries: countries, near: near, cluster: cluster, zoom: zoom, all: all,
+        category: category, categories: categories, pageSize: pageSize, sources: sources),
+      settings: settings, clusterOptions: cluster == nil ? ClusterOptions() : clustering.checkedOptions(),
+      newsCountries: choice.newsCountries)
     if !feeds.isEmpty && choice != .feeds && choice != .auto {
       throw CLIError.usage(Message.headlinesFeedNeedsFeeds())
     }
@@ -388,7 +389,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
   @Sendable static func showRequest(_ request: GDELTRequestProgress) {
     guard request.limit > 1 || request.seconds >= 1 else { return }
     let asked: String
-    if request.countries.count == 1, let country = Country.named(code: request.countries[0]) {
+    if request.countries.count == 1, let country = Country.named(code: request.countries[0], in: .world) {
       asked = InterfaceLanguage.current == .french ? country.nameFrench : country.name
     } else {
       asked = Message.gdeltRequestCountries(request.countries.count)
@@ -420,7 +421,8 @@ struct HeadlinesCommand: AsyncParsableCommand {
   /// query (the same sentences, the flags named as flags). With no country named, the settings' favourite;
   /// with no category, the settings' default one.
   static func request(
-    _ given: HeadlinesRequest.Given, settings: Settings, clusterOptions: ClusterOptions
+    _ given: HeadlinesRequest.Given, settings: Settings, clusterOptions: ClusterOptions,
+    newsCountries: NewsCountrySet = .newsAPI
   ) throws(CLIError) -> HeadlinesRequest {
     var given = given
     // Nothing named: the favourite country and sources (a --source alone asks that source alone).
@@ -430,7 +432,7 @@ struct HeadlinesCommand: AsyncParsableCommand {
     }
     if given.category == nil && given.categories == nil { given.category = settings[.category] }
     do {
-      return try HeadlinesRequest(given, clusterOptions: clusterOptions)
+      return try HeadlinesRequest(given, clusterOptions: clusterOptions, newsCountries: newsCountries)
     } catch {
       let sentence = error.description(naming: flag, in: .current)
       guard case .oneSelection = error, !given.namesCountries else { throw .usage(sentence) }

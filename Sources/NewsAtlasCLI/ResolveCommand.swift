@@ -1,8 +1,11 @@
 import ArgumentParser
 import AtlasAnswers
 import AtlasMessages
+import AtlasSettings
+import Fetch
 import GeoFormats
 import GeoIndex
+import NewsAPI
 import NewsAtlas
 
 struct ResolveCommand: ParsableCommand {
@@ -10,8 +13,8 @@ struct ResolveCommand: ParsableCommand {
     commandName: "resolve",
     abstract: Message.resolveAbstract(),
     usage: """
-      newsatlas resolve LAT LON [--format text|json]
-      newsatlas resolve --input <file> [--format csv|jsonl] [--threads <n>]
+      newsatlas resolve LAT LON [--format text|json] [--news-countries newsapi|world]
+      newsatlas resolve --input <file> [--format csv|jsonl] [--threads <n>] [--news-countries newsapi|world]
       """,
     discussion: helpDiscussion(Message.resolveDiscussion())
   )
@@ -31,6 +34,8 @@ struct ResolveCommand: ParsableCommand {
 
   @OptionGroup var threads: ThreadsOption
 
+  @OptionGroup var newsCountries: NewsCountriesOption
+
   @OptionGroup var interface: InterfaceOptions
 
   func run() throws {
@@ -44,7 +49,8 @@ struct ResolveCommand: ParsableCommand {
         throw CLIError.usage(Message.eitherPlaceOrInput())
       }
       try runBatch(
-        path: input, query: .resolve, format: try batchFormat(format?.output), threads: threads.threads)
+        path: input, query: .resolve(try newsCountries.set()), format: try batchFormat(format?.output),
+        threads: threads.threads)
       return
     }
     guard coordinates.count == 2 else {
@@ -62,7 +68,7 @@ struct ResolveCommand: ParsableCommand {
     guard format == .text || format == .json else {
       throw CLIError.usage(Message.resolveOnePlaceFormat())
     }
-    let resolution = Country.resolve(point)
+    let resolution = Country.resolve(point, in: try newsCountries.set())
     let out = OutputBuffer.standardOutput()
     if format == .json {
       var json = JSONWriter()
@@ -85,5 +91,33 @@ struct ResolveCommand: ParsableCommand {
     }
     line += ", " + Message.resolveMarkerAway(Format.decimal(resolution.distanceKilometers, 1)) + ")\n"
     out.append(line)
+  }
+}
+
+/// `--news-countries newsapi|world`: the countries a place resolves among (`NewsCountrySet`).
+struct NewsCountriesOption: ParsableArguments {
+  @Option(
+    name: .customLong("news-countries"),
+    help: ArgumentHelp(Message.newsCountriesHelp(), valueName: "newsapi|world"))
+  var given: String?
+
+  /// The set given, else the provider setting's: every country unless it is newsapi (`ProviderChoice.
+  /// newsCountries`), so that a place resolves to a country whose news the provider has.
+  func set() throws(CLIError) -> NewsCountrySet {
+    if let set = try self.named() { return set }
+    do {
+      return try LaunchSettings.load().provider(given: nil).newsCountries
+    } catch {
+      throw CLIError(error)
+    }
+  }
+
+  /// The set given, if any.
+  func named() throws(CLIError) -> NewsCountrySet? {
+    guard let given else { return nil }
+    guard let set = NewsCountrySet(rawValue: given.lowercased()) else {
+      throw .usage(Message.newsCountriesValue(printable(String(given.prefix(64)))))
+    }
+    return set
   }
 }

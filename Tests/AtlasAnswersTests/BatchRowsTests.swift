@@ -101,7 +101,7 @@ import Testing
     #expect(
       rows.last == ["3", "41,9", "12.5", "", "", "", "", "line 3: the latitude '41,9' is not a number."])
     #expect(nearest.summary == BatchSummary(rows: 2, failedRows: 1, firstFailedLine: 3))
-    let resolve = Self.run(input, query: .resolve, format: .jsonl)
+    let resolve = Self.run(input, query: .resolve(.newsAPI), format: .jsonl)
     #expect(resolve.output.hasPrefix("{\"line\":2,\"query\":{\"latitude\":48.85,\"longitude\":2.35},"))
   }
 
@@ -117,7 +117,7 @@ import Testing
     let sizes = (0..<20).map { _ in Int(random.next() % 300_000) + 1 }
     for (query, format) in [
       (BatchQuery.nearest(.countries, count: 1, maxKilometers: .infinity), BatchFormat.csv),
-      (.nearest(.countries, count: 3, maxKilometers: 2000), .jsonl), (.resolve, .csv),
+      (.nearest(.countries, count: 3, maxKilometers: 2000), .jsonl), (.resolve(.newsAPI), .csv),
     ] {
       let one = Self.run(input, query: query, format: format)
       #expect(one.summary.rows > 50_000 && one.summary.failedRows > 0)
@@ -175,7 +175,7 @@ import Testing
       }
       do {
         let summary = try BatchRows.run(
-          path: path.path, query: .resolve, format: .csv, output: out, showProgress: false, threads: threads,
+          path: path.path, query: .resolve(.newsAPI), format: .csv, output: out, showProgress: false, threads: threads,
           chunkSize: chunk)
         return (received, summary, nil)
       } catch {
@@ -235,7 +235,7 @@ import Testing
   }
 
   @Test func resolveRows() {
-    let result = Self.run(Array("36.75,3.06\r\n48.58,7.75".utf8), query: .resolve)
+    let result = Self.run(Array("36.75,3.06\r\n48.58,7.75".utf8), query: .resolve(.newsAPI))
     let lines = result.output.split(separator: "\n")
     #expect(lines[0] == "line,latitude,longitude,code,name,method,containing,distance_km,error")
     #expect(lines[1].hasPrefix("1,36.75,3.06,pt,Portugal,nearest,dz,"))
@@ -248,7 +248,7 @@ import Testing
       calls += 1
       return false
     }
-    var rows = BatchRows(query: .resolve, format: .csv, output: out)
+    var rows = BatchRows(query: .resolve(.newsAPI), format: .csv, output: out)
     let input = Array(String(repeating: "1,2\n", count: 10_000).utf8)
     input.withUnsafeBufferPointer { try? rows.feed($0) }
     #expect(out.isClosed && calls == 1)

@@ -81,6 +81,11 @@ import Testing
     ),
     (
       ["headlines", "--country", "xx"],
+      "'xx' n'est pas un pays par code ou par nom, comme es ou Espagne ; 'newsatlas countries "
+        + "--news-countries world' les liste."
+    ),
+    (
+      ["headlines", "--country", "xx", "--provider", "newsapi"],
       "'xx' n'est pas un des 54 pays de NewsAPI par code ou par nom, comme fr ou France ; "
         + "'newsatlas countries' les liste."
     ),
@@ -192,7 +197,8 @@ import Testing
     let resolve = try CLI.run(["resolve", "50.85", "4.35"], environment: Self.french)
     #expect(resolve.stdout.hasPrefix("be  Belgique  (à l'intérieur, marqueur à "))
     // A country outside the 54 in French too, French spacing before ';', a decimal comma (issue 47 item 9).
-    let algiers = try CLI.run(["resolve", "36.7538", "3.0588"], environment: Self.french)
+    let algiers = try CLI.run(
+      ["resolve", "36.7538", "3.0588", "--news-countries", "newsapi"], environment: Self.french)
     #expect(algiers.stdout == "pt  Portugal  (le plus proche ; dans Algérie, marqueur à 1013,0 km)\n")
     #expect(nearest.stdout.contains(",") && !nearest.stdout.contains("."), "\(nearest.stdout)")
     let countries = try CLI.run(["countries", "belgique"], environment: Self.french)

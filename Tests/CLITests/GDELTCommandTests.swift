@@ -60,6 +60,53 @@ import Testing
     #expect(text.stdout.contains("latvia-news0.example: Latvia story 0"))
   }
 
+  /// Without a key every country GDELT covers is a news country (issue 47): Spain by name, by code or by a place
+  /// in Madrid (which NewsAPI's 54 would give Portugal), asked with its FIPS code; the 54 stay the markers of
+  /// `--all`; NewsAPI alone keeps its 54.
+  @Test func anyCountryGDELTCoversIsANewsCountry() throws {
+    for selection in [["--country", "spain"], ["--country", "ES"], ["--near", "40.4,-3.7"]] {
+      let answer = try run(["headlines"] + selection + ["--format", "json"])
+      #expect(answer.status == 0, "\(selection): \(answer.stderr)")
+      let result = try #require((answer.json?["results"] as? [[String: Any]])?.first, "\(answer.stdout)")
+      #expect(
+        (result["country"] as? [String: Any])?["code"] as? String == "es"
+          && result["provider"] as? String == "gdelt",
+        "\(selection)")
+      #expect((result["articles"] as? [Any])?.count == 10, "\(selection)")
+    }
+    #expect(
+      try gdeltRequests().allSatisfy { $0.contains("sourcecountry%3ASP") || $0.contains("sourcecountry:SP") })
+    let text = try run(["headlines", "--country", "kenya"])
+    #expect(
+      text.status == 0 && text.stdout.hasPrefix("ke  Kenya · 10 articles via GDELT\n"), "\(text.stdout)")
+    let unknown = try run(["headlines", "--country", "narnia"])
+    #expect(
+      unknown.status == 64
+        && unknown.stderr
+          == "newsatlas: 'narnia' is not a country by code or name, such as es or Spain; 'newsatlas countries "
+          + "--news-countries world' lists them.\n",
+      "\(unknown.stderr)")
+    let newsAPI = try run(["headlines", "--country", "spain", "--provider", "newsapi"])
+    #expect(
+      newsAPI.status == 64 && newsAPI.stderr.contains("not one of NewsAPI's 54 countries"),
+      "\(newsAPI.stderr)")
+    // The same place resolves to Spain, unless the provider setting is newsapi or the flag says the 54.
+    #expect(try run(["resolve", "40.4", "-3.7"]).stdout == "es  Spain  (inside, marker 39.7 km away)\n")
+    #expect(
+      try run(["resolve", "40.4", "-3.7", "--news-countries", "newsapi"]).stdout
+        == "pt  Portugal  (nearest; in Spain, marker 369.3 km away)\n")
+    try settings("gdelt-spacing = 0\nprovider = \"newsapi\"\n")
+    #expect(try run(["resolve", "40.4", "-3.7"]).stdout.hasPrefix("pt  Portugal  (nearest; in Spain"))
+    let refused = try run(["resolve", "40.4", "-3.7", "--news-countries", "mars"])
+    #expect(
+      refused.status == 64
+        && refused.stderr == "newsatlas: --news-countries takes newsapi or world, not 'mars'.\n")
+    let listed = try run(["countries", "--news-countries", "world", "--format", "json"])
+    let countries = try #require(listed.json?["countries"] as? [[String: Any]])
+    #expect(countries.count > 200 && countries.contains { $0["code"] as? String == "es" })
+    #expect(try run(["countries", "--format", "json"]).json.map { ($0["countries"] as? [Any])?.count } == 54)
+  }
+
   @Test func refusalsAndGDELTsPlainTextErrors() throws {
     let category = try run(["headlines", "--country", "fr", "--category", "sports", "--provider", "gdelt"])
     #expect(

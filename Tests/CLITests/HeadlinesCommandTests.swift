@@ -290,7 +290,11 @@ import Testing
   }
 
   @Test(arguments: [
-    (["headlines", "--country", "xx"], Int32(64), "not one of NewsAPI's 54 countries"),
+    (
+      ["headlines", "--country", "xx"], Int32(64),
+      "'xx' is not a country by code or name, such as es or Spain"
+    ),
+    (["headlines", "--country", "xx", "--provider", "newsapi"], 64, "not one of NewsAPI's 54 countries"),
     (["headlines", "--country", "fr", "--all"], 64, "one of --country"),
     (["headlines", "--country", "fr", "--category", "weather"], 64, "not a NewsAPI category"),
     (["headlines", "--country", "fr", "--page-size", "500"], 64, "--page-size"),
@@ -300,9 +304,9 @@ import Testing
     (["headlines", "--countries", ""], 64, "codes or names separated by commas"),
     (
       ["headlines", "--country", "united"], 64,
-      "could be ae (United Arab Emirates), gb (United Kingdom) or us"
+      "could be ae (United Arab Emirates), gb (United Kingdom), us (United States) or vi (United States Virgin"
     ),
-    (["headlines", "--countries", "fr,atlantis"], 64, "'atlantis' is not one of NewsAPI's 54 countries"),
+    (["headlines", "--countries", "fr,atlantis"], 64, "'atlantis' is not a country by code or name"),
     (["search", "  "], 64, "needs words to look for"),
     (["headlines", "--near", "-33.87,151.21", "--page-size", "-1"], 64, "--page-size must be 1 to 100"),
   ])

@@ -16,10 +16,11 @@ import Testing
     parameter == .pageSize ? "--page-size" : "--" + parameter.rawValue
   }
 
-  /// The library's refusal of `given`, the sentence both front ends must say.
+  /// The library's refusal of `given`, the sentence both front ends must say (both read countries among the
+  /// world's under `auto`, the default).
   static func refusal(_ given: HeadlinesRequest.Given) -> HeadlinesRequestError? {
     do {
-      _ = try HeadlinesRequest(given, offered: [.country, .near, .cluster])
+      _ = try HeadlinesRequest(given, offered: [.country, .near, .cluster], newsCountries: .world)
       return nil
     } catch {
       return error
@@ -63,11 +64,11 @@ import Testing
       let body = try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
       #expect(answer.status == (error.isNotFound ? 404 : 400), "\(query)")
       // A country no country has: the service points at its own list (/v1/countries), the CLI at its command.
-      let isUnknownCountry = error == .unknownCountry("xx")
+      let isUnknownCountry = error == .unknownWorldCountry("xx")
       let servedSentence =
         isUnknownCountry
-        ? "'xx' is not one of NewsAPI's 54 countries by code or name, such as fr or France; /v1/countries lists "
-          + "them, /v1/countries?q=NAME finds one." : error.description
+        ? "'xx' is not a country by code or name, such as es or Spain; /v1/countries?newsCountries=world lists "
+          + "them." : error.description
       #expect(body?["error"] as? String == servedSentence, "\(query)")
       let cli = try CLI.run(
         ["headlines"] + parameters.flatMap { [Self.flag($0.0), $0.1] }, environment: environment)

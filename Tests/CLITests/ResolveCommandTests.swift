@@ -14,8 +14,11 @@ import Testing
     #expect((json["distanceKm"] as? Double ?? 0) > 400)
   }
 
+  /// Among NewsAPI's 54 (the `world` default is `GDELTCommandTests`' and `WorldCountriesTests`').
   @Test func outsideTheFiftyFourReportsWhereItIs() throws {
-    let result = try CLI.run(["resolve", "36.7538", "3.0588", "--format", "json"])
+    let result = try CLI.run([
+      "resolve", "36.7538", "3.0588", "--format", "json", "--news-countries", "newsapi",
+    ])
     let json = try #require(result.json)
     #expect(json["method"] as? String == "nearest")
     #expect(
@@ -30,7 +33,7 @@ import Testing
 
   @Test func batchResolvesEveryRowInOrder() throws {
     let result = try CLI.run(
-      ["resolve", "--input", "-"],
+      ["resolve", "--input", "-", "--news-countries", "newsapi"],
       stdin: "latitude,longitude\n48.58,7.75\n43.20,5.30\nnope,1\n36.7538,3.0588\n")
     #expect(result.status == 65)
     let rows = result.stdout.split(separator: "\n")
@@ -41,6 +44,11 @@ import Testing
       rows[3].hasPrefix("4,nope,1,,,,,,line 4")
         && rows[3].contains("line 4: the latitude 'nope' is not a number"))
     #expect(rows[4].hasPrefix("5,36.7538,3.0588,pt,Portugal,nearest,dz,"))
+    // Among the world's countries (the default), Algiers is in Algeria.
+    let world = try CLI.run(["resolve", "--input", "-"], stdin: "36.7538,3.0588\n")
+    #expect(
+      world.status == 0
+        && world.stdout.split(separator: "\n")[1].hasPrefix("1,36.7538,3.0588,dz,Algeria,inside,dz,"))
   }
 
   @Test func jsonlBatch() throws {

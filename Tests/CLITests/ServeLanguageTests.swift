@@ -25,15 +25,16 @@ import Testing
     let unknown = "/v1/headlines?country=xx"
     let english = try await client.get(served.base + unknown)
     #expect(english.status == 400)
+    // A keyless server's news countries are every country GDELT covers (issue 47), listed by /v1/countries.
     #expect(
       try error(english)
-        == "'xx' is not one of NewsAPI's 54 countries by code or name, such as fr or France; /v1/countries lists "
-        + "them, /v1/countries?q=NAME finds one.")
+        == "'xx' is not a country by code or name, such as es or Spain; /v1/countries?newsCountries=world lists "
+        + "them.")
     let byQuery = try await client.get(served.base + unknown + "&lang=fr")
     let byHeader = try await client.get(served.base + unknown, headers: french)
     let frenchSentence =
-      "'xx' n'est pas un des 54 pays de NewsAPI par code ou par nom, comme fr ou France ; /v1/countries les "
-      + "liste, /v1/countries?q=NOM en trouve un."
+      "'xx' n'est pas un pays par code ou par nom, comme es ou Espagne ; /v1/countries?newsCountries=world les "
+      + "liste."
     let (queried, headed) = (try error(byQuery), try error(byHeader))
     #expect(byQuery.status == 400 && queried == frenchSentence)
     #expect(byHeader.status == 400 && headed == frenchSentence)
@@ -55,7 +56,7 @@ import Testing
       ("/v1/basemap?zoom=99", "Donnez zoom, de 0 à 31 (par exemple zoom=3)."),
       (
         "/v1/resolve?lat=1&lon=2&frob=3",
-        "Ce point d'accès ne prend pas de paramètre 'frob' ; il prend lat, lon."
+        "Ce point d'accès ne prend pas de paramètre 'frob' ; il prend lat, lon, newsCountries."
       ),
       (
         "/v1/datasets/nothing/clusters?zoom=1",
@@ -110,9 +111,12 @@ import Testing
     let united = try await client.get(served.base + "/v1/countries?q=united")
     #expect(united.status == 404)
     // The candidates as data too, each as the list gives it; none for a name no country has.
-    let candidates = (try JSONSerialization.jsonObject(with: Data(united.body)) as? [String: Any])?["candidates"]
+    let candidates = (try JSONSerialization.jsonObject(with: Data(united.body)) as? [String: Any])?[
+      "candidates"]
     let listed = (candidates as? [[String: Any]] ?? []).map { "\($0["code"] ?? "") \($0["nameFr"] ?? "")" }
-    #expect(listed == ["ae Émirats arabes unis", "gb Royaume-Uni", "us États-Unis"], "\(String(decoding: united.body, as: UTF8.self))")
+    #expect(
+      listed == ["ae Émirats arabes unis", "gb Royaume-Uni", "us États-Unis"],
+      "\(String(decoding: united.body, as: UTF8.self))")
     #expect(
       try error(united)
         == "'united' could be ae (United Arab Emirates), gb (United Kingdom) or us (United States); give one code."
@@ -123,7 +127,8 @@ import Testing
         == "'uni' peut être ae (Émirats arabes unis), gb (Royaume-Uni) ou us (États-Unis) ; donnez un code.")
     let none = try await client.get(served.base + "/v1/countries?q=atlantis&lang=fr")
     let noneSaid = try error(none)
-    let noCandidates = (try JSONSerialization.jsonObject(with: Data(none.body)) as? [String: Any])?["candidates"]
+    let noCandidates = (try JSONSerialization.jsonObject(with: Data(none.body)) as? [String: Any])?[
+      "candidates"]
     #expect((noCandidates as? [Any])?.isEmpty == true)
     #expect(
       none.status == 404

@@ -40,7 +40,8 @@ import Testing
     #expect(results.count == cluster["point_count"] as? Int)
     #expect(results.allSatisfy { $0["category"] as? String == "business" })
     for (query, mentions) in [
-      ("country=xx", "not one of NewsAPI's 54"), ("country=fr&near=1,2", "one of country"),
+      ("country=xx", "'xx' is not a country"), ("country=xx&provider=newsapi", "not one of NewsAPI's 54"),
+      ("country=fr&near=1,2", "one of country"),
       ("cluster=\(id)", "needs the zoom"), ("country=fr&category=weather", "not a NewsAPI category"),
       ("near=91,0", "latitude"), ("cluster=99999999&zoom=2", "cluster"),
       ("country=fr&pageSize=500", "pageSize"),
@@ -116,6 +117,54 @@ import Testing
     #expect(try imitation.log().count == 1)
   }
 
+  /// A keyless server's news countries are every country GDELT covers (issue 47): a place in Madrid resolves
+  /// to Spain (the map's "my location" offers Spain's news), Spain is found by name and its headlines come from
+  /// GDELT; `newsCountries=newsapi` keeps NewsAPI's 54; a server without news keeps them too.
+  @Test func aKeylessServerHasEveryCountryGDELTCovers() async throws {
+    let imitation = try LocalServer()
+    let keyless = try Served([], environment: ["NEWSATLAS_GDELT_BASE": imitation.base])
+    let madrid = try json(try await client.get(keyless.base + "/v1/resolve?lat=40.4&lon=-3.7"))
+    #expect(
+      (madrid["country"] as? [String: Any])?["code"] as? String == "es"
+        && madrid["method"] as? String == "inside")
+    let fiftyFour = try json(
+      try await client.get(keyless.base + "/v1/resolve?lat=40.4&lon=-3.7&newsCountries=newsapi"))
+    #expect((fiftyFour["country"] as? [String: Any])?["code"] as? String == "pt")
+    let batch = try keyless.raw(ServeTests.post("/v1/resolve", "40.4,-3.7\n"))
+    #expect(ServeTests.dechunked(batch).contains(",es,Spain,inside,es,"), "\(batch)")
+    let bad = try await client.get(keyless.base + "/v1/resolve?lat=40.4&lon=-3.7&newsCountries=mars")
+    let badSentence = try json(bad)["error"] as? String
+    #expect(bad.status == 400 && badSentence == "newsCountries takes newsapi or world, not 'mars'.")
+    let found = try json(try await client.get(keyless.base + "/v1/countries?q=espagne"))
+    #expect(((found["countries"] as? [[String: Any]])?.first?["code"] as? String) == "es")
+    let listed = try json(try await client.get(keyless.base + "/v1/countries"))
+    #expect(((listed["countries"] as? [Any])?.count ?? 0) > 200)
+    let narnia = try await client.get(keyless.base + "/v1/headlines?country=narnia")
+    #expect(narnia.status == 400)
+    #expect(
+      (try json(narnia)["error"] as? String)
+        == "'narnia' is not a country by code or name, such as es or Spain; /v1/countries?newsCountries=world lists "
+        + "them.")
+    for selection in ["country=spain", "near=40.4,-3.7"] {
+      let answer = try await client.get(keyless.base + "/v1/headlines?" + selection)
+      #expect(answer.status == 200, "\(text(answer))")
+      let result = try #require((try json(answer)["results"] as? [[String: Any]])?.first)
+      #expect(
+        (result["country"] as? [String: Any])?["code"] as? String == "es"
+          && result["provider"] as? String == "gdelt")
+      #expect((result["articles"] as? [Any])?.count == 10, "\(selection)")
+    }
+    #expect(
+      try imitation.log().count == 1
+        && imitation.log()[0].hasPrefix("/api/v2/doc/doc?query=sourcecountry%3ASP"))
+    // Without news, the 54 (no provider has any other country's).
+    let off = try Served(["--no-news"])
+    let offMadrid = try json(try await client.get(off.base + "/v1/resolve?lat=40.4&lon=-3.7"))
+    #expect((offMadrid["country"] as? [String: Any])?["code"] as? String == "pt")
+    #expect(
+      ((try json(try await client.get(off.base + "/v1/countries"))["countries"] as? [Any])?.count) == 54)
+  }
+
   /// With a key, auto sends the countries NewsAPI has no route for to GDELT, on another host: the key goes
   /// to NewsAPI's host only.
   @Test func theKeyGoesOnlyToNewsAPIsHost() async throws {
@@ -131,11 +180,20 @@ import Testing
     let japan = try json(try await client.get(served.base + "/v1/headlines?country=jp"))
     #expect((france["results"] as? [[String: Any]])?.first?["provider"] as? String == "newsapi")
     #expect((japan["results"] as? [[String: Any]])?.first?["provider"] as? String == "gdelt")
+    // Spain is not one of NewsAPI's 54: GDELT answers it, NewsAPI is not asked (issue 47).
+    let before = hosts.arrivals().filter { $0.hasPrefix("127.0.0.1 ") }.count
+    let spain = try json(try await client.get(served.base + "/v1/headlines?country=spain"))
+    let result = (spain["results"] as? [[String: Any]])?.first
+    #expect(
+      result?["provider"] as? String == "gdelt"
+        && (result?["country"] as? [String: Any])?["code"] as? String == "es",
+      "\(spain)")
     let arrivals = hosts.arrivals()
+    #expect(arrivals.filter { $0.hasPrefix("127.0.0.1 ") }.count == before, "\(arrivals)")
     let second = arrivals.filter { $0.hasPrefix("127.0.0.2 ") }
     #expect(
-      second.count == 1 && second[0].contains("/api/v2/doc/doc") && second[0].hasSuffix(" '-'"), "\(arrivals)"
-    )
+      second.count == 2 && second.allSatisfy { $0.contains("/api/v2/doc/doc") && $0.hasSuffix(" '-'") },
+      "\(arrivals)")
     #expect(arrivals.filter { $0.hasPrefix("127.0.0.1 ") }.allSatisfy { $0.contains(LocalServer.newsAPIKey) })
   }
 

@@ -177,7 +177,14 @@ import Testing
           "/v1/nearest?lat=48.85&lon=2.35&count=3",
           ["nearest", "48.85", "2.35", "--count", "3", "--format", "json"]
         ),
-        ("/v1/resolve?lat=36.75&lon=3.06", ["resolve", "36.75", "3.06", "--format", "json"]),
+        (
+          "/v1/resolve?lat=36.75&lon=3.06&newsCountries=newsapi",
+          ["resolve", "36.75", "3.06", "--format", "json", "--news-countries", "newsapi"]
+        ),
+        (
+          "/v1/resolve?lat=36.75&lon=3.06&newsCountries=world",
+          ["resolve", "36.75", "3.06", "--format", "json", "--news-countries", "world"]
+        ),
         (
           "/v1/datasets/markers/clusters?zoom=1&bbox=-10,35,30,60",
           ["clusters", "--zoom", "1", "--bbox", "-10,35,30,60"]
@@ -214,7 +221,8 @@ import Testing
       ]).router())
     try await app.test(.router) { inProcess in
       for path in [
-        "/v1/resolve", "/v1/resolve?format=jsonl", "/v1/nearest?format=jsonl&count=3&maxKm=2000",
+        "/v1/resolve?newsCountries=world", "/v1/resolve?format=jsonl&newsCountries=newsapi",
+        "/v1/nearest?format=jsonl&count=3&maxKm=2000",
         "/v1/resolve?format=xml", "/v1/nearest?count=2",
       ] {
         let binary = try served.raw(ServeTests.post(path, rows))

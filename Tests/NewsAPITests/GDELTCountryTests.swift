@@ -3,7 +3,8 @@ import NewsAPI
 import NewsAtlas
 import Testing
 
-/// The FIPS 10-4 codes and GDELT names of the 54, against their source file (`Data/gdelt-countries.tsv`).
+/// The FIPS 10-4 codes and GDELT names of the 54, against their source file (`Data/gdelt-countries.tsv`), and
+/// of every other country GDELT covers (`Country.world`).
 @Suite struct GDELTCountryTests {
   static let rows: [[String]] = {
     let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -21,7 +22,9 @@ import Testing
       #expect(GDELTCountries.table[row[0]]?.fips == row[1], "\(row)")
       #expect(GDELTCountries.table[row[0]]?.name == row[2], "\(row)")
     }
-    #expect(Set(GDELTCountries.table.values.map(\.fips)).count == 54)
+    // Every country GDELT covers (Data/world-countries.tsv), each with its own FIPS code.
+    #expect(GDELTCountries.table.count == Country.world.count)
+    #expect(Set(GDELTCountries.table.values.map(\.fips)).count == Country.world.count)
   }
 
   @Test(arguments: [
@@ -41,7 +44,10 @@ import Testing
         GDELTCountries.code(sourceCountry: name.uppercased().replacingOccurrences(of: " ", with: ""))
           == country.code)
     }
-    #expect(GDELTCountries.code(sourceCountry: "Pakistan") == nil)
+    // Any country GDELT covers maps back (by name or FIPS code): its news countries are the world's.
+    #expect(GDELTCountries.code(sourceCountry: "Pakistan") == "pk")
+    #expect(GDELTCountries.code(sourceCountry: "SP") == "es")
+    #expect(GDELTCountries.code(sourceCountry: "Narnia") == nil)
     #expect(GDELTCountries.code(sourceCountry: "") == nil)
   }
 }
