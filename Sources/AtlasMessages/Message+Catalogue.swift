@@ -2454,8 +2454,10 @@ public enum Message: String, CaseIterable, Sendable {
     // MARK: Settings (the keys' help and their refusals)
     case .settingCountryHelp:
       (
-        "the favourite country, used by headlines when no country is named (one of the 54)",
-        "le pays favori, utilisé par headlines quand aucun pays n'est nommé (un des 54)"
+        "the favourite country, used by headlines when no country is named (any country GDELT covers; one of "
+          + "NewsAPI's 54 for the newsapi provider)",
+        "le pays favori, utilisé par headlines quand aucun pays n'est nommé (tout pays que couvre GDELT ; un des "
+          + "54 de NewsAPI pour le fournisseur newsapi)"
       )
     case .settingLanguageHelp:
       ("the search language (one of NewsAPI's 14)", "la langue des recherches (une des 14 de NewsAPI)")

@@ -81,11 +81,14 @@ public struct Settings: Sendable {
       let shown = printable(String(value.prefix(64)))
       switch self {
       case .country:
-        let identification = Country.identified(by: value)
+        // Any country GDELT covers: a favourite is asked of the provider that has its news (NewsAPI's 54 alone
+        // with the newsapi provider, which then refuses another as --country does).
+        let identification = Country.identified(by: value, in: .world)
         guard case .one(let country) = identification else {
           throw SettingsError(
             kind: .usage,
-            sentence: CountryIdentification.refusal(candidates: identification.candidates, shown: shown))
+            sentence: CountryIdentification.refusal(
+              candidates: identification.candidates, shown: shown, in: .world))
         }
         return country.code
       case .language:

@@ -112,7 +112,7 @@ import Testing
   }
 
   @Test(arguments: [
-    (["config", "set", "country", "dz"], "not one of NewsAPI's 54 countries"),
+    (["config", "set", "country", "xx"], "'xx' is not a country by code or name"),
     (["config", "set", "language", "xx"], "not a NewsAPI language"),
     (["config", "set", "category", "weather"], "not a NewsAPI category"),
     (["config", "set", "api-base", "ftp://x"], "not an http or https URL"),

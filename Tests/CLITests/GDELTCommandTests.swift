@@ -95,6 +95,10 @@ import Testing
     #expect(
       try run(["resolve", "40.4", "-3.7", "--news-countries", "newsapi"]).stdout
         == "pt  Portugal  (nearest; in Spain, marker 369.3 km away)\n")
+    // A favourite country among them too: asked when none is named.
+    #expect(try run(["config", "set", "country", "kenya"]).status == 0)
+    let favourite = try run(["headlines", "--dry-run"])
+    #expect(favourite.status == 0 && favourite.stdout.contains("sourcecountry:KE"), "\(favourite.stdout)")
     try settings("gdelt-spacing = 0\nprovider = \"newsapi\"\n")
     #expect(try run(["resolve", "40.4", "-3.7"]).stdout.hasPrefix("pt  Portugal  (nearest; in Spain"))
     let refused = try run(["resolve", "40.4", "-3.7", "--news-countries", "mars"])
