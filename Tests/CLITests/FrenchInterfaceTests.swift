@@ -338,7 +338,7 @@ import Testing
     }
     // The keys' list in config's help, an option group's title.
     let config = Self.collapsed(try CLI.run(["config", "--help"], environment: Self.french).stdout)
-    #expect(config.contains("(un des 54)) ; language (la langue"), "\(config)")
+    #expect(config.contains("pour le fournisseur newsapi)) ; language (la langue"), "\(config)")
     #expect(!config.contains(");"), "\(config)")
     let headlines = try CLI.run(["headlines", "--help"], environment: Self.french).stdout
     #expect(
