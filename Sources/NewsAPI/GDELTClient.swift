@@ -263,7 +263,8 @@ public final class GDELTClient: HeadlinesProvider {
               job: $0, provider: .gdelt, strategy: .sourcecountry,
               error: .notCached(
                 Sentence(
-                  .gdeltHeadlinesOf, english: [name(code)], french: [Country.named(code: code, in: .world)!.nameFrench])))
+                  .gdeltHeadlinesOf, english: [name(code)],
+                  french: [Country.named(code: code, in: .world)!.nameFrench])))
           }
         } else {
           pending.append(code)

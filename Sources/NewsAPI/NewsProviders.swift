@@ -68,7 +68,8 @@ public struct NewsProviders: Sendable {
         job.country.isNewsAPI || job.source != nil
           ? .provider(.newsapi)
           : .settled(
-            HeadlinesResult(job: job, provider: .newsapi, strategy: .none, reason: Self.notNewsAPI(job.country)))
+            HeadlinesResult(
+              job: job, provider: .newsapi, strategy: .none, reason: Self.notNewsAPI(job.country)))
       }
     case .gdelt:
       guard gdelt != nil else { throw .invalidRequest(Sentence(.gdeltOff)) }
@@ -93,7 +94,9 @@ public struct NewsProviders: Sendable {
         if jobs[i].source != nil { return .provider(.newsapi) }
         if fromFeeds[i] == true { return .provider(.feeds) }
         // Not known without the sources list (a dry run): NewsAPI's plan says it waits for the list.
-        if newsAPI != nil && fromNewsAPI[i] != false && jobs[i].country.isNewsAPI { return .provider(.newsapi) }
+        if newsAPI != nil && fromNewsAPI[i] != false && jobs[i].country.isNewsAPI {
+          return .provider(.newsapi)
+        }
         guard gdelt != nil else {
           return .settled(
             HeadlinesResult(

@@ -78,9 +78,10 @@ extension Country {
   ///
   /// - Complexity: as `resolve(_:)` for each point.
   public static func resolveOffsets(
-    _ range: Range<Int>, _ point: (Int) -> GeoPoint, _ body: (Int, ResolvedOffsets) -> Void
+    _ range: Range<Int>, _ point: (Int) -> GeoPoint, in set: NewsCountrySet = .newsAPI,
+    _ body: (Int, ResolvedOffsets) -> Void
   ) {
-    boundaries.locateEach(range, point) { i, location in body(i, offsets(point(i), location)) }
+    boundaries.locateEach(range, point) { i, location in body(i, offsets(point(i), location, set)) }
   }
 
   /// The resolution of a point that `boundaries` locate as `location`, among `set` (offsets in its countries).
@@ -109,7 +110,7 @@ extension Country {
   public static let markers: [GeoPoint] = all.map(\.marker)
 }
 
-/// A resolution by offsets: the news country's in `Country.all`, the border country's in
+/// A resolution by offsets: the news country's in `Country.all` (or `Country.world`), the border country's in
 /// `Country.boundaries` (nil at sea or in no country).
 public struct ResolvedOffsets: Sendable, Equatable {
   public let country: Int

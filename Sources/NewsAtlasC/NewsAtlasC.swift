@@ -24,9 +24,10 @@ let done = -2
 /// the caller's arrays, change. A Python package made for another version would misuse this library without
 /// an error (since version 2, `nearest` writes each code as 8 bytes, two UTF-32 code units, where the package
 /// before it allocated a 2-byte country offset an item: writing past the end of its array), so
-/// `python/newsatlas/_native.py` refuses to load a library whose version is not its own.
+/// `python/newsatlas/_native.py` refuses to load a library whose version is not its own. Version 3: `resolve`
+/// takes the news countries (`world`) before `threads`.
 @_cdecl("newsatlas_abi_version")
-public func newsatlas_abi_version() -> Int { 2 }
+public func newsatlas_abi_version() -> Int { 3 }
 
 /// Copies `text` into the caller's buffer, cut at a character boundary to fit with its NUL.
 func write(_ text: String, to message: UnsafeMutablePointer<CChar>?, capacity: Int) {
@@ -110,6 +111,8 @@ final class StaticStrings: @unchecked Sendable {
 /// Each news country's code, name, French name and language (4 a country, in `Country.all` order).
 let countryStrings = StaticStrings(
   Country.all.flatMap { [$0.code, $0.name, $0.nameFrench, $0.language] })
+/// Each country GDELT covers: code, name and French name (3 a country, in `Country.world` order).
+let worldStrings = StaticStrings(Country.world.flatMap { [$0.code, $0.name, $0.nameFrench] })
 /// Each border country's code and name (2 a country, in `Country.boundaries` order).
 let borderStrings = StaticStrings(
   zip(Country.boundaries.codes, Country.boundaries.names).flatMap { [$0, $1] })
@@ -136,6 +139,17 @@ public func newsatlas_country_marker(
   return true
 }
 
+/// How many countries GDELT covers, the news countries of `newsatlas_resolve` with `world` (237).
+@_cdecl("newsatlas_world_count")
+public func newsatlas_world_count() -> Int { Country.world.count }
+
+/// A country of the world's field: 0 code, 1 English name, 2 French name; nil out of range.
+@_cdecl("newsatlas_world_text")
+public func newsatlas_world_text(_ country: Int, _ field: Int) -> UnsafePointer<CChar>? {
+  guard Country.world.indices.contains(country), (0..<3).contains(field) else { return nil }
+  return UnsafePointer(worldStrings.pointers[country * 3 + field])
+}
+
 /// How many border countries (Natural Earth admin-0) the resolver knows.
 @_cdecl("newsatlas_border_count")
 public func newsatlas_border_count() -> Int { Country.boundaries.codes.count }
@@ -149,25 +163,34 @@ public func newsatlas_border_text(_ country: Int, _ field: Int) -> UnsafePointer
 
 // MARK: - The 54 countries
 
-/// Resolves each point as `newsatlas resolve` does: the news country (offset in the country list), the method
-/// (0 inside, 1 territorial sea, 2 nearest), the border country holding it (offset; the border count, one past
-/// the last, at sea: a table with a last entry for "no country" reads both alike) and the great-circle
-/// distance to the chosen country's marker in kilometres.
+/// Resolves each point as `newsatlas resolve --news-countries newsapi|world` does, among NewsAPI's 54 (`world`
+/// 0) or every country GDELT covers (`world` 1): the news country (offset in the country list, or in the
+/// world's list), the method (0 inside, 1 territorial sea, 2 nearest), the border country holding it (offset;
+/// the border count, one past the last, at sea: a table with a last entry for "no country" reads both alike)
+/// and the great-circle distance to the chosen country's marker in kilometres.
 @_cdecl("newsatlas_resolve")
 public func newsatlas_resolve(
-  _ count: Int, _ latitudes: UnsafePointer<Double>, _ longitudes: UnsafePointer<Double>, _ threads: Int,
-  _ countries: UnsafeMutablePointer<Int16>, _ methods: UnsafeMutablePointer<Int8>,
+  _ count: Int, _ latitudes: UnsafePointer<Double>, _ longitudes: UnsafePointer<Double>, _ world: Int,
+  _ threads: Int, _ countries: UnsafeMutablePointer<Int16>, _ methods: UnsafeMutablePointer<Int8>,
   _ containing: UnsafeMutablePointer<Int16>, _ distances: UnsafeMutablePointer<Double>,
   _ message: UnsafeMutablePointer<CChar>?, _ capacity: Int
 ) -> Int {
+  guard world == 0 || world == 1 else {
+    write(
+      "world must be 0 (NewsAPI's 54) or 1 (every country GDELT covers), not \(world).", to: message,
+      capacity: capacity)
+    return -1
+  }
+  let set: NewsCountrySet = world == 1 ? .world : .newsAPI
   let refused = check(count, latitudes, longitudes, message, capacity)
   if refused != done { return refused }
   let (countries, methods) = (Shared(base: countries), Shared(base: methods))
   let (containing, distances) = (Shared(base: containing), Shared(base: distances))
   let atSea = Country.boundaries.codes.count
   Parallel.forEachPiece(count: count, threads: cores(threads)) { range in
-    Country.resolveOffsets(range, { GeoPoint(uncheckedLatitude: latitudes[$0], longitude: longitudes[$0]) }) {
-      i, found in
+    Country.resolveOffsets(
+      range, { GeoPoint(uncheckedLatitude: latitudes[$0], longitude: longitudes[$0]) }, in: set
+    ) { i, found in
       countries[i] = Int16(found.country)
       switch found.method {
       case .inside: methods[i] = 0

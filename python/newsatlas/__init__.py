@@ -23,6 +23,10 @@ _country_columns = [
 ]
 _codes = np.array(_country_columns[0])
 _names = np.array(_country_columns[1])
+# Every country GDELT covers: the news countries of resolve(news_countries="world").
+_world_codes = np.array([lib.newsatlas_world_text(i, 0).decode() for i in range(lib.newsatlas_world_count())])
+NEWS_COUNTRIES = ("newsapi", "world")
+"""The news countries resolve reads among: NewsAPI's 54, or every country GDELT covers (237)."""
 # Border countries, with "" last: the library's offset for a point in no country.
 _border_codes = np.array([lib.newsatlas_border_text(i, 0).decode() for i in range(lib.newsatlas_border_count())]
                          + [""])
@@ -76,7 +80,7 @@ class Items(NamedTuple):
         return len(self.ids)
 
 
-_string_tables = {"codes": _codes, "containing": _border_codes, "methods": METHODS}
+_string_tables = {"codes": _codes, "world": _world_codes, "containing": _border_codes, "methods": METHODS}
 _pandas = None
 
 
@@ -98,9 +102,14 @@ def _strings(offsets, table):
     return pandas.Categorical.from_codes(offsets, dtype=dtypes[table])
 
 
-def resolve(latitudes, longitudes, *, threads=None):
+def resolve(latitudes, longitudes, *, news_countries="newsapi", threads=None):
     """Resolves every point to a news country: the one it is in (or in the territorial sea of), else the
-    nearest marker. The same answers as `newsatlas resolve --input`; see `Resolved` for the arrays' types."""
+    nearest marker. `news_countries` is NewsAPI's 54 ("newsapi") or every country GDELT covers ("world":
+    Madrid is in Spain, whose news GDELT has). The same answers as `newsatlas resolve --input
+    --news-countries NEWS_COUNTRIES`; see `Resolved` for the arrays' types."""
+    if news_countries not in NEWS_COUNTRIES:
+        raise ValueError(f"news_countries must be 'newsapi' or 'world', not {news_countries!r}.")
+    world = news_countries == "world"
     lat, lon = _native.points(latitudes, longitudes)
     cores = _native.threads(threads)
     n = lat.shape[0]
@@ -112,12 +121,12 @@ def resolve(latitudes, longitudes, *, threads=None):
     if n:
         message = Message()
         status = lib.newsatlas_resolve(
-            n, pointer(lat), pointer(lon), cores, pointer(countries), pointer(methods), pointer(containing),
-            pointer(distances), message.buffer, message.capacity,
+            n, pointer(lat), pointer(lon), int(world), cores, pointer(countries), pointer(methods),
+            pointer(containing), pointer(distances), message.buffer, message.capacity,
         )
         if status != DONE:
             raise message.error()
-    return Resolved(_strings(countries, "codes"), methods == 0, _strings(containing, "containing"),
+    return Resolved(_strings(countries, "world" if world else "codes"), methods == 0, _strings(containing, "containing"),
                     _strings(methods, "methods"), distances)
 
 

@@ -21,6 +21,8 @@ def main(argv=None):
     resolve.add_argument("--lon", help="the longitude column (with --lat)")
     resolve.add_argument("--geometry", help="the WKB geometry column (default: GeoParquet's primary column)")
     resolve.add_argument("--threads", type=int, default=None, help="cores that answer each batch (default all)")
+    resolve.add_argument("--news-countries", choices=["newsapi", "world"], default="newsapi",
+                         help="NewsAPI's 54 (default) or every country GDELT covers")
     try:
         options = parser.parse_args(argv)
     except SystemExit as exit:
@@ -31,7 +33,8 @@ def main(argv=None):
         return 66
     try:
         summary = parquet.resolve_file(options.input, options.output, lat=options.lat, lon=options.lon,
-                                       geometry=options.geometry, threads=options.threads)
+                                       geometry=options.geometry, threads=options.threads,
+                                       news_countries=options.news_countries)
     except ImportError as error:
         print(str(error), file=sys.stderr)
         return 69

@@ -19,7 +19,7 @@ except OSError as error:
         "from a NewsAtlas checkout."
     ) from error
 
-ABI_VERSION = 2
+ABI_VERSION = 3
 """The version of the library's C interface this package is written for (`newsatlas_abi_version`)."""
 
 
@@ -57,10 +57,12 @@ _signatures = {
     "newsatlas_country_count": ([], _i),
     "newsatlas_country_text": ([_i, _i], _s),
     "newsatlas_country_marker": ([_i, _p, _p], ctypes.c_bool),
+    "newsatlas_world_count": ([], _i),
+    "newsatlas_world_text": ([_i, _i], _s),
     "newsatlas_border_count": ([], _i),
     "newsatlas_border_text": ([_i, _i], _s),
     "newsatlas_border_rings": ([_d], _p),
-    "newsatlas_resolve": ([_i, _p, _p, _i, _p, _p, _p, _p, _p, _i], _i),
+    "newsatlas_resolve": ([_i, _p, _p, _i, _i, _p, _p, _p, _p, _p, _i], _i),
     "newsatlas_nearest": ([_i, _p, _p, _i, _i, _p, _p, _p, _p, _i], _i),
     "newsatlas_points_build": ([_i, _p, _p, _i, _p, _i], _p),
     "newsatlas_points_free": ([_p], None),

@@ -11,18 +11,21 @@ COLUMNS = ("country", "method", "containing", "distance_km")
 point ("" at sea), and the great-circle distance to the news country's marker in km."""
 
 
-def resolve_partition(frame, lat="latitude", lon="longitude", threads=1):
-    """One pandas DataFrame with the news country of each row's point added (the columns in COLUMNS)."""
+def resolve_partition(frame, lat="latitude", lon="longitude", threads=1, news_countries="newsapi"):
+    """One pandas DataFrame with the news country of each row's point added (the columns in COLUMNS), among
+    `news_countries` (as `newsatlas.resolve` takes it)."""
     answer = newsatlas.resolve(
-        frame[lat].to_numpy(dtype="float64"), frame[lon].to_numpy(dtype="float64"), threads=threads
+        frame[lat].to_numpy(dtype="float64"), frame[lon].to_numpy(dtype="float64"), threads=threads,
+        news_countries=news_countries,
     )
     return frame.assign(
         country=answer.codes, method=answer.methods, containing=answer.containing, distance_km=answer.distances_km
     )
 
 
-def resolve(ddf, lat="latitude", lon="longitude", *, threads=1):
+def resolve(ddf, lat="latitude", lon="longitude", *, threads=1, news_countries="newsapi"):
     """A Dask DataFrame with the news country of each row's point added (COLUMNS), lazily, partition by
-    partition. A row whose point is not a position on the earth fails its task with the library's sentence."""
-    meta = resolve_partition(ddf._meta, lat, lon, threads)
-    return ddf.map_partitions(resolve_partition, lat, lon, threads, meta=meta)
+    partition, among `news_countries` ("newsapi" or "world"). A row whose point is not a position on the earth
+    fails its task with the library's sentence."""
+    meta = resolve_partition(ddf._meta, lat, lon, threads, news_countries)
+    return ddf.map_partitions(resolve_partition, lat, lon, threads, news_countries, meta=meta)

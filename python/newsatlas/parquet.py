@@ -255,7 +255,8 @@ def _values(pyarrow, answer, field, ok, kind):
     return pyarrow.array(full, type=kind, mask=~ok)
 
 
-def resolve_file(input, output, *, lat=None, lon=None, geometry=None, batch_rows=BATCH_ROWS, threads=None):
+def resolve_file(input, output, *, lat=None, lon=None, geometry=None, batch_rows=BATCH_ROWS, threads=None,
+                 news_countries="newsapi"):
     """Writes `output`: every row of `input` with its news country added (COLUMNS), batch by batch, as
     `newsatlas resolve --input` answers each line; a row that is no point keeps its columns and says why in
     `error`. The file's own schema metadata (GeoParquet's `geo` among it) is kept. Returns a `Summary`."""
@@ -271,7 +272,8 @@ def resolve_file(input, output, *, lat=None, lon=None, geometry=None, batch_rows
         for batch, latitudes, longitudes, errors, ok in _batches(input, lat, lon, geometry, batch_rows):
             n = batch.num_rows
             mask = ~ok
-            answer = newsatlas.resolve(latitudes[ok], longitudes[ok], threads=threads) if ok.any() else None
+            answer = (newsatlas.resolve(latitudes[ok], longitudes[ok], news_countries=news_countries, threads=threads)
+                      if ok.any() else None)
             added = [_strings(pyarrow, answer, "codes", ok), _values(pyarrow, answer, "inside", ok, pyarrow.bool_()),
                      _strings(pyarrow, answer, "containing", ok), _strings(pyarrow, answer, "methods", ok),
                      _values(pyarrow, answer, "distances_km", ok, pyarrow.float64()),

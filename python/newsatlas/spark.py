@@ -17,7 +17,7 @@ def _strings(pa, column):
     return array.cast(pa.string())
 
 
-def _resolve_batches(lat, lon, threads):
+def _resolve_batches(lat, lon, threads, news_countries):
     def run(batches):
         import pyarrow as pa
 
@@ -27,7 +27,7 @@ def _resolve_batches(lat, lon, threads):
             answer = newsatlas.resolve(
                 batch.column(lat).to_numpy(zero_copy_only=False),
                 batch.column(lon).to_numpy(zero_copy_only=False),
-                threads=threads,
+                threads=threads, news_countries=news_countries,
             )
             added = [_strings(pa, answer.codes), _strings(pa, answer.methods), _strings(pa, answer.containing),
                      pa.array(answer.distances_km)]
@@ -37,9 +37,10 @@ def _resolve_batches(lat, lon, threads):
     return run
 
 
-def resolve(df, lat="latitude", lon="longitude", *, threads=1):
-    """A Spark DataFrame with the news country of each row's point added (COLUMNS). A row whose point is not a
-    position on the earth (a null included) fails its task with the library's sentence."""
+def resolve(df, lat="latitude", lon="longitude", *, threads=1, news_countries="newsapi"):
+    """A Spark DataFrame with the news country of each row's point added (COLUMNS), among `news_countries`
+    ("newsapi" or "world"). A row whose point is not a position on the earth (a null included) fails its task
+    with the library's sentence."""
     from pyspark.sql.types import DoubleType, StringType, StructField, StructType
 
     schema = StructType(
@@ -47,4 +48,4 @@ def resolve(df, lat="latitude", lon="longitude", *, threads=1):
         + [StructField(name, StringType(), False) for name in COLUMNS[:3]]
         + [StructField(COLUMNS[3], DoubleType(), False)]
     )
-    return df.mapInArrow(_resolve_batches(lat, lon, threads), schema)
+    return df.mapInArrow(_resolve_batches(lat, lon, threads, news_countries), schema)

@@ -18,15 +18,16 @@ def cli_rows(cli, command, latitudes, longitudes, *extra):
     return done.stdout
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_resolve_matches_cli_byte_for_byte(cli, seed):
+@pytest.mark.parametrize("seed,news_countries", [(1, "newsapi"), (2, "newsapi"), (1, "world")])
+def test_resolve_matches_cli_byte_for_byte(cli, seed, news_countries):
     uniform = sphere_points(seed, 20_000)
     borders = near_markers(seed, 20_000)
     lat = np.concatenate([uniform[0], borders[0], [90.0, -90.0, 0.0]])
     lon = np.concatenate([uniform[1], borders[1], [180.0, -180.0, 0.0]])
-    expected = cli_rows(cli, "resolve", lat, lon)
-    answer = newsatlas.resolve(lat, lon, threads=2)
-    names = dict(zip(newsatlas.countries()["code"], newsatlas.countries()["name"]))
+    expected = cli_rows(cli, "resolve", lat, lon, "--news-countries", news_countries)
+    answer = newsatlas.resolve(lat, lon, news_countries=news_countries, threads=2)
+    listed = run_cli(cli, "countries", "--news-countries", news_countries, "--format", "json")
+    names = {c["code"]: c["name"] for c in json.loads(listed.stdout)["countries"]}
     lines = ["line,latitude,longitude,code,name,method,containing,distance_km,error"]
     for i, (a, b) in enumerate(zip(lat.tolist(), lon.tolist())):
         code = answer.codes[i]
@@ -41,6 +42,13 @@ def test_resolve_matches_cli_byte_for_byte(cli, seed):
     assert mine == expected
     assert set(answer.methods) == {"inside", "territorial-sea", "nearest"}  # every branch was exercised
     assert np.array_equal(answer.inside, answer.methods == "inside")
+    if news_countries == "world":  # Madrid is in Spain among the world's countries, nearest Portugal among the 54
+        assert "es" in set(answer.codes)
+        madrid = newsatlas.resolve([40.4], [-3.7], news_countries="world")
+        assert madrid.codes[0] == "es" and madrid.methods[0] == "inside"
+        assert newsatlas.resolve([40.4], [-3.7]).codes[0] == "pt"
+    with pytest.raises(ValueError, match="news_countries must be 'newsapi' or 'world', not 'mars'"):
+        newsatlas.resolve(lat, lon, news_countries="mars")
 
 
 @pytest.mark.parametrize("seed", [3])

@@ -33,7 +33,7 @@ def parquet(tmp_path_factory):
 def cli_answers(cli, parquet):
     _, frame = parquet
     text = "".join(f"{a!r},{b!r}\n" for a, b in zip(frame["latitude"].tolist(), frame["longitude"].tolist()))
-    done = run_cli(cli, "resolve", "--input", "-", stdin=text)
+    done = run_cli(cli, "resolve", "--input", "-", "--news-countries", "newsapi", stdin=text)
     assert done.returncode == 0, done.stderr
     import io
 

@@ -86,7 +86,10 @@ def test_a_negative_count_is_refused_not_trapped():
         "lat = (ctypes.c_double * 1)(0.0)\n"
         "out = (ctypes.c_double * 8)()\n"
         "m = Message()\n"
-        "status = lib.newsatlas_resolve(-3, lat, lat, 1, out, out, out, out, m.buffer, m.capacity)\n"
+        "status = lib.newsatlas_resolve(-3, lat, lat, 0, 1, out, out, out, out, m.buffer, m.capacity)\n"
+        "print(status, m.buffer.value.decode())\n"
+        "m = Message()\n"
+        "status = lib.newsatlas_resolve(1, lat, lat, 7, 1, out, out, out, out, m.buffer, m.capacity)\n"
         "print(status, m.buffer.value.decode())\n"
         "m = Message()\n"
         "status = lib.newsatlas_nearest(-1, lat, lat, 1, 1, out, out, out, m.buffer, m.capacity)\n"
@@ -98,6 +101,7 @@ def test_a_negative_count_is_refused_not_trapped():
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         "-1 The number of points must be 0 or more, not -3.",
+        "-1 world must be 0 (NewsAPI's 54) or 1 (every country GDELT covers), not 7.",
         "-1 The number of points must be 0 or more, not -1.",
         "None The number of points must be 0 or more, not -2.",
     ]
@@ -114,7 +118,7 @@ def test_a_library_of_another_interface_version_is_refused():
                           env={**os.environ, "NEWSATLAS_LIBRARY": ctypes.util.find_library("m")})
     assert done.returncode == 1
     assert "ImportError: newsatlas: the Swift library libm.so.6 has no interface version (it is older than " \
-           "version 2), and this package needs version 2." in done.stderr, done.stderr
+           "version 2), and this package needs version 3." in done.stderr, done.stderr
 
     from newsatlas import _native
 
@@ -122,8 +126,8 @@ def test_a_library_of_another_interface_version_is_refused():
         def __init__(self, version):
             self.newsatlas_abi_version = lambda: version
 
-    with pytest.raises(ImportError, match=r"^newsatlas: the Swift library other.so has interface version 3, "
-                                          r"and this package needs version 2\. Install the package"):
-        _native.check_abi(Library(3), "other.so")
+    with pytest.raises(ImportError, match=r"^newsatlas: the Swift library other.so has interface version 2, "
+                                          r"and this package needs version 3\. Install the package"):
+        _native.check_abi(Library(2), "other.so")
     _native.check_abi(Library(_native.ABI_VERSION), "this.so")
     assert _native.lib.newsatlas_abi_version() == _native.ABI_VERSION

@@ -109,3 +109,12 @@ def test_the_module_as_a_command(tmp_path):
     assert numbers.returncode == 65 and "holds double, not WKB" in numbers.stderr, numbers.stderr
     assert run_module("resolve", "--input", str(source)).returncode == 64
     assert sorted(os.listdir(tmp_path)) == ["ll.parquet", "out.parquet"]  # no partial file left
+    # Among every country GDELT covers, Madrid is in Spain; among NewsAPI's 54 (the default), nearest Portugal.
+    madrid = tmp_path / "madrid.parquet"
+    pq.write_table(pa.table({"lat": [40.4], "lon": [-3.7]}), madrid)
+    for news_countries, code in [("world", "es"), ("newsapi", "pt")]:
+        world = tmp_path / f"madrid-{news_countries}.parquet"
+        done = run_module("resolve", "--input", str(madrid), "--output", str(world), "--lat", "lat", "--lon", "lon",
+                          "--news-countries", news_countries)
+        assert done.returncode == 0, done.stderr
+        assert pq.read_table(world).column("country").to_pylist() == [code]
