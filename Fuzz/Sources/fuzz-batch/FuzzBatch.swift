@@ -10,7 +10,7 @@ func fuzzBatch(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let chunk = Int(data[0]) + 1
   let query: BatchQuery =
     data[1] & 1 == 0
-    ? .resolve
+    ? .resolve(data[1] & 8 == 0 ? .newsAPI : .world)
     : .nearest(.countries, count: Int(data[1] >> 4) + 1, maxKilometers: data[1] & 2 == 0 ? .infinity : 500)
   let format: BatchFormat = data[1] & 4 == 0 ? .csv : .jsonl
   var output: [UInt8] = []
