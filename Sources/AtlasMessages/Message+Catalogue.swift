@@ -630,6 +630,7 @@ public enum Message: String, CaseIterable, Sendable {
   case postgresSomeIDs
   case postgresFollowingAgain
   case postgresUnkeyed
+  case postgresLogNotPruned
   case serviceMaxLagNegative
   case serviceTableNotYetServed
   case serviceDatasetFromTable
@@ -3396,6 +3397,11 @@ public enum Message: String, CaseIterable, Sendable {
       (
         "{1}: {2} rows whose {3} is NULL are left out: replicas follow rows by it.",
         "{1} : {2} lignes dont la colonne {3} est NULL sont laissées de côté : les répliques suivent les lignes par elle."
+      )
+    case .postgresLogNotPruned:
+      (
+        "{1}: the trigger is an earlier version's, which this role may not replace: the table is followed, but newsatlas.changes keeps every change; a DBA can install the new one (Documentation/HTTP.md, Live on every replica).",
+        "{1} : le déclencheur est celui d'une version antérieure, que ce rôle ne peut pas remplacer : la table est suivie, mais newsatlas.changes garde chaque changement ; un DBA peut installer le nouveau (Documentation/HTTP.md, Live on every replica)."
       )
     case .postgresFollowingAgain:
       (

@@ -264,6 +264,9 @@ struct ServeCommand: AsyncParsableCommand {
         StandardError.write(
           "newsatlas: " + Message.postgresSkipped(table.qualifiedName, loaded.counts.skipped) + "\n")
       }
+      if !link.prunesLog {
+        StandardError.write("newsatlas: " + Message.postgresLogNotPruned(table.qualifiedName) + "\n")
+      }
       if loaded.unkeyed > 0 {
         StandardError.write(
           "newsatlas: " + Message.postgresUnkeyed(table.qualifiedName, loaded.unkeyed, link.key) + "\n")

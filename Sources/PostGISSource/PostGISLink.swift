@@ -44,6 +44,14 @@ public final class PostGISLink: Sendable {
   /// The channel change notifications come on; each one's payload is `schema.table`.
   public static let channel = "newsatlas_changes"
 
+  /// Named in the trigger function's source: an installation without it (an earlier version's, which keeps
+  /// every change) is installed again.
+  static let logVersion = "change log v2"
+
+  /// False when the table's trigger is an earlier version's that this role may not replace: the table is
+  /// followed as well, but its change log keeps every change, not only each key's last.
+  public let prunesLog: Bool
+
   /// Connects, checks the table and its columns, and installs the change log and the table's trigger unless
   /// they are there.
   ///
@@ -67,7 +75,7 @@ public final class PostGISLink: Sendable {
     keyType = catalogue.columns.first { $0.name == table.id }!.sqlType
     propertyColumns = table.properties ?? columns.filter { $0 != catalogue.geometry && $0 != table.id }
     self.url = url
-    try await install(on: connection)
+    prunesLog = try await Self.install(table, key: key, url: url, on: connection)
   }
 
   private static func close(_ connection: PostgresConnection) {
@@ -123,10 +131,13 @@ public final class PostGISLink: Sendable {
       PERFORM pg_advisory_xact_lock(1852139379, 1);
       IF TG_OP <> 'INSERT' THEN old_key := to_jsonb(OLD) ->> TG_ARGV[0]; END IF;
       IF TG_OP <> 'DELETE' THEN new_key := to_jsonb(NEW) ->> TG_ARGV[0]; END IF;
+      -- A key's last change is all a reader needs (\(Self.logVersion)): the ones before it go.
       IF old_key IS NOT NULL THEN
+        DELETE FROM newsatlas.changes WHERE tbl = name AND key = old_key AND NOT truncated;
         INSERT INTO newsatlas.changes (tbl, key) VALUES (name, old_key);
       END IF;
       IF new_key IS NOT NULL AND new_key IS DISTINCT FROM old_key THEN
+        DELETE FROM newsatlas.changes WHERE tbl = name AND key = new_key AND NOT truncated;
         INSERT INTO newsatlas.changes (tbl, key) VALUES (name, new_key);
       END IF;
       PERFORM pg_notify('\(Self.channel)', name);
@@ -136,6 +147,8 @@ public final class PostGISLink: Sendable {
     BEGIN
       -- The same lock, held from the TRUNCATE to the end: later commits are numbered after it.
       PERFORM pg_advisory_xact_lock(1852139379, 1);
+      -- A reader before the TRUNCATE reads the table again: what was logged before it goes.
+      DELETE FROM newsatlas.changes WHERE tbl = TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME;
       INSERT INTO newsatlas.changes (tbl, key, truncated) VALUES (TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, '', true);
       PERFORM pg_notify('\(Self.channel)', TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME);
       RETURN NULL;
@@ -146,24 +159,37 @@ public final class PostGISLink: Sendable {
     DROP TRIGGER IF EXISTS newsatlas_truncate ON \(quotedTable);
     CREATE TRIGGER newsatlas_truncate AFTER TRUNCATE ON \(quotedTable)
       FOR EACH STATEMENT EXECUTE FUNCTION newsatlas.record_truncate();
+    DELETE FROM newsatlas.changes AS c WHERE NOT c.truncated AND EXISTS (SELECT 1 FROM newsatlas.changes AS d
+      WHERE d.tbl = c.tbl AND d.key = c.key AND NOT d.truncated AND d.seq > c.seq);
+    DELETE FROM newsatlas.changes AS c WHERE c.seq < (SELECT coalesce(max(d.seq), 0) FROM newsatlas.changes AS d
+      WHERE d.tbl = c.tbl AND d.truncated);
     """
   }
 
-  /// Installs the change log and the trigger, unless the trigger is on the table already with this key (a
-  /// DBA's installation needs no privilege here); replicas starting together install it once, one at a time.
-  private func install(on connection: PostgresConnection) async throws(PostGISError) {
+  /// Installs the change log and the trigger, unless the trigger is on the table already with this key and
+  /// this version (a DBA's installation needs no privilege here); replicas starting together install it once,
+  /// one at a time. False when an earlier version's trigger is there and cannot be replaced (it is kept).
+  private static func install(
+    _ table: PostGISTable, key: String, url: DatabaseURL, on connection: PostgresConnection
+  ) async throws(PostGISError) -> Bool {
     var binds = PostgresBindings()
-    binds.append(quotedTable)
+    binds.append(PostGISTable.quoted(table.schema) + "." + PostGISTable.quoted(table.name))
     binds.append(key)
+    binds.append("%" + Self.logVersion + "%")
     let present = PostgresQuery(
       unsafeSQL: """
-        SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass($1) AND (tgname = 'newsatlas_truncate' \
+        SELECT count(*), bool_and(EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace \
+        WHERE n.nspname = 'newsatlas' AND p.proname = 'record_change' AND p.prosrc LIKE $3)) \
+        FROM pg_trigger WHERE tgrelid = to_regclass($1) AND (tgname = 'newsatlas_truncate' \
         OR (tgname = 'newsatlas_changes' AND tgargs = convert_to($2, 'UTF8') || '\\x00'::bytea))
         """, binds: binds)
+    var installed = false
     do {
-      for try await count in try await connection.query(present, logger: PostGISLoader.quiet).decode(Int64.self)
+      for try await (count, current) in try await connection.query(present, logger: PostGISLoader.quiet).decode(
+        (Int64, Bool?).self)
       where count == 2 {
-        return
+        if current == true { return true }
+        installed = true
       }
     } catch {
       throw PostGISLoader.refusal(error, url)
@@ -171,12 +197,15 @@ public final class PostGISLink: Sendable {
     do {
       try await connection.run("BEGIN")
       try await connection.run("SELECT pg_advisory_xact_lock(1852139379, 2)")
-      for statement in installStatements {
+      for statement in Self.statements(of: installSQL(for: table, key: key)) {
         try await connection.run(PostgresQuery(unsafeSQL: statement))
       }
       try await connection.run("COMMIT")
+      return true
     } catch {
       _ = try? await connection.run("ROLLBACK")
+      // An earlier version's trigger, which a DBA installed: it follows the table as well, without pruning.
+      if installed { return false }
       let said: String
       if let error = error as? PSQLError, let message = error.serverInfo?[.message] {
         said = shown(message)
@@ -187,12 +216,12 @@ public final class PostGISLink: Sendable {
     }
   }
 
-  /// `installSQL`'s statements one by one (the extended protocol takes one at a time; the function's body is one).
-  private var installStatements: [String] {
+  /// `installSQL`'s statements one by one (the extended protocol takes one at a time; a function's body is one).
+  private static func statements(of sql: String) -> [String] {
     var statements: [String] = []
     var current = ""
     var inBody = false
-    for line in installSQL.split(separator: "\n", omittingEmptySubsequences: false) {
+    for line in sql.split(separator: "\n", omittingEmptySubsequences: false) {
       current += line + "\n"
       if line.contains("$f$") { inBody.toggle() }
       if line.contains("$f$") && line.hasPrefix("END") { inBody = false }

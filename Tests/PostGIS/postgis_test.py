@@ -31,6 +31,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.error
 import urllib.request
 
@@ -266,6 +267,51 @@ try:
     check(base is not None and get(base + "/v1/datasets/places/clusters?zoom=0")["features"] != [],
           "a role that may only read serves a table whose trigger a DBA installed")
     stop(reader) if reader else None
+
+    # The change log keeps each key's last change: a key changed again replaces its row, a TRUNCATE every row
+    # before it; installing the trigger prunes what an earlier version kept; a reader keeps an earlier
+    # version's trigger it may not replace, says so once, and follows the table as well.
+    def log_rows(table, key=None):
+        where = f"tbl = 'public.{table}'" + (f" AND key = '{key}'" if key is not None else "")
+        return int(psql(f"SELECT count(*) FROM newsatlas.changes WHERE {where}").split()[0])
+
+    psql("CREATE TABLE churn (id integer PRIMARY KEY, geom geometry(Point, 4326))")
+    installer, base = serve(["--postgres", url, "--table", "churn"])
+    check(base is not None, "serve installs the trigger on a second table")
+    stop(installer) if installer else None
+    psql("INSERT INTO churn SELECT n, ST_SetSRID(ST_MakePoint(n, n), 4326) FROM generate_series(1, 5) AS n")
+    for n in range(4):
+        psql(f"UPDATE churn SET geom = ST_SetSRID(ST_MakePoint({n}, 0), 4326) WHERE id = 1")
+    psql("BEGIN; UPDATE churn SET geom = geom WHERE id = 2; UPDATE churn SET geom = geom WHERE id = 2; COMMIT")
+    psql("UPDATE churn SET id = 6 WHERE id = 3; DELETE FROM churn WHERE id = 4")
+    check(log_rows("churn", "1") == 1 and log_rows("churn", "2") == 1 and log_rows("churn") == 6,
+          f"each key's last change is kept, no more ({log_rows('churn')} rows for keys 1-6)")
+    psql("TRUNCATE churn")
+    marker = psql("SELECT truncated FROM newsatlas.changes WHERE tbl = 'public.churn'").split()
+    check(marker == ["t"], f"a TRUNCATE leaves its own row alone in the table's log ({marker})")
+    psql("INSERT INTO churn VALUES (7, ST_SetSRID(ST_MakePoint(1, 1), 4326))")
+    psql("DO $$ DECLARE d text; BEGIN SELECT pg_get_functiondef('newsatlas.record_change()'::regprocedure) "
+         "INTO d; EXECUTE replace(replace(d, 'change log v2', 'change log v1'), "
+         "'DELETE FROM newsatlas.changes WHERE', 'PERFORM 1 FROM newsatlas.changes WHERE'); END $$")
+    psql("INSERT INTO newsatlas.changes (tbl, key) VALUES ('public.places', '1'), ('public.places', '1')")
+    psql("GRANT SELECT ON churn TO reader")
+    reader, base = serve(["--postgres", reader_url, "--table", "churn"])
+    if base is not None:
+        psql("INSERT INTO churn VALUES (8, ST_SetSRID(ST_MakePoint(2, 2), 4326))")
+        psql("UPDATE churn SET geom = geom WHERE id = 8")
+        deadline = time.monotonic() + 30
+        while get(base + "/v1/datasets/churn")["pointCount"] != 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        counted = get(base + "/v1/datasets/churn")["pointCount"]
+    said = stop(reader) if reader else ""
+    check(base is not None and counted == 2 and said.count("the trigger is an earlier version's") == 1
+          and log_rows("churn", "8") == 2,
+          f"a reader follows through an earlier version's trigger and says so once ({said[-300:]})")
+    before = log_rows("places", "1")
+    installer, base = serve(["--postgres", url, "--table", "churn"])
+    stop(installer) if installer else None
+    check(before >= 2 and log_rows("places", "1") == 1 and log_rows("churn", "8") == 1,
+          f"installing the trigger again prunes what the earlier one kept ({before} → {log_rows('places', '1')})")
 
     # The socket form, and DATABASE_URL.
     socket_server, base = serve(["--table", "places"],
