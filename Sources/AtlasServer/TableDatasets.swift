@@ -128,7 +128,7 @@ final class TableDatasets: Service, Sendable {
     state = Mutex(tables.mapValues { Follow(cursor: $0.cursor) })
     var scratch: [String: Scratch] = [:]
     for name in tables.keys {
-      if let file = Self.unnamedFile() { scratch[name] = Scratch(descriptor: file.descriptor) }
+      if let descriptor = Self.unnamedFile() { scratch[name] = Scratch(descriptor: descriptor) }
     }
     self.scratch = Mutex(scratch)
     self.compactionBytes = compactionBytes
@@ -140,16 +140,15 @@ final class TableDatasets: Service, Sendable {
     self.afterSwap = afterSwap
   }
 
-  /// A new file in the temporary folder (0600), open for reading and writing, and its path; unless `named`, its
-  /// name is already removed (nothing of it outlives the server), else the caller removes it once read.
-  private static func unnamedFile(named: Bool = false) -> (descriptor: Int32, path: String)? {
+  /// A descriptor of a new file in the temporary folder (0600), open for reading and writing, its name already
+  /// removed: nothing of it outlives the server.
+  private static func unnamedFile() -> Int32? {
     var template = Array((NSTemporaryDirectory() + "/newsatlas-table-XXXXXX").utf8CString)
     let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }  // 0600
     guard descriptor >= 0 else { return nil }
     _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-    let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-    if !named { unlink(path) }
-    return (descriptor, path)
+    template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+    return descriptor
   }
 
   /// Follows every table until the server shuts down.
@@ -342,7 +341,7 @@ final class TableDatasets: Service, Sendable {
       log("\(name): \(error)")
       return false
     }
-    guard let fresh = Self.unnamedFile()?.descriptor else { return false }
+    guard let fresh = Self.unnamedFile() else { return false }
     scratch.withLock { $0[name] = Scratch(descriptor: fresh) }
     store.swap(name, to: dataset)
     afterSwap(name, dataset)
@@ -358,48 +357,21 @@ final class TableDatasets: Service, Sendable {
   /// changes for a request; a failure is logged and the scratch file kept.
   private func compact(_ dataset: Dataset, _ table: String) {
     let name = dataset.name
-    guard let (descriptor, path) = Self.unnamedFile(named: true), let fresh = Self.unnamedFile()?.descriptor else {
+    guard let descriptor = Self.unnamedFile() else {
       log("\(name): \(String(cString: strerror(errno)))")
       return
     }
-    defer {
-      close(descriptor)
-      unlink(path)
-    }
-    var buffer = Array(#"{"type":"FeatureCollection","features":["#.utf8)
-    func flush() -> Bool {
-      var offset = 0
-      while offset < buffer.count {
-        let count = buffer[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        if count < 0 && errno == EINTR { continue }
-        guard count > 0 else { return false }
-        offset += count
-      }
-      buffer.removeAll(keepingCapacity: true)
-      return true
-    }
-    var written = true
-    for i in 0..<dataset.file.count where written {
-      if i > 0 { buffer += ",\n".utf8 }
-      dataset.file.withText(of: i) { buffer += $0 }
-      if buffer.count >= 1 << 20 { written = flush() }
-    }
-    buffer += "]}".utf8
-    guard written && flush() else {
-      log("\(name): \(path): \(String(cString: strerror(errno)))")
-      close(fresh)
-      return
-    }
+    defer { close(descriptor) }  // the file read back keeps a descriptor of its own
     let file: FeatureFile
     do {
-      file = try AtlasService.features(path: path, aggregations: aggregations, name: table)
+      file = try FeatureFile.collection(
+        of: dataset.file.pieces, propertyNames: dataset.file.propertyNames, writingTo: descriptor, name: table)
     } catch {
-      close(fresh)
       log("\(name): \(error)")
       return
     }
-    guard file.count == dataset.file.count else {
-      close(fresh)
+    guard let fresh = Self.unnamedFile() else {
+      log("\(name): \(String(cString: strerror(errno)))")
       return
     }
     let compacted = Dataset(dataset, readingFrom: file, kept: nil)
