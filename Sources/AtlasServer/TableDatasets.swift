@@ -365,7 +365,8 @@ final class TableDatasets: Service, Sendable {
     let file: FeatureFile
     do {
       file = try FeatureFile.collection(
-        of: dataset.file.pieces, propertyNames: dataset.file.propertyNames, writingTo: descriptor, name: table)
+        of: dataset.file.pieces, propertyNames: dataset.file.propertyNames, writingTo: descriptor,
+        name: table)
     } catch {
       log("\(name): \(error)")
       return
