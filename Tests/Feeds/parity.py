@@ -183,7 +183,8 @@ _SPACE = re.compile(r"\s+")
 
 
 def norm_text(value):
-    text = html_text(value or "")
+    # Plain text on both sides: NewsAtlas shows text, and feedparser's HTML values were made text in reference().
+    text = value or ""
     text = _BIDI.sub("", _CONTROLS.sub(" ", text))
     text = unicodedata.normalize("NFC", text)
     return _SPACE.sub(" ", text).strip()
@@ -239,21 +240,28 @@ def reference(body, headers, url):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         parsed = feedparser.parse(body, response_headers=response)
+    def text(value, detail):
+        # feedparser's value as a reader sees it: HTML (its detail's type says so) made text, other text as it is.
+        kind = (detail or {}).get("type", "text/html")
+        return html_text(value) if kind in ("text/html", "application/xhtml+xml") else value
+
     entries = []
     for index, entry in enumerate(parsed.entries):
-        summary = entry.get("summary")
+        summary, detail = entry.get("summary"), entry.get("summary_detail")
         if not summary and entry.get("content"):
-            summary = entry["content"][0].get("value")
+            summary, detail = entry["content"][0].get("value"), entry["content"][0]
+        elif detail is None and entry.get("content"):
+            detail = entry["content"][0]  # the summary feedparser copied from the content, without its detail
         entries.append({
             "index": index,
-            "title": entry.get("title", ""),
+            "title": text(entry.get("title", ""), entry.get("title_detail")),
             "link": (entry.get("link") or "").strip(),
             "date": fp_date(entry),
-            "summary": summary or "",
+            "summary": text(summary or "", detail),
             "guidislink": bool(entry.get("guidislink")) and not entry.get("links"),
         })
     return {
-        "title": parsed.feed.get("title", ""),
+        "title": text(parsed.feed.get("title", ""), parsed.feed.get("title_detail")),
         "entries": entries,
         "bozo": bool(parsed.get("bozo")),
         "version": parsed.get("version", ""),
