@@ -13,13 +13,13 @@ binary is run once a feed, `BINARY headlines --provider feeds --feed URL --forma
 read or written), no proxy, and 20 s allowed. feedparser reads the same bytes with the same Content-Type and the
 URL as Content-Location (the base of relative links).
 
-Compared, after normalisation (HTML reduced to text on both sides, entities decoded, controls and white space
-collapsed, Unicode NFC; links with percent-escapes decoded, scheme and host lower-cased, a trailing slash
+Compared, after normalisation (feedparser's values that its type says are HTML reduced to text, NewsAtlas's
+text as it is; controls and white space collapsed, Unicode NFC; links with percent-escapes decoded, scheme and host lower-cased, a trailing slash
 ignored):
   - per entry of feedparser's with an http(s) link (NewsAtlas leaves out, on purpose, entries without one: they
     are counted as `left out`, not as mismatches): the title (an entry without one may show its link), the link,
     the date to the second in UTC (feedparser's published, else updated, else created; an entry feedparser has no
-    date for is not compared, since NewsAtlas then shows the feed's date or the time it read it), and the summary
+    date for is not compared), and the summary
     (feedparser's summary, else its first content; NewsAtlas's description). Entries sharing a link are one
     article in NewsAtlas (the newest), so they are one entry here; when NewsAtlas shows its page size (100) of
     articles, the entries it left out are `beyond page size`, not mismatches. An entry NewsAtlas does not show
