@@ -159,10 +159,16 @@ public final class PostGISLink: Sendable {
     DROP TRIGGER IF EXISTS newsatlas_truncate ON \(quotedTable);
     CREATE TRIGGER newsatlas_truncate AFTER TRUNCATE ON \(quotedTable)
       FOR EACH STATEMENT EXECUTE FUNCTION newsatlas.record_truncate();
-    DELETE FROM newsatlas.changes AS c WHERE NOT c.truncated AND EXISTS (SELECT 1 FROM newsatlas.changes AS d
-      WHERE d.tbl = c.tbl AND d.key = c.key AND NOT d.truncated AND d.seq > c.seq);
-    DELETE FROM newsatlas.changes AS c WHERE c.seq < (SELECT coalesce(max(d.seq), 0) FROM newsatlas.changes AS d
-      WHERE d.tbl = c.tbl AND d.truncated);
+    DO $f$
+    BEGIN
+      -- Under the writers' lock, what an earlier version kept goes: each key's changes but its last, and
+      -- whatever came before a table's last TRUNCATE.
+      PERFORM pg_advisory_xact_lock(1852139379, 1);
+      DELETE FROM newsatlas.changes AS c WHERE NOT c.truncated AND EXISTS (SELECT 1 FROM newsatlas.changes AS d
+        WHERE d.tbl = c.tbl AND d.key = c.key AND NOT d.truncated AND d.seq > c.seq);
+      DELETE FROM newsatlas.changes AS c WHERE c.seq < (SELECT coalesce(max(d.seq), 0) FROM newsatlas.changes AS d
+        WHERE d.tbl = c.tbl AND d.truncated);
+    END $f$;
     """
   }
 
