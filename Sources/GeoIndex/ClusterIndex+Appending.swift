@@ -11,12 +11,14 @@ extension ClusterIndex {
   /// the number of points added (supercluster counts the input in its ids). So from `maxZoom` down to the first
   /// zoom where an added point may be within reach of another item, each level is the old one with the added
   /// points after it (a new k-d tree, left to its first query, `DeferredTree`); that zoom and those below it are
-  /// clustered as a whole build does, and so is a zoom above whose clustering put neighbours in its k-d
-  /// tree's order (`Level.ordered`: an added item can change the order kdbush gives the others). An item of
-  /// the level of zoom z + 1 lies within the sum of the radii of the zooms above z (less than the radius at z)
-  /// of an input point, since a cluster's centre is within the radius of its seed; so an added point farther
-  /// than twice the radius at z (with room for rounding) from every input point and every other added point is
-  /// out of reach at z.
+  /// updated where the added points reach (`locallyUpdated`: the walk again for the items near the change only,
+  /// the rest of it read back from the old level), and so is a zoom above whose clustering put neighbours in its
+  /// k-d tree's order (`Level.ordered`: an added item can change the order kdbush gives the others, so its
+  /// clusters whose sums round are summed again in the new order). With `minPoints` above 2 those zooms are
+  /// clustered as a whole build does. An item of the level of zoom z + 1 lies within the sum of the radii of the
+  /// zooms above z (less than the radius at z) of an input point, since a cluster's centre is within the radius
+  /// of its seed; so an added point farther than twice the radius at z (with room for rounding) from every input
+  /// point and every other added point is out of reach at z.
   ///
   /// The zooms below that bound are then checked against the items of the level each clusters, for a few
   /// added points, down to the first one within reach. The zooms clustered search only the items a whole
@@ -24,7 +26,7 @@ extension ClusterIndex {
   /// lowered to its distance from the added points, and read as a whole build reads it.
   ///
   /// - Complexity: O(n) for each added point (its distance to the input, then to the items of the levels
-  ///   checked), the levels above copied, and the zooms clustered from the first one the added points reach (at
+  ///   checked), the levels copied, and the walk again near the added points from the first zoom they reach (at
   ///   a million uniform points and one added point, zoom 5 to 10).
   @_specialize(where Aggregate == [Double])  // see `ClusterIndex`
   public func appending(_ added: [GeoPoint?], threads: Int? = nil) throws(ClusterError) -> ClusterIndex? {
@@ -161,23 +163,34 @@ extension ClusterIndex {
     }
     level.parents = [Int32](repeating: -1, count: count)
     let forks = count >= NeighborLists.parallelThreshold ? ForkJoin.forks(threads: threads) : 0
-    // The clearances a whole build carries to this level (`members(_:within:xs:ys:forks:)`): a lone point's
-    // own, so that only the items within reach of another are searched; none for a cluster.
-    var clearances = [Double](repeating: -.infinity, count: count)
-    for i in 0..<old.count where old.cluster(i) == nil {
-      clearances[i] = Double(pointClearances[Int(old.items[i])])
+    let updated: [Level]
+    if options.minPoints == 2 {
+      // Updated where the added points reach, the rest of each zoom's walk kept (`locallyUpdated`).
+      var origin = (0..<old.count).map { Int32(truncatingIfNeeded: $0) }
+      origin.append(contentsOf: repeatElement(-1, count: addedItems.count))
+      updated = locallyUpdated(
+        from: first, level: level, origin: origin, changed: Array(old.count..<count), above: above,
+        featureCount: all.count, pointClearances: pointClearances, forks: forks, treeForks: treeForks)
+    } else {
+      // The clearances a whole build carries to this level (`members(_:within:xs:ys:forks:)`): a lone point's
+      // own, so that only the items within reach of another are searched; none for a cluster.
+      var clearances = [Double](repeating: -.infinity, count: count)
+      for i in 0..<old.count where old.cluster(i) == nil {
+        clearances[i] = Double(pointClearances[Int(old.items[i])])
+      }
+      for (j, item) in addedItems.enumerated() { clearances[old.count + j] = Double(pointClearances[item]) }
+      // Whether the old level shared its storage with the one above (nothing merged at `first + 1`).
+      let sameItems =
+        first + 1 < options.maxZoom + 1
+        && ObjectIdentifier(old.tree) == ObjectIdentifier(levels[first + 2 - options.minZoom].tree)
+      var aggregates: [Aggregate] = []
+      updated = Self.zooms(
+        from: first, level: level, clearances: clearances, above: above, sameItems: sameItems,
+        options: options, featureCount: all.count, forks: forks, treeForks: treeForks, aggregation: nil,
+        aggregates: &aggregates)
     }
-    for (j, item) in addedItems.enumerated() { clearances[old.count + j] = Double(pointClearances[item]) }
-    // Whether the old level shared its storage with the one above (nothing merged at `first + 1`).
-    let sameItems =
-      first + 1 < options.maxZoom + 1
-      && ObjectIdentifier(old.tree) == ObjectIdentifier(levels[first + 2 - options.minZoom].tree)
-    var aggregates: [Aggregate] = []
-    let levels = Self.zooms(
-      from: first, level: level, clearances: clearances, above: above, sameItems: sameItems, options: options,
-      featureCount: all.count, forks: forks, treeForks: treeForks, aggregation: nil, aggregates: &aggregates)
     return ClusterIndex(
-      options: options, points: all, levels: levels, pointXs: pointXs, pointYs: pointYs,
+      options: options, points: all, levels: updated, pointXs: pointXs, pointYs: pointYs,
       pointClearances: pointClearances)
   }
 

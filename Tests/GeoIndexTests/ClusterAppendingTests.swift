@@ -45,7 +45,7 @@ import Testing
 
   /// What differs between two indexes, or nil.
   static func difference(_ a: ClusterIndex<Void>, _ b: ClusterIndex<Void>) -> String? {
-    for offset in 0..<(a.options.maxZoom - a.options.minZoom + 2) {
+    for offset in (0..<(a.options.maxZoom - a.options.minZoom + 2)).reversed() {
       let x = a.entries(levelOffset: offset)
       let y = b.entries(levelOffset: offset)
       guard x.count == y.count else {
@@ -113,6 +113,89 @@ import Testing
       let difference = Self.difference(try ClusterIndex(points: points), index)
       #expect(difference == nil, "step \(step): \(difference ?? "")")
     }
+  }
+
+  /// Points added one to three at a time into clumps, onto uniform points and near earlier ones, on 48 seeded
+  /// inputs of up to 6,000 points (three option sets): each zoom is updated only where the points reach
+  /// (`locallyUpdated`), the walk again only for the items near them, and a zoom whose centres follow its tree's
+  /// order summed again in the new tree's order; every extended index is the whole build's.
+  @Test(arguments: 0..<4)
+  func localUpdatesAreTheWholeBuild(part: Int) throws {
+    var random = SeededSpherePoints(seed: UInt32(part) * 104_729 + 17)
+    for trial in (part * 12)..<((part + 1) * 12) {
+      var options = ClusterOptions()
+      if trial % 3 == 1 { options.radiusPixels = 60 }
+      if trial % 3 == 2 {
+        options.minZoom = 3
+        options.maxZoom = 14
+      }
+      let n = [600, 2500, 6000][trial % 3]
+      // A clump around a seeded centre, uniform points, and points on a few lines (lists of equal sums).
+      let centre = (lat: random.nextUnit() * 100 - 50, lon: random.nextUnit() * 340 - 170)
+      func clumped(_ spread: Double) -> GeoPoint? {
+        GeoPoint(
+          uncheckedLatitude: centre.lat + (random.nextUnit() - 0.5) * spread,
+          longitude: min(180, max(-180, centre.lon + (random.nextUnit() - 0.5) * spread)))
+      }
+      var points: [GeoPoint?] = (0..<n).map { k in
+        switch k % 4 {
+        case 0: return clumped(4)
+        case 1: return clumped(40)
+        default: return random.next()
+        }
+      }
+      var index = try ClusterIndex(points: points, options: options)
+      for step in 0..<6 {
+        let added: [GeoPoint?] = (0..<(step % 3 + 1)).map { _ in
+          random.nextUnit() < 0.5 ? clumped(step % 2 == 0 ? 4 : 40) : random.next()
+        }
+        points += added
+        let whole = try ClusterIndex(points: points, options: options)
+        guard let extended = try index.appending(added) else {
+          index = whole  // within reach at maxZoom: built whole, as the caller does
+          continue
+        }
+        let difference = Self.difference(whole, extended)
+        #expect(difference == nil, "trial \(trial) step \(step): \(difference ?? "")")
+        if difference != nil { break }
+        index = extended
+      }
+    }
+  }
+
+  /// Points added into dense clumps of 40,000 (a third in a 2° square, a tenth in a 0.05° one): zooms whose
+  /// centres follow their k-d tree's order (`Level.ordered`), which each added point rearranges, are summed
+  /// again in the new order; each extended index is the whole build's.
+  @Test func clumpedInputsStayTheWholeBuild() throws {
+    var random = SeededSpherePoints(seed: 4545)
+    func point() -> GeoPoint? {
+      let kind = random.nextUnit()
+      if kind < 0.3 {
+        return GeoPoint(uncheckedLatitude: 48 + random.nextUnit() * 2, longitude: 2 + random.nextUnit() * 2)
+      }
+      if kind < 0.4 {
+        return GeoPoint(
+          uncheckedLatitude: 40 + random.nextUnit() * 0.05, longitude: -74 + random.nextUnit() * 0.05)
+      }
+      return random.next()
+    }
+    var points: [GeoPoint?] = (0..<40_000).map { _ in point() }
+    var index = try ClusterIndex(points: points)
+    var extendedCount = 0
+    for step in 0..<6 {
+      let added = (0..<(step % 3 + 1)).map { _ in point() }
+      points += added
+      let whole = try ClusterIndex(points: points)
+      guard let extended = try index.appending(added) else {
+        index = whole
+        continue
+      }
+      extendedCount += 1
+      let difference = Self.difference(whole, extended)
+      #expect(difference == nil, "step \(step): \(difference ?? "")")
+      index = extended
+    }
+    #expect(extendedCount >= 3, "\(extendedCount) of 6 extended")
   }
 
   /// An index built with `map` and `reduce` is not extended (their closures are not kept): nil, so that the
