@@ -121,12 +121,8 @@ extension ClusterIndex {
     }
     for j in 0..<oldCount where newIndex[j] < 0 { events.append(oldPosition(j)) }
     guard events.count + orphans.count <= Self.localLimit else { return nil }
-    // The same items where they were: the same tree, the same walk.
-    if events.isEmpty && dirty.isEmpty && orphans.isEmpty {
-      return unchangedStep(
-        zoom: zoom, level: level, taker: taker, origin: origin, oldEntry: oldEntry, oldParents: oldParents,
-        oldB: oldB, featureCount: featureCount)
-    }
+    // The same items where they were (nothing to walk again) have the same tree, so the same order.
+    let moved = !events.isEmpty || !orphans.isEmpty || !dirty.isEmpty
     var near = Nearby(level: level, radius: radius)
     for event in events { near.cover(x: event.x, y: event.y) }
     @inline(__always) func within(_ query: Int, _ x: Double, _ y: Double) -> Bool {
@@ -239,7 +235,7 @@ extension ClusterIndex {
     // A zoom that summed lists in its tree's order: each cluster it made whose sums round (the tree's order
     // may be another now), its members read back from the walk.
     let ordered = oldB.ordered || !ordering.isEmpty
-    if oldB.ordered {
+    if oldB.ordered && moved {
       var starts = [Int32](repeating: 0, count: n + 1)
       for i in 0..<n where taker[i] != i { starts[Int(taker[i]) + 1] += 1 }
       for i in 0..<n { starts[i + 1] += starts[i] }
@@ -306,45 +302,6 @@ extension ClusterIndex {
       nextOrigin.append(Int32(truncatingIfNeeded: old))
     }
     return (parents, next, nextOrigin, nextChanged)
-  }
-
-  /// A zoom no change reaches: the old walk's roles, with ids counted anew.
-  private func unchangedStep(
-    zoom: Int, level: Draft, taker: [Int32], origin: [Int32], oldEntry: [Int32], oldParents: [Int32],
-    oldB: Level, featureCount: Int
-  ) -> (parents: [Int32], next: Draft, origin: [Int32], changed: [Int])? {
-    let n = level.xs.count
-    var parents = [Int32](repeating: -1, count: n)
-    var next = Draft()
-    next.xs.reserveCapacity(oldB.count)
-    next.ys.reserveCapacity(oldB.count)
-    next.ids.reserveCapacity(oldB.count)
-    next.counts.reserveCapacity(oldB.count)
-    next.ordered = oldB.ordered
-    var nextOrigin: [Int32] = []
-    nextOrigin.reserveCapacity(oldB.count)
-    for i in 0..<n {
-      let by = Int(taker[i])
-      guard by == i else {
-        parents[i] = parents[by]
-        continue
-      }
-      let j = Int(origin[i])
-      let old = Int(oldEntry[j])
-      guard old >= 0 else { return nil }
-      if oldParents[j] != -1, let k = oldB.cluster(old) {  // a cluster this zoom made
-        let id = (i << 5) + (zoom + 1) + featureCount
-        parents[i] = Int32(truncatingIfNeeded: id)
-        next.append(
-          x: oldB.clusterXs[k], y: oldB.clusterYs[k], id: id, count: oldB.clusterCounts[k], aggregateIndex: -1
-        )
-      } else {
-        next.append(
-          x: level.xs[i], y: level.ys[i], id: level.ids[i], count: level.counts[i], aggregateIndex: -1)
-      }
-      nextOrigin.append(Int32(truncatingIfNeeded: old))
-    }
-    return (parents, next, nextOrigin, [])
   }
 
   /// Whether the old level's entry `k` has this centre and count.
