@@ -9,8 +9,11 @@ public enum VectorLayer {
       && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
   }
 
+  /// How many features `fields(of:aggregations:)` reads, from the first.
+  public static var fieldSample: Int { 1000 }
+
   /// The layer's fields and their TileJSON types: the cluster properties, the aggregates, and the input
-  /// properties seen in the first thousand features.
+  /// properties seen in the first thousand features (`fieldSample`).
   public static func fields(of file: FeatureFile, aggregations: [Aggregation]) -> [(
     name: String, type: String
   )] {
@@ -20,7 +23,7 @@ public enum VectorLayer {
     ]
     for aggregation in aggregations { fields.append((aggregation.property, "Number")) }
     var seen = Set(fields.map(\.name))
-    for index in 0..<min(file.count, 1000) {
+    for index in 0..<min(file.count, fieldSample) {
       guard case .object(let members)? = file.feature(index)["properties"] else { continue }
       for member in members where seen.insert(member.key).inserted {
         switch member.value {

@@ -248,6 +248,17 @@ public final class Dataset: @unchecked Sendable {
     bounds = west <= east ? (west, south, east, north) : (-180, -85.051129, 180, 85.051129)
     contentHash = String(hash, radix: 16)
     self.pointCount = pointCount
-    fields = VectorLayer.fields(of: file, aggregations: aggregations)
+    // The fields come from the first thousand features: those of before when a change left those alone.
+    if let previous, (removed.min() ?? .max) >= Self.fieldSample,
+      previous.file.count - removed.count >= Self.fieldSample,
+      previous.aggregations.map(\.property) == aggregations.map(\.property)
+    {
+      fields = previous.fields
+    } else {
+      fields = VectorLayer.fields(of: file, aggregations: aggregations)
+    }
   }
+
+  /// How many features `VectorLayer.fields(of:aggregations:)` reads.
+  static var fieldSample: Int { VectorLayer.fieldSample }
 }

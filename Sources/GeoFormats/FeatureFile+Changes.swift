@@ -152,15 +152,26 @@ extension FeatureFile {
       if hashes.3 != IDQuery.unknown { byHash[hashes.3, default: []].append(k) }
     }
     let everyQuery = Array(queries.indices)
-    return (0..<count).filter { i in
+    // Most features' hash is none of the few wanted: compared with each of them (no lookup, no allocation).
+    let wanted = Array(byHash.keys)
+    let few = wanted.count <= 16
+    let hashes = idHashes
+    var found: [Int] = []
+    for i in 0..<count {
+      let hash = hashes.isEmpty ? IDQuery.unknown : hashes[i]
       let candidates: [Int]
-      if idHashes.isEmpty || idHashes[i] == IDQuery.unknown || idHashes[i] == IDQuery.unusual {
+      if hash == IDQuery.unknown || hash == IDQuery.unusual {
         candidates = everyQuery
+      } else if few ? wanted.contains(hash) : byHash[hash] != nil {
+        candidates = byHash[hash]! + anyHash
+      } else if anyHash.isEmpty {
+        continue
       } else {
-        candidates = (byHash[idHashes[i]] ?? []) + anyHash
+        candidates = anyHash
       }
-      return candidates.contains { hasID(queries[$0], at: i) }
+      if candidates.contains(where: { hasID(queries[$0], at: i) }) { found.append(i) }
     }
+    return found
   }
 
   /// Whether the features' text is read back from a file by offset (a GeoJSON file `load` read), so that they
