@@ -343,24 +343,33 @@ public final class PostGISLink: Sendable {
     let keys = position.sorted { $0.value < $1.value }.map(\.key)
     var features: [(Int, String)] = []
     if !keys.isEmpty {
-      var rowBinds = PostgresBindings()
-      rowBinds.append(keys)
-      let keyed = "t." + PostGISTable.quoted(key)
-      let selected = PostgresQuery(
-        unsafeSQL: """
-          SELECT to_jsonb(\(keyed)) #>> '{}', \(table.featureExpression(geometry: geometry, columns: columns)) \
-          FROM \(quotedTable) AS t CROSS JOIN LATERAL (SELECT t.\(PostGISTable.quoted(geometry))::geometry AS g) AS p \
-          WHERE \(keyed) = ANY($1::text[]::\(keyType)[])
-          """, binds: rowBinds)
-      for try await (rowKey, feature) in try await connection.query(selected, logger: PostGISLoader.quiet)
-        .decode((String, String?).self)
-      {
-        if let feature { features.append((position[rowKey] ?? 0, feature)) }
+      for (rowKey, feature) in try await rows(keys, on: connection) {
+        features.append((position[rowKey] ?? 0, feature))
       }
     }
     try await connection.run("COMMIT")
     features.sort { $0.0 < $1.0 }
     return Changes(cursor: last, keys: keys, features: features.map(\.1), more: count == Self.batch)
+  }
+
+  /// The rows of `keys` now, as (key, Feature text) (a row without a point has none).
+  private func rows(_ keys: [String], on connection: PostgresConnection) async throws -> [(String, String)] {
+    var binds = PostgresBindings()
+    binds.append(keys)
+    let keyed = "t." + PostGISTable.quoted(key)
+    let selected = PostgresQuery(
+      unsafeSQL: """
+        SELECT to_jsonb(\(keyed)) #>> '{}', \(table.featureExpression(geometry: geometry, columns: columns)) \
+        FROM \(quotedTable) AS t CROSS JOIN LATERAL (SELECT t.\(PostGISTable.quoted(geometry))::geometry AS g) AS p \
+        WHERE \(keyed) = ANY($1::text[]::\(keyType)[])
+        """, binds: binds)
+    var found: [(String, String)] = []
+    for try await (rowKey, feature) in try await connection.query(selected, logger: PostGISLoader.quiet)
+      .decode((String, String?).self)
+    {
+      if let feature { found.append((rowKey, feature)) }
+    }
+    return found
   }
 
   /// What following hears.
@@ -387,6 +396,9 @@ public final class PostGISLink: Sendable {
       do {
         let connection = try await PostGISLoader.connect(url)
         defer { Self.close(connection) }
+        // The first read of rows on a connection loads what it calls (PostGIS's library, the table's
+        // catalogue entries: 15-50 ms here), which the first change would otherwise wait for.
+        _ = try await Self.within(.seconds(60)) { try await self.rows([], on: connection) }
         let name = table.qualifiedName
         try await connection.listen(on: Self.channel) { notifications in
           events(.connected)

@@ -178,7 +178,9 @@ import Testing
     var random = SplitMix64(state: seed)
     var features: [String] = []
     for n in 0..<300 {
-      let id = Int.random(in: 0..<5, using: &random) == 0 ? "" : #""id":\#(Self.ids.randomElement(using: &random)!),"#
+      let id =
+        Int.random(in: 0..<5, using: &random) == 0
+        ? "" : #""id":\#(Self.ids.randomElement(using: &random)!),"#
       features.append(
         #"{"type":"Feature",\#(id)"properties":{"n":\#(n)},"geometry":{"type":"Point","coordinates":[1,2]}}"#)
     }
@@ -191,7 +193,9 @@ import Testing
     for round in 0..<40 {
       // A few ids are compared with each feature's hash, more than 16 hashes looked up.
       let most = round % 2 == 0 ? 6 : 30
-      let some = (0..<Int.random(in: 0...most, using: &random)).map { _ in asked.randomElement(using: &random)! }
+      let some = (0..<Int.random(in: 0...most, using: &random)).map { _ in
+        asked.randomElement(using: &random)!
+      }
       let expected = Set(some.flatMap { file.indices(withID: $0) }).sorted()
       #expect(file.indices(withAnyOf: some) == expected, "\(some)")
     }
