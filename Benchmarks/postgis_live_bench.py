@@ -6,8 +6,8 @@ newsatlas`.
     python3 Benchmarks/postgis_live_bench.py [ROUNDS] [SIZES...]
 
 For each size: a throwaway PostgreSQL 15 + PostGIS cluster (Tests/PostGIS/pgcluster.py) with a table of N seeded
-points (`id bigserial PRIMARY KEY, name, geom geometry(Point, 4326)`), three `serve --postgres … --table places`
-replicas of the release build, then ROUNDS times: one row inserted at a random place and committed (psycopg),
+points (`id bigserial PRIMARY KEY, name, geom geometry(Point, 4326)`), vacuumed and analysed, three `serve
+--postgres … --table places` replicas of the release build, then ROUNDS times: one row inserted at a random place and committed (psycopg),
 then the zoom-16 tile holding it asked of the three replicas in turn, on keep-alive connections, until each
 tile (decoded by mapbox-vector-tile) holds a feature named as the row: the time from the commit to each
 replica's first such tile. Each replica is asked with the ETag of the tile it served before the INSERT
@@ -16,7 +16,8 @@ replicas are asked again 1 ms after a round of 304s: the measurement leaves the 
 (asking and decoding in a tight loop took a core of its own). Then a replica killed with SIGKILL while 200 rows are inserted one by one, started
 again: the rows it serves against the table's once it says it is caught up (0 lost is the target). The load
 average is printed with each size. NEWSATLAS_BINARY names another build to measure; NEWSATLAS_REPLICAS another
-number of replicas (3 by default: on a 2-core machine they share its cores).
+number of replicas (3 by default: on a 2-core machine they share its cores); NEWSATLAS_ROUNDS=1 prints each round's
+place and delays.
 """
 import http.client
 import math
@@ -69,6 +70,9 @@ def measure(size):
               ST_SetSRID(ST_MakePoint(random() * 360 - 180, random() * 170 - 85), 4326)
             FROM generate_series(1, {size}) g;
             """)
+        # Vacuumed and analysed now, not by autovacuum during the first INSERTs measured (in a run without this,
+        # the second INSERT at 1M took 0.9-1.2 s on each replica; with it, 0.54-0.70 s).
+        cluster.psql("VACUUM ANALYZE places")
         environment = dict(os.environ, XDG_CONFIG_HOME=os.path.join(cluster.root, "config"),
                            XDG_CACHE_HOME=os.path.join(cluster.root, "cache"),
                            XDG_DATA_HOME=os.path.join(cluster.root, "share"))
@@ -121,6 +125,9 @@ def measure(size):
                     time.sleep(0.001)  # every replica still serves the tile it had: ask again in 1 ms
             if waiting:
                 print(f"  round {round}: not seen by replicas {sorted(waiting)} within 30 s")
+            elif os.environ.get("NEWSATLAS_ROUNDS"):  # each round's delays, replica by replica
+                print(f"  round {round} at ({lon:.5f}, {lat:.5f}): "
+                      + ", ".join(f"{d[-1] * 1000:.0f}" for d in delays) + " ms", flush=True)
         for k in range(REPLICAS):
             d = sorted(delays[k])
             if d:
