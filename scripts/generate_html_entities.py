@@ -4,7 +4,8 @@
 Source: the WHATWG HTML Standard's named character references (https://html.spec.whatwg.org/entities.json;
 the standard is under CC BY 4.0), as CPython ships them in `html.entities.html5` (Python Software Foundation
 License), so no network is needed. Only the 2,125 names that end in ';' are kept: a feed is XML, where a
-reference always ends in ';' (HTML's legacy names without it are not references there).
+reference always ends in ';' (HTML's 106 legacy names without it are not references there; in HTML text, a
+description's, they are read as `HTMLEntities.legacy` lists them).
 
 Each line: NAME <tab> the code points it stands for, in hexadecimal, separated by spaces (93 names stand for
 two). Sorted by name, so the output is deterministic; FeedsTests checks that the two files agree.

@@ -75,7 +75,8 @@ enum HTMLEntities {
         while j < count, j - i <= 32, Self.isNameByte(input[j], first: j == i + 1) { j += 1 }
         let isReference = j < count && input[j] == 0x3B && j > i + 1
         let name =
-          isReference ? String(decoding: UnsafeBufferPointer(rebasing: input[(i + 1)..<j]), as: UTF8.self) : ""
+          isReference
+          ? String(decoding: UnsafeBufferPointer(rebasing: input[(i + 1)..<j]), as: UTF8.self) : ""
         if isReference, predefined.contains(name) {
           i = j + 1
           continue
@@ -100,8 +101,65 @@ enum HTMLEntities {
     }
   }
 
+  /// The HTML Standard's legacy names, which HTML reads without their `;` too (`&copy 2024`): 106 of the
+  /// table's, standing for what they stand for with it (CPython's `html.entities.html5`, its names without
+  /// `;`).
+  static let legacy: Set<String> = [
+    "AElig", "AMP", "Aacute", "Acirc", "Agrave", "Aring", "Atilde", "Auml", "COPY", "Ccedil", "ETH", "Eacute",
+    "Ecirc", "Egrave", "Euml", "GT", "Iacute", "Icirc", "Igrave", "Iuml", "LT", "Ntilde", "Oacute", "Ocirc",
+    "Ograve", "Oslash", "Otilde", "Ouml", "QUOT", "REG", "THORN", "Uacute", "Ucirc", "Ugrave", "Uuml",
+    "Yacute", "aacute", "acirc", "acute", "aelig", "agrave", "amp", "aring", "atilde", "auml", "brvbar",
+    "ccedil", "cedil", "cent", "copy", "curren", "deg", "divide", "eacute", "ecirc", "egrave", "eth", "euml",
+    "frac12", "frac14", "frac34", "gt", "iacute", "icirc", "iexcl", "igrave", "iquest", "iuml", "laquo", "lt",
+    "macr", "micro", "middot", "nbsp", "not", "ntilde", "oacute", "ocirc", "ograve", "ordf", "ordm", "oslash",
+    "otilde", "ouml", "para", "plusmn", "pound", "quot", "raquo", "reg", "sect", "shy", "sup1", "sup2",
+    "sup3", "szlig", "thorn", "times", "uacute", "ucirc", "ugrave", "uml", "uuml", "yacute", "yen", "yuml",
+  ]
+
+  /// The HTML `bytes` with each legacy reference written without its `;` (`&quot `, `&copy 2024`) made a
+  /// numeric reference, which libxml2's HTML parser otherwise leaves as text; nil when there is none. Only
+  /// where browsers and feedparser agree: the whole name (its letters and digits) is one of `legacy`, and the
+  /// byte after it continues no name, entity or attribute (not a letter, digit, `-`, `.`, `=` or `;`). So
+  /// `&quot;`, `&quotes`, `&region=us` and `&hellip ` (a name HTML reads only with its `;`) are left alone.
+  ///
+  /// - Complexity: O(n).
+  static func legacyNumbered(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    var output: [UInt8] = []
+    var copied = 0  // bytes[..<copied] is in output (once anything changed)
+    var i = 0
+    let count = bytes.count
+    while i < count {
+      guard bytes[i] == 0x26 else {  // &
+        i += 1
+        continue
+      }
+      var j = i + 1
+      while j < count, j - i <= 8, Self.isNameByte(bytes[j], first: j == i + 1) { j += 1 }
+      guard j > i + 1, j < count, !Self.isNameByte(bytes[j], first: false),
+        ![UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "="), UInt8(ascii: ";")].contains(bytes[j])
+      else {
+        i += 1
+        continue
+      }
+      let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[(i + 1)..<j]), as: UTF8.self)
+      guard legacy.contains(name), let scalars = byName[name] else {
+        i = j
+        continue
+      }
+      if output.isEmpty { output.reserveCapacity(count + 16) }
+      output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<i]))
+      for scalar in scalars { output.append(contentsOf: Array("&#x\(String(scalar, radix: 16));".utf8)) }
+      i = j
+      copied = j
+    }
+    guard copied > 0 else { return nil }
+    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<count]))
+    return output
+  }
+
   /// ASCII letters, and digits after the first: every name in the table is made of them.
   private static func isNameByte(_ byte: UInt8, first: Bool) -> Bool {
-    (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (!first && byte >= 0x30 && byte <= 0x39)
+    (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+      || (!first && byte >= 0x30 && byte <= 0x39)
   }
 }

@@ -24,6 +24,10 @@ enum HTMLText {
       text.append(start, count: count)
       return text.string
     }
+    // Legacy references without their `;` (`&quot `) as browsers read them, not left as text.
+    if let numbered = HTMLEntities.legacyNumbered(buffer) {
+      return numbered.withUnsafeBufferPointer { Self.text(ofHTML: $0.baseAddress!, count: $0.count) }
+    }
     let document = start.withMemoryRebound(to: CChar.self, capacity: count) {
       cxml_htmlReadMemory($0, Int32(count), nil, "UTF-8", cxml_html_options())
     }

@@ -27,7 +27,8 @@ import Testing
     #expect(try FeedParser.parse(Array(cdata.utf8), url: Self.url).items.first?.title == "Tom \u{E9} Jerry")
     // A bare ampersand and an unknown name are the text they were meant as; a numeric reference is checked.
     let bare = rss(item("Q&A &nosuchname; &#x26; & more"))
-    #expect(try FeedParser.parse(Array(bare.utf8), url: Self.url).items.first?.title == "Q&A &nosuchname; & & more")
+    #expect(
+      try FeedParser.parse(Array(bare.utf8), url: Self.url).items.first?.title == "Q&A &nosuchname; & & more")
     // (A reference to no character is dropped, in a feed read as one that is not well-formed.)
     let dropped = rss(item("A&#xFFFFFFF;B"))
     #expect(try FeedParser.parse(Array(dropped.utf8), url: Self.url).items.first?.title == "AB")
@@ -64,7 +65,29 @@ import Testing
     #expect(try String(contentsOf: data, encoding: .utf8) == HTMLEntities.table + "\n")
     #expect(HTMLEntities.byName.count == 2125)
     #expect(HTMLEntities.byName.values.filter { $0.count == 2 }.count == 93)
-    #expect(HTMLEntities.byName["eacute"] == [0xE9] && HTMLEntities.byName["NotEqualTilde"] == [0x2242, 0x338])
+    #expect(
+      HTMLEntities.byName["eacute"] == [0xE9] && HTMLEntities.byName["NotEqualTilde"] == [0x2242, 0x338])
+    // The legacy names, read without their `;` too, are 106 of the table's.
+    #expect(
+      HTMLEntities.legacy.count == 106 && HTMLEntities.legacy.allSatisfy { HTMLEntities.byName[$0] != nil })
+  }
+
+  /// HTML's legacy references written without their `;` (`&quot `, `&copy 2024`) are read in a description, as
+  /// browsers and feedparser both read them; a longer name, a name HTML reads only with `;`, and a query
+  /// string's `&reg=` are text.
+  @Test(arguments: [
+    ("&amp;quot;a&amp;quot b &amp;quotc", "\"a\" b &quotc"),
+    ("&amp;copy 2024 &amp;COPY, &amp;frac12!", "\u{A9} 2024 \u{A9}, \u{BD}!"),
+    ("&amp;region=us &amp;reg=1 &amp;reg.", "&region=us &reg=1 &reg."),
+    ("&amp;hellip and &amp;quot-marks", "&hellip and &quot-marks"),
+    ("&lt;b&gt;&amp;laquo x &amp;raquo&lt;/b&gt;", "\u{AB} x \u{BB}"),
+    ("&amp;quot", "&quot"),
+  ])
+  func legacyReferencesWithoutTheirSemicolonAreRead(description: String, shown: String) throws {
+    let feed = rss(
+      "<item><title>T</title><link>https://example.com/a</link><description>\(description)</description></item>"
+    )
+    #expect(try FeedParser.parse(Array(feed.utf8), url: Self.url).items.first?.summary == shown)
   }
 
   @Test func iso88591IsReadAsWindows1252() throws {
@@ -80,7 +103,8 @@ import Testing
     var bytes = Array(rss(item("X"), declaration: "<?xml version=\"1.0\" encoding=\"utf-8\"?>").utf8)
     let title = bytes.firstIndex(of: UInt8(ascii: "X"))!
     bytes.replaceSubrange(title...title, with: [0x4E, 0xE9])
-    let feed = try FeedParser.parse(bytes, url: Self.url, contentType: "application/rss+xml; charset=\"ISO-8859-1\"")
+    let feed = try FeedParser.parse(
+      bytes, url: Self.url, contentType: "application/rss+xml; charset=\"ISO-8859-1\"")
     #expect(feed.items.first?.title == "N\u{E9}")
     // Without the header, bytes that are not UTF-8 are read as windows-1252, not refused.
     #expect(try FeedParser.parse(bytes, url: Self.url).items.first?.title == "N\u{E9}")
@@ -98,7 +122,8 @@ import Testing
   func unicodeEncodings(name: String, bom: [UInt8], encoding: String.Encoding, declaration: String) throws {
     let text = rss(item("\u{1F4F0} Actualit\u{E9}s"), declaration: declaration)
     let bytes = bom + Array(try #require(text.data(using: encoding)))
-    #expect(try FeedParser.parse(bytes, url: Self.url).items.first?.title == "\u{1F4F0} Actualit\u{E9}s", "\(name)")
+    #expect(
+      try FeedParser.parse(bytes, url: Self.url).items.first?.title == "\u{1F4F0} Actualit\u{E9}s", "\(name)")
   }
 
   @Test func atom03IsAFeed() throws {
