@@ -362,8 +362,9 @@ struct Reader {
       case "text", "text/plain": html = false
       default:
         // Another media type: XML and text are inline (read as text), anything else is base64 (RFC 4287, 4.1.3.3).
+        // In 0.3 the mode says so, whatever the type.
         html = false
-        base64 = !(type.hasPrefix("text/") || type.hasSuffix("/xml") || type.hasSuffix("+xml"))
+        base64 = mode == nil && !(type.hasPrefix("text/") || type.hasSuffix("/xml") || type.hasSuffix("+xml"))
       }
       if mode == "base64" { base64 = true }
       // 0.3's `xml` mode holds markup inline: its text is what a reader sees.

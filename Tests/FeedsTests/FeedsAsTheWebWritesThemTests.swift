@@ -153,6 +153,28 @@ import Testing
     #expect(entry.author == "Ann")
   }
 
+  /// In Atom 0.3 the `mode` says how a text is written (`xml`, the default, `escaped` or `base64`), whatever its
+  /// media type; in 1.0 a media type that is not text or XML means base64.
+  @Test(arguments: [
+    ("http://purl.org/atom/ns#", #"type="application/x-notes""#, "Inline words", "Inline words"),
+    (
+      "http://purl.org/atom/ns#", #"type="application/x-notes" mode="escaped""#, "Inline &amp;amp; words",
+      "Inline &amp; words"
+    ),
+    ("http://purl.org/atom/ns#", #"type="application/x-notes" mode="base64""#, "SW5saW5l", "Inline"),
+    ("http://www.w3.org/2005/Atom", #"type="application/x-notes""#, "SW5saW5l", "Inline"),
+  ])
+  func anAtomTextIsReadAsItsModeSays(namespace: String, attributes: String, content: String, shown: String)
+    throws
+  {
+    let text = """
+      <feed xmlns="\(namespace)"><title>F</title>
+        <entry><title>E</title><link rel="alternate" href="https://example.org/1"/>
+          <summary \(attributes)>\(content)</summary></entry></feed>
+      """
+    #expect(try FeedParser.parse(Array(text.utf8), url: Self.url).items.first?.summary == shown)
+  }
+
   @Test func dublinCoreStandsInAndItemsOutsideTheChannelCount() throws {
     let text = """
       <rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/">
