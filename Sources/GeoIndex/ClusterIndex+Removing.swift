@@ -16,16 +16,19 @@ extension ClusterIndex {
   /// rounding) from every other input point (its clearance, kept from the build) was out of reach at z, as in
   /// `appending`; the zooms below that bound are then checked against the items of the level each clusters,
   /// down to the first one a removed point reached (another removed point counts: two removed points that
-  /// clustered only with each other leave their cluster), and that zoom and those below it are clustered as a
-  /// whole build does (so is a zoom above whose clustering depended on its k-d tree's order, `Level.ordered`).
+  /// clustered only with each other leave their cluster), and that zoom and those below it are updated where
+  /// the removed points were (`locallyUpdated`: the walk again for the items near where they were and those
+  /// they had taken, the rest read back from the old level), as is a zoom above whose clustering depended on
+  /// its k-d tree's order (`Level.ordered`). With `minPoints` above 2 those zooms are clustered as a whole
+  /// build does.
   ///
   /// The clearances of the points left are kept as they were: a point whose nearest was removed keeps the
   /// lower clearance, which makes the zooms clustered search it where a whole build might not, with the
   /// same answers.
   ///
-  /// - Complexity: O(n) for each level above the first zoom reached (copied without the removed points, a
-  ///   check against each for a few removed points), and the zooms clustered from there (at a million
-  ///   uniform points and one removed point, zoom 5 to 10).
+  /// - Complexity: O(n) for each level (copied without the removed points, a check against each for a few
+  ///   removed points, the old walk read back), and the walk again near the removed points from the first
+  ///   zoom they reached (at a million uniform points and one removed point, zoom 5 to 10).
   @_specialize(where Aggregate == [Double])  // see `ClusterIndex`
   public func removing(_ removed: [Int], threads: Int? = nil) throws(ClusterError) -> ClusterIndex? {
     let n = points.count
@@ -137,6 +140,28 @@ extension ClusterIndex {
     }
     level.parents = [Int32](repeating: -1, count: count)
     let forks = count >= NeighborLists.parallelThreshold ? ForkJoin.forks(threads: threads) : 0
+    if options.minPoints == 2 {
+      // Updated where the removed points were (`locallyUpdated`, as `appending` does): each item's place in
+      // the old level, the removed ones missing.
+      let gone = removal.positions[first + 1 - options.minZoom]
+      var origin: [Int32] = []
+      origin.reserveCapacity(count)
+      var next = 0
+      for j in 0..<self.levels[first + 1 - options.minZoom].count {
+        if next < gone.count && gone[next] == j {
+          next += 1
+          continue
+        }
+        origin.append(Int32(truncatingIfNeeded: j))
+      }
+      precondition(origin.count == count, "the level without the removed points")
+      let levels = locallyUpdated(
+        from: first, level: level, origin: origin, changed: [], above: above, featureCount: left,
+        pointClearances: pointClearances, forks: forks, treeForks: treeForks)
+      return ClusterIndex(
+        options: options, points: points, levels: levels, pointXs: pointXs, pointYs: pointYs,
+        pointClearances: pointClearances)
+    }
     // Whether the old level shared its storage with the one above (nothing merged at `first + 1`).
     let sameItems =
       first + 1 < options.maxZoom + 1

@@ -90,6 +90,60 @@ import Testing
     #expect(reduced >= 7, "\(reduced) of 10 removals reduced the index")
   }
 
+  /// Removals and moves (a removal, then the point added where it went, as a followed table's UPDATE) in clumped
+  /// inputs, with other radii and zoom ranges: each zoom from the first one a removed point reached is updated
+  /// where it was (`locallyUpdated`), and each changed index is the whole build's.
+  @Test(arguments: 0..<4)
+  func localRemovalsAreTheWholeBuild(part: Int) throws {
+    var random = SeededSpherePoints(seed: UInt32(part) * 7919 + 29)
+    var reduced = 0
+    for trial in (part * 10)..<((part + 1) * 10) {
+      var options = ClusterOptions()
+      if trial % 3 == 1 { options.radiusPixels = 60 }
+      if trial % 3 == 2 {
+        options.minZoom = 3
+        options.maxZoom = 14
+      }
+      let n = [600, 2500, 6000][trial % 3]
+      let centre = (lat: random.nextUnit() * 100 - 50, lon: random.nextUnit() * 340 - 170)
+      func clumped(_ spread: Double) -> GeoPoint? {
+        GeoPoint(
+          uncheckedLatitude: centre.lat + (random.nextUnit() - 0.5) * spread,
+          longitude: min(180, max(-180, centre.lon + (random.nextUnit() - 0.5) * spread)))
+      }
+      var points: [GeoPoint?] = (0..<n).map { k in
+        switch k % 4 {
+        case 0: return clumped(4)
+        case 1: return clumped(40)
+        default: return random.next()
+        }
+      }
+      var index = try ClusterIndex(points: points, options: options)
+      for step in 0..<6 {
+        let removed = Self.pick(step % 3 + 1, of: points.count, &random)
+        points = Self.without(points, removed)
+        guard let next = try index.removing(removed) else {
+          // Declined: built whole, as the caller does.
+          index = try ClusterIndex(points: points, options: options)
+          continue
+        }
+        reduced += 1
+        var changed = next
+        if step % 2 == 1 {  // moved: added again elsewhere
+          let added = [random.nextUnit() < 0.5 ? clumped(4) : random.next()]
+          points += added
+          changed = try next.appending(added) ?? ClusterIndex(points: points, options: options)
+        }
+        let difference = ClusterAppendingTests.difference(
+          try ClusterIndex(points: points, options: options), changed)
+        #expect(difference == nil, "trial \(trial) step \(step), removed \(removed): \(difference ?? "")")
+        if difference != nil { break }
+        index = changed
+      }
+    }
+    #expect(reduced >= 30, "part \(part): \(reduced) of 60 removals reduced the index")
+  }
+
   /// Points removed together that were each other's only neighbours: the zooms where they reach each other (a
   /// pair or a trio clustered alone, at one to several hundred kilometres) are clustered again, not copied
   /// with their cluster left behind. A CI run of `ServeTableTests` found the pair (issue 45).
