@@ -115,6 +115,44 @@ import Testing
     }
   }
 
+  /// A clumped trial's options (the defaults, a radius of 60, or zooms 3-14, in turn) and its clump's centre.
+  static func clumpedOptions(_ trial: Int, _ random: inout SeededSpherePoints) -> (
+    ClusterOptions, (lat: Double, lon: Double)
+  ) {
+    var options = ClusterOptions()
+    if trial % 3 == 1 { options.radiusPixels = 60 }
+    if trial % 3 == 2 {
+      options.minZoom = 3
+      options.maxZoom = 14
+    }
+    return (options, (lat: random.nextUnit() * 100 - 50, lon: random.nextUnit() * 340 - 170))
+  }
+
+  /// A point within `spread` degrees of `centre`.
+  static func clumped(
+    _ centre: (lat: Double, lon: Double), _ spread: Double, _ random: inout SeededSpherePoints
+  )
+    -> GeoPoint?
+  {
+    GeoPoint(
+      uncheckedLatitude: centre.lat + (random.nextUnit() - 0.5) * spread,
+      longitude: min(180, max(-180, centre.lon + (random.nextUnit() - 0.5) * spread)))
+  }
+
+  /// A clumped trial's input (600, 2,500 or 6,000 points): a clump around `centre` (a quarter within 4°,
+  /// a quarter within 40°) and uniform points.
+  static func clumpedPoints(
+    _ trial: Int, _ centre: (lat: Double, lon: Double), _ random: inout SeededSpherePoints
+  ) -> [GeoPoint?] {
+    (0..<[600, 2500, 6000][trial % 3]).map { k in
+      switch k % 4 {
+      case 0: return clumped(centre, 4, &random)
+      case 1: return clumped(centre, 40, &random)
+      default: return random.next()
+      }
+    }
+  }
+
   /// Points added one to three at a time into clumps, onto uniform points and near earlier ones, on 48 seeded
   /// inputs of up to 6,000 points (three option sets): each zoom is updated only where the points reach
   /// (`locallyUpdated`), the walk again only for the items near them, and a zoom whose centres follow its tree's
@@ -123,27 +161,9 @@ import Testing
   func localUpdatesAreTheWholeBuild(part: Int) throws {
     var random = SeededSpherePoints(seed: UInt32(part) * 104_729 + 17)
     for trial in (part * 12)..<((part + 1) * 12) {
-      var options = ClusterOptions()
-      if trial % 3 == 1 { options.radiusPixels = 60 }
-      if trial % 3 == 2 {
-        options.minZoom = 3
-        options.maxZoom = 14
-      }
-      let n = [600, 2500, 6000][trial % 3]
-      // A clump around a seeded centre, uniform points, and points on a few lines (lists of equal sums).
-      let centre = (lat: random.nextUnit() * 100 - 50, lon: random.nextUnit() * 340 - 170)
-      func clumped(_ spread: Double) -> GeoPoint? {
-        GeoPoint(
-          uncheckedLatitude: centre.lat + (random.nextUnit() - 0.5) * spread,
-          longitude: min(180, max(-180, centre.lon + (random.nextUnit() - 0.5) * spread)))
-      }
-      var points: [GeoPoint?] = (0..<n).map { k in
-        switch k % 4 {
-        case 0: return clumped(4)
-        case 1: return clumped(40)
-        default: return random.next()
-        }
-      }
+      let (options, centre) = Self.clumpedOptions(trial, &random)
+      func clumped(_ spread: Double) -> GeoPoint? { Self.clumped(centre, spread, &random) }
+      var points = Self.clumpedPoints(trial, centre, &random)
       var index = try ClusterIndex(points: points, options: options)
       for step in 0..<6 {
         let added: [GeoPoint?] = (0..<(step % 3 + 1)).map { _ in

@@ -98,26 +98,8 @@ import Testing
     var random = SeededSpherePoints(seed: UInt32(part) * 7919 + 29)
     var reduced = 0
     for trial in (part * 10)..<((part + 1) * 10) {
-      var options = ClusterOptions()
-      if trial % 3 == 1 { options.radiusPixels = 60 }
-      if trial % 3 == 2 {
-        options.minZoom = 3
-        options.maxZoom = 14
-      }
-      let n = [600, 2500, 6000][trial % 3]
-      let centre = (lat: random.nextUnit() * 100 - 50, lon: random.nextUnit() * 340 - 170)
-      func clumped(_ spread: Double) -> GeoPoint? {
-        GeoPoint(
-          uncheckedLatitude: centre.lat + (random.nextUnit() - 0.5) * spread,
-          longitude: min(180, max(-180, centre.lon + (random.nextUnit() - 0.5) * spread)))
-      }
-      var points: [GeoPoint?] = (0..<n).map { k in
-        switch k % 4 {
-        case 0: return clumped(4)
-        case 1: return clumped(40)
-        default: return random.next()
-        }
-      }
+      let (options, centre) = ClusterAppendingTests.clumpedOptions(trial, &random)
+      var points = ClusterAppendingTests.clumpedPoints(trial, centre, &random)
       var index = try ClusterIndex(points: points, options: options)
       for step in 0..<6 {
         let removed = Self.pick(step % 3 + 1, of: points.count, &random)
@@ -130,7 +112,9 @@ import Testing
         reduced += 1
         var changed = next
         if step % 2 == 1 {  // moved: added again elsewhere
-          let added = [random.nextUnit() < 0.5 ? clumped(4) : random.next()]
+          let added = [
+            random.nextUnit() < 0.5 ? ClusterAppendingTests.clumped(centre, 4, &random) : random.next()
+          ]
           points += added
           changed = try next.appending(added) ?? ClusterIndex(points: points, options: options)
         }
