@@ -1,12 +1,12 @@
 /// An instant to the second, in UTC, as feeds date their items.
 ///
 /// Reads the date forms feeds write, as Python's feedparser 6 reads them: RFC 822/2822 (RSS 2.0's `pubDate`) with
-/// its loose variants, asctime, and RFC 3339, W3C-DTF and ISO 8601 (Atom, `dc:date`). A date without a time is
-/// midnight, and a time without a zone is UTC, as feedparser reads them; fractions of a second are dropped. Where
-/// feedparser guesses (an unknown zone read as UTC, 30 February rolled into March, text after the date ignored, a
-/// time it cannot read dropped), this refuses: no date is better than a wrong one. Days and dates convert with Howard
-/// Hinnant's `days_from_civil` and `civil_from_days` (http://howardhinnant.github.io/date_algorithms.html, public
-/// domain).
+/// its loose variants, asctime, RFC 3339, W3C-DTF and ISO 8601 (Atom, `dc:date`), and Korean blogs' forms. A date
+/// without a time is midnight, and a time without a zone is UTC, as feedparser reads them; fractions of a second
+/// are dropped. Where feedparser guesses (an unknown zone read as UTC, 30 February rolled into March, text after
+/// the date ignored, a time it cannot read dropped), this refuses: no date is better than a wrong one. Days and
+/// dates convert with Howard Hinnant's `days_from_civil` and `civil_from_days`
+/// (http://howardhinnant.github.io/date_algorithms.html, public domain).
 public struct FeedDate: Sendable, Equatable, Comparable, Hashable {
   /// Seconds since 1970-01-01T00:00:00Z.
   public var secondsSince1970: Int64
@@ -43,23 +43,27 @@ public struct FeedDate: Sendable, Equatable, Comparable, Hashable {
       "\(yearText)-\(two(month))-\(two(day))T\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))Z"
   }
 
-  /// Any date a feed writes: RFC 3339 and ISO 8601, RFC 822, or asctime; nil for anything else.
+  /// Any date a feed writes: RFC 3339 and ISO 8601, RFC 822, asctime, or Korean blogs' (`readKorean(_:)`); nil
+  /// for anything else.
   ///
   /// - Complexity: O(*n*) in the length of `text`.
   public static func parse(_ text: String) -> FeedDate? {
     let scalars = Array(text.unicodeScalars)[...]
     if let date = readISO(scalars) { return date }
     let words = words(scalars)
-    return readRFC822(words) ?? readAsctime(words)
+    return readRFC822(words) ?? readAsctime(words) ?? readKorean(words)
   }
 
   /// `2026-11-24T10:15:00+01:00`, `2026-11-24t09:15:00.25Z`, and the W3C-DTF and ISO 8601 forms around it.
   ///
   /// The date is `2026-11-24` (or `2026-11-2`), `20261124`, or the ordinal `2026-328` or `2026328`; W3C-DTF's
-  /// `2026-11` and `2026` stand alone, meaning their first day. The time follows `T` or white space: `09:15:00`,
-  /// `09:15`, `09` or `091500`, with a `.` or `,` fraction after the seconds; `24:00:00` is the next day's midnight.
-  /// The zone is `Z`, `+01:00`, `+0100`, `+01`, or one of `rfc822(_:)`'s; none is UTC. Refused: two-digit years
-  /// and week dates, which feedparser reads wrongly, and anything after the zone.
+  /// `2026-11` and `2026` stand alone, meaning their first day. ISO 8601:2000's two-digit years are read as RFC
+  /// 2822 reads them (`26-11-24`, `261124`, the ordinal `26328`, and `-2611` or `-26-11` for a month); Google's
+  /// `2026-011-24` has a zero too many, and Hungarian blogs name the month (`2004-július-13`). The time follows
+  /// `T` or white space: `09:15:00`, `09:15`, `09` or `091500`, with a `.` or `,` fraction after the seconds;
+  /// `24:00:00` is the next day's midnight. The zone is `Z`, `+01:00`, `+0100`, `+01`, or one of `rfc822(_:)`'s
+  /// (`+00:0`, which lost a 0, too); none is UTC. Refused: week dates, which feedparser reads wrongly, dates
+  /// that need today's year (`--11-24`), and anything after the zone.
   ///
   /// - Complexity: O(*n*) in the length of `text`.
   public static func rfc3339(_ text: String) -> FeedDate? { readISO(Array(text.unicodeScalars)[...]) }
@@ -91,11 +95,50 @@ public struct FeedDate: Sendable, Equatable, Comparable, Hashable {
     var (year, month, day) = (0, 1, 1)
     let head = cursor.digits()
     switch head.count {
+    case 0:
+      // ISO 8601:2000's truncated `-0312` and `-03-12`: a year of the century and a month, whole.
+      guard cursor.skip("-") else { return nil }
+      let years = cursor.digits()
+      if years.count == 4 {
+        (year, month) = (centuryYear(number(years.prefix(2))), number(years.suffix(2)))
+      } else {
+        guard years.count == 2, cursor.skip("-") else { return nil }
+        let months = cursor.digits()
+        guard months.count == 2 else { return nil }
+        (year, month) = (centuryYear(number(years)), number(months))
+      }
+      guard cursor.atEnd else { return nil }
+    case 2:
+      // `03-12-31`: a two-digit year, then month and day.
+      let months = cursor.skip("-") ? cursor.digits() : []
+      let days = months.count == 2 && cursor.skip("-") ? cursor.digits() : []
+      guard days.count == 2 else { return nil }
+      (year, month, day) = (centuryYear(number(head)), number(months), number(days))
+    case 5:
+      // `03335`: a two-digit year and a day of it.
+      year = centuryYear(number(head.prefix(2)))
+      guard let date = ordinalDate(year: year, day: number(head.suffix(3))) else { return nil }
+      (month, day) = date
+    case 6:
+      // `031231`: a two-digit year, month and day.
+      (year, month, day) = (
+        centuryYear(number(head.prefix(2))), number(head.dropFirst(2).prefix(2)), number(head.suffix(2))
+      )
     case 4:
       year = number(head)
       if cursor.skip("-") {
         let next = cursor.digits()
-        if next.count == 3 {
+        if next.isEmpty, let named = cursor.letters().flatMap(monthNumber), cursor.skip("-") {
+          // `2004-július-13`: the month by name (Hungarian blogs write it so).
+          let last = cursor.digits()
+          guard (1...2).contains(last.count) else { return nil }
+          (month, day) = (named, number(last))
+        } else if next.count == 3, next.first == "0", cursor.skip("-") {
+          // `2003-012-31`: Google's month with a zero too many.
+          let last = cursor.digits()
+          guard (1...2).contains(last.count) else { return nil }
+          (month, day) = (number(next), number(last))
+        } else if next.count == 3 {
           guard let date = ordinalDate(year: year, day: number(next)) else { return nil }
           (month, day) = date
         } else {
@@ -232,6 +275,32 @@ public struct FeedDate: Sendable, Equatable, Comparable, Hashable {
     return make(year, month, day, clock.hour, clock.minute, clock.second, zone: zone)
   }
 
+  /// Korean blogs' dates, in Korea's time (UTC+9): Nate's `2004-05-25 오후 11:23:17` (오전 is am, 오후 pm, the
+  /// hour 0 to 12) and OnBlog's `2004년 05월 28일 01:31:15` (year, month and day marked; the time may be missing).
+  private static func readKorean(_ words: [Text]) -> FeedDate? {
+    let korea = Zone.fixed(minutes: 9 * 60)
+    if words.count == 3, let afternoon = ["오전": false, "오후": true][lowercased(words[1])] {
+      var cursor = Cursor(rest: words[0])
+      let year = cursor.digits()
+      let month = cursor.skip("-") ? cursor.digits() : []
+      let day = cursor.skip("-") ? cursor.digits() : []
+      guard year.count == 4, (1...2).contains(month.count), (1...2).contains(day.count), cursor.atEnd,
+        let clock = readClock(words[2]), clock.hour <= 12
+      else { return nil }
+      let hour = clock.hour % 12 + (afternoon ? 12 : 0)
+      return make(number(year), number(month), number(day), hour, clock.minute, clock.second, zone: korea)
+    }
+    func marked(_ word: Text, _ mark: Unicode.Scalar, widths: ClosedRange<Int>) -> Int? {
+      word.last == mark ? number(word.dropLast(), widths: widths) : nil
+    }
+    guard words.count == 3 || words.count == 4, let year = marked(words[0], "년", widths: 4...4),
+      let month = marked(words[1], "월", widths: 1...2), let day = marked(words[2], "일", widths: 1...2)
+    else { return nil }
+    let clock = words.count == 4 ? readClock(words[3]) : (0, 0, 0)
+    guard let clock else { return nil }
+    return make(year, month, day, clock.hour, clock.minute, clock.second, zone: korea)
+  }
+
   private static func make(
     _ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, _ second: Int, zone: Zone
   ) -> FeedDate? {
@@ -304,7 +373,8 @@ public struct FeedDate: Sendable, Equatable, Comparable, Hashable {
       (hours, minutes) = (number(digits.prefix(2)), number(digits.suffix(2)))
     } else if digits.count == 2, cursor.skip(":") {
       let after = cursor.digits()
-      guard after.count == 2 else { return nil }
+      // `+00:0` lost a digit, a 0: no zone is 1 to 9 minutes off the hour.
+      guard after.count == 2 || after.elementsEqual(["0"]) else { return nil }
       (hours, minutes) = (number(digits), number(after))
     } else if let widths = hourWidths, widths.contains(digits.count) {
       hours = number(digits)
@@ -340,7 +410,8 @@ public struct FeedDate: Sendable, Equatable, Comparable, Hashable {
     "κυρ",
   ]
 
-  /// English month names, abbreviated or not, and Greek abbreviations, lowercased, with their numbers.
+  /// English month names, abbreviated or not, Greek abbreviations and Hungarian names, lowercased, with their
+  /// numbers.
   private static let monthNames: [String: Int] = [
     "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
     "oct": 10, "nov": 11, "dec": 12, "january": 1, "february": 2, "march": 3, "april": 4, "june": 6,
@@ -348,6 +419,8 @@ public struct FeedDate: Sendable, Equatable, Comparable, Hashable {
     "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
     "ιαν": 1, "φεβ": 2, "μάρ": 3, "μαρ": 3, "απρ": 4, "μάι": 5, "μαΐ": 5, "μαι": 5, "ιούν": 6, "ιουν": 6,
     "ιούλ": 7, "ιουλ": 7, "αύγ": 8, "αυγ": 8, "σεπ": 9, "οκτ": 10, "νοέ": 11, "νοε": 11, "δεκ": 12,
+    "január": 1, "február": 2, "március": 3, "április": 4, "május": 5, "június": 6, "július": 7,
+    "augusztus": 8, "szeptember": 9, "október": 10,
   ]
 
   /// `Fri`, `fri.`, `Friday` → true.
@@ -370,12 +443,14 @@ public struct FeedDate: Sendable, Equatable, Comparable, Hashable {
     return (year, month, day)
   }
 
-  /// A four-digit year, or a two-digit one as RFC 2822 reads it: 00–49 is 2000–2049, 50–99 is 1950–1999.
+  /// A four-digit year, or a two-digit one as `centuryYear(_:)` reads it.
   private static func twoOrFourDigitYear(_ word: Text) -> Int? {
     if let year = number(word, widths: 4...4) { return year }
-    guard let year = number(word, widths: 2...2) else { return nil }
-    return year < 50 ? 2000 + year : 1900 + year
+    return number(word, widths: 2...2).map(centuryYear)
   }
+
+  /// A two-digit year as RFC 2822 reads it: 00–49 is 2000–2049, 50–99 is 1950–1999.
+  private static func centuryYear(_ year: Int) -> Int { year < 50 ? 2000 + year : 1900 + year }
 
   /// `10:15:00`, `10:15`, `9:05:00`, or an hour alone (as feedparser reads it).
   private static func readClock(_ word: Text) -> (hour: Int, minute: Int, second: Int)? {
@@ -481,6 +556,13 @@ private struct Cursor {
     let run = rest.prefix(while: isDigit)
     rest = rest.dropFirst(run.count)
     return run
+  }
+
+  /// The run of letters at the front, consumed; nil (and nothing consumed) when there is none.
+  mutating func letters() -> Text? {
+    let run = rest.prefix { $0.properties.isAlphabetic }
+    rest = rest.dropFirst(run.count)
+    return run.isEmpty ? nil : run
   }
 
   mutating func skip(_ character: Unicode.Scalar) -> Bool {

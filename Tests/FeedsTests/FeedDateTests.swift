@@ -112,6 +112,15 @@ private let readAsFeedparserReads: [(String, String)] = [
   ("2004-366", "2004-12-31T00:00:00Z"),
   ("0001-01-01T00:00:00Z", "0001-01-01T00:00:00Z"),
   ("9999-12-31T23:59:59Z", "9999-12-31T23:59:59Z"),
+  // ISO 8601:2000's two-digit years (as RFC 2822 reads them), and Google's month with a zero too many.
+  ("03-12-31", "2003-12-31T00:00:00Z"),
+  ("031231", "2003-12-31T00:00:00Z"),
+  ("-0312", "2003-12-01T00:00:00Z"),
+  ("-03-12", "2003-12-01T00:00:00Z"),
+  ("03335", "2003-12-01T00:00:00Z"),
+  ("2003-012-31T10:14:55+00:00", "2003-12-31T10:14:55Z"),
+  // An offset that lost its last digit, a 0 (feedparser reads the time as UTC, ignoring the offset).
+  ("2017-06-13T03:18:00+00:0", "2017-06-13T03:18:00Z"),
 ]
 
 /// Dates feedparser reads wrongly or refuses, and FeedDate reads as they are written.
@@ -163,6 +172,13 @@ private let readWhereFeedparserDiffers: [(String, String)] = [
   ("Fri, 24 Nov 2023 10:00:60 GMT", "2023-11-24T10:01:00Z"),
   ("Jan  4 16:29:06 2004", "2004-01-04T16:29:06Z"),
   (" 2000-02-29T00:00:00Z\n", "2000-02-29T00:00:00Z"),
+  // Hungarian and Korean blogs' forms, which feedparser's own readers for them read so (its test suite), but its
+  // chain of readers reaches first with the ISO 8601 one, which reads a prefix: 2004-11-01, 2004-05-25 midnight.
+  ("2004-j\u{FA}lius-13T9:15-05:00", "2004-07-13T14:15:00Z"),
+  ("2004-05-25 \u{C624}\u{D6C4} 11:23:17", "2004-05-25T14:23:17Z"),
+  ("2004-05-25 \u{C624}\u{C804} 12:05:00", "2004-05-24T15:05:00Z"),
+  ("2004\u{B144} 05\u{C6D4} 28\u{C77C} 01:31:15", "2004-05-27T16:31:15Z"),
+  ("24 j\u{FA}lius 2023 10:00 GMT", "2023-07-24T10:00:00Z"),
 ]
 
 /// Text that is no date, and dates feedparser reads only by guessing (see each group).
@@ -202,12 +218,14 @@ private let refused: [String] = [
   "2003-12-31TT10:14:55Z",
   "2023-11-24T-10:00:00", "2023--11-24", "2023-11-24T10.5", "2023-11-24T10:00:00+01:00:00",
   "2023-11-24T10:00:00++01:00", "2023-11-24T10:00:00Z\0", "2023-11-24\0T10:00:00Z",
-  "Fri, 24 Nov 2023 10:00:00 GMT\0", "2009-W01-1", "2009W011", "2004-j\u{FA}lius-13T9:15-05:00",
-  "2004-05-25 \u{C624}\u{D6C4} 11:23:17", "99999999999999999999-01-01",
+  "Fri, 24 Nov 2023 10:00:00 GMT\0", "2009-W01-1", "2009W011", "2004-j\u{FA}lius-", "2004-j\u{FA}lius-13T",
+  "2004-05-25 \u{C624}\u{D6C4} 13:23:17", "2004-05-25 \u{C624}\u{D6C4}", "2004\u{B144} 05\u{C6D4}",
+  "2003-013-01", "2003-112-31", "2017-06-13T03:18:00+05:3", "2017-06-13T03:18:00+00:",
+  "99999999999999999999-01-01",
   "2023-11-24T10:00:00+99999999999999999999",
   String(repeating: "9", count: 10_000),
   // Truncated ISO 8601 that feedparser completes from today's date or century; odd years; junk month names.
-  "03-12-31", "031231", "-03-12", "--12-31", "---31", "20", "Mon, 01 Jan 123 00:00:00 GMT",
+  "03-12", "-03", "--12-31", "---31", "20", "Mon, 01 Jan 123 00:00:00 GMT",
   "Mon, 01 Jan 0 00:00:00 GMT", "Fri, 24 Nov +2023 10:00:00 GMT", "Fri, 24 Novxyz 2023 10:00:00 GMT",
   // Digits other than ASCII, which Python's int() reads.
   "\u{662}\u{660}\u{662}\u{663}-11-24", "Fri, \u{662}\u{664} Nov 2023 10:00:00 GMT",
