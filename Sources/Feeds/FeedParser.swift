@@ -94,7 +94,7 @@ public enum FeedParser {
   }
 
   /// The feed of the document whose root element is `root`: RSS 2.0, RSS 1.0 or 0.90, or Atom 1.0 or 0.3 (a
-  /// feed, or a lone entry).
+  /// feed, or a lone entry), or one of those feeds in the `body` of an XHTML page.
   /// A `recovered` document (not well-formed, read with libxml2's recovery) has its items wherever they are,
   /// as a loose parser finds them: an element left open (`<itunes:category>`) holds those that follow it.
   private static func feed(
@@ -136,6 +136,16 @@ public enum FeedParser {
       var feed = reader.atom(feed: rootElement, entries: [rootElement], space: rootElement.namespace)
       (feed.title, feed.link, feed.published) = (nil, nil, nil)
       return feed
+    case (namespaces.xhtml, "html"):
+      // A feed saved inside an XHTML page, as a child of its `body`: the feed is read (as feedparser reads it).
+      let body = rootElement.children.first { $0.is("body", in: namespaces.xhtml) }
+      if let inner = body?.children.first(where: {
+        $0.is("feed", in: namespaces.atom) || $0.is("feed", in: namespaces.atom03) || $0.name == "rss"
+          || $0.is("RDF", in: namespaces.rdf)
+      }) {
+        return try feed(root: inner.node, reader: reader, recovered: recovered)
+      }
+      fallthrough
     default:
       let prefix = root.pointee.ns?.pointee.prefix.map { String(cString: $0) + ":" } ?? ""
       throw .notAFeed(root: prefix + rootElement.name)

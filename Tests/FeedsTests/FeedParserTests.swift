@@ -132,6 +132,35 @@ enum FeedFixtures {
         url: "https://a.example/")
     }
     #expect(throws: FeedError.empty) { try FeedParser.parse(Array(" \n".utf8), url: "https://a.example/") }
+    // An XHTML page is a feed only when its body holds one; other markup in it (SVG here) is not.
+    let page = """
+      <html xmlns="http://www.w3.org/1999/xhtml"><body><p>Hi</p>\
+      <svg xmlns="http://www.w3.org/2000/svg"><title>t</title></svg></body></html>
+      """
+    #expect(throws: FeedError.notAFeed(root: "html")) {
+      try FeedParser.parse(Array(page.utf8), url: "https://a.example/")
+    }
+  }
+
+  /// A feed saved inside an XHTML page (feedjira's DuplicateContentAtomFeed.xml has the shape): the feed in its
+  /// body is read, Atom or RSS.
+  @Test func aFeedInsideAnXHTMLPageIsRead() throws {
+    let atom = """
+      <?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><body>\
+      <feed xmlns="http://www.w3.org/2005/Atom"><title>Blog</title>\
+      <entry><title>Down time</title><link href="https://blog.example/down"/>\
+      <updated>2014-07-21T21:14:39+02:00</updated></entry></feed></body></html>
+      """
+    let feed = try FeedParser.parse(Array(atom.utf8), url: "https://blog.example/atom.xml")
+    #expect(feed.title == "Blog")
+    #expect(feed.items.map(\.title) == ["Down time"])
+    #expect(feed.items.first?.published?.iso8601 == "2014-07-21T19:14:39Z")
+    let rss = """
+      <html xmlns="http://www.w3.org/1999/xhtml"><body><rss version="2.0"><channel><title>News</title>\
+      <item><title>One</title><link>https://news.example/1</link></item></channel></rss></body></html>
+      """
+    let items = try FeedParser.parse(Array(rss.utf8), url: "https://news.example/").items
+    #expect(items.map(\.link) == ["https://news.example/1"])
   }
 
   /// An external DTD is neither loaded nor fetched (no XML_PARSE_DTDLOAD, XML_PARSE_NONET): RSS 0.91's DOCTYPE
