@@ -9,8 +9,9 @@
 /// sequence in it is read as UTF-8: Latin-1 text almost never forms one (it would take pairs such as "Ã©"), while
 /// feeds that say Latin-1 and hold UTF-8, in part or whole, are common (a template's declaration, text pasted
 /// in); where most of the bytes are not UTF-8, only the sequences pasted UTF-8 holds (`isPasted`: "é »" stays
-/// "é »", not U+983B). UTF-8 that does not decode is read the same way, so every byte is a character. Other encodings (KOI8-R, Shift_JIS, GB2312, ...) are
-/// named to libxml2, which reads them with its own converters.
+/// "é »", not U+983B). UTF-8 that does not decode is read the same way, so every byte is a character. Other
+/// encodings (KOI8-R, Shift_JIS, GB2312, ...) are named to libxml2, which reads them with its own converters, and
+/// EBCDIC (found by how `<?xm` is written in it) is left to libxml2, which reads the declaration in it.
 struct FeedEncoding {
   /// The bytes to parse.
   var bytes: [UInt8]
@@ -25,6 +26,8 @@ struct FeedEncoding {
     case utf8, utf16LE, utf16BE, utf32LE, utf32BE, windows1252
     /// A name libxml2 may know.
     case other(String)
+    /// An EBCDIC code page (IBM mainframes'), which libxml2 recognises and reads by the declaration in it.
+    case ebcdic
   }
 
   /// `bytes` with `charset`, the HTTP `Content-Type`'s parameter (nil without one).
@@ -45,6 +48,8 @@ struct FeedEncoding {
         // libxml2 converts it; a BOM for another encoding says the claim is wrong.
         if bom != nil { continue }
         return FeedEncoding(bytes: bytes, encoding: name)
+      case .ebcdic:
+        return FeedEncoding(bytes: bytes, encoding: nil)
       default:
         let body = bom == claim ? Array(bytes[bomLength...]) : bytes
         if let utf8 = transcoded(body, from: claim) {
@@ -98,7 +103,8 @@ struct FeedEncoding {
     return (nil, 0)
   }
 
-  /// UTF-16 or UTF-32 without a BOM, from how `<?` (or `<` then a letter) is laid out (XML 1.0, appendix F).
+  /// UTF-16 or UTF-32 without a BOM, from how `<?` (or `<` then a letter) is laid out, or EBCDIC from `<?xm` in
+  /// it (XML 1.0, appendix F).
   static func sniffed(_ bytes: [UInt8]) -> Kind? {
     guard bytes.count >= 4 else { return nil }
     switch (bytes[0], bytes[1], bytes[2], bytes[3]) {
@@ -106,6 +112,7 @@ struct FeedEncoding {
     case (0, 0, 0, 0x3C): return .utf32BE
     case (0x3C, 0, _, 0): return .utf16LE
     case (0, 0x3C, 0, _): return .utf16BE
+    case (0x4C, 0x6F, 0xA7, 0x94): return .ebcdic
     default: return nil
     }
   }
@@ -199,7 +206,7 @@ struct FeedEncoding {
         output.append($0)
       }
       return failed ? nil : output
-    case .other:
+    case .other, .ebcdic:
       return nil
     }
   }

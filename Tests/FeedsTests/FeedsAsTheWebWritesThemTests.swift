@@ -98,6 +98,41 @@ import Testing
     #expect(try FeedParser.parse(bytes, url: Self.url).items.first?.title == "\u{201C}Caf\u{E9}\u{201D}")
   }
 
+  /// EBCDIC feeds (IBM mainframes'), each in the code page it declares: found by how `<?xm` is written in EBCDIC,
+  /// whatever the HTTP charset claims, and read by libxml2 in that code page. The bytes come from glibc's iconv.
+  @Test(arguments: ["IBM037", "IBM500", "IBM1140", "cp037", "ebcdic-cp-us"])
+  func ebcdicIsReadInTheCodePageItDeclares(codePage: String) throws {
+    let text = rss(
+      item("\u{D8}resund caf\u{E9} [1]"), declaration: "<?xml version=\"1.0\" encoding=\"\(codePage)\"?>\n")
+    let bytes = try Self.encoded(text, as: codePage)
+    #expect(bytes.starts(with: [0x4C, 0x6F, 0xA7, 0x94]))
+    for contentType in [nil, "application/rss+xml; charset=utf-8"] {
+      let feed = try FeedParser.parse(bytes, url: Self.url, contentType: contentType)
+      #expect(feed.items.map(\.title) == ["\u{D8}resund caf\u{E9} [1]"], "\(contentType ?? "no charset")")
+      #expect(feed.items.map(\.link) == ["https://example.org/a"])
+    }
+  }
+
+  /// `text` in the encoding glibc's iconv calls `name`.
+  static func encoded(_ text: String, as name: String) throws -> [UInt8] {
+    let converter = iconv_open(name, "UTF-8")
+    try #require(converter != iconv_t(bitPattern: -1), "iconv knows \(name)")
+    defer { iconv_close(converter) }
+    var input = Array(text.utf8).map { CChar(bitPattern: $0) }
+    var output = [CChar](repeating: 0, count: input.count * 4)
+    let (inputCount, outputCount) = (input.count, output.count)
+    let left = input.withUnsafeMutableBufferPointer { inputBuffer in
+      output.withUnsafeMutableBufferPointer { outputBuffer in
+        var (inPointer, outPointer) = (inputBuffer.baseAddress, outputBuffer.baseAddress)
+        var (inLeft, outLeft) = (inputCount, outputCount)
+        let result = iconv(converter, &inPointer, &inLeft, &outPointer, &outLeft)
+        return result == -1 ? -1 : outLeft
+      }
+    }
+    try #require(left >= 0, "\(name) encodes the text")
+    return output.prefix(outputCount - left).map { UInt8(bitPattern: $0) }
+  }
+
   @Test func theHTTPCharsetComesFirst() throws {
     // Latin-1 bytes whose declaration says UTF-8, sent as ISO-8859-1: the header is right.
     var bytes = Array(rss(item("X"), declaration: "<?xml version=\"1.0\" encoding=\"utf-8\"?>").utf8)
