@@ -1,11 +1,14 @@
 import CLibXML2
 
 /// HTML reduced to the text a reader sees: libxml2's HTML parser decodes the entities (`&eacute;`, `&#8217;`)
-/// and drops the tags; scripts and styles are left out, block elements and `<br>` separate words, and white
-/// space is collapsed.
+/// and drops the tags; scripts, styles and applets are left out, as are comments and a browser's bogus ones
+/// (`<![CDATA[ ... ]]>`, `<!x>`), block elements and `<br>` separate words, and white space is collapsed.
 enum HTMLText {
-  /// Elements whose content is not text a reader sees.
-  private static let hidden: Set<String> = ["script", "style", "noscript", "template", "head", "title"]
+  /// Elements whose content is not text a reader sees (an applet's is its parameters, which feedparser's
+  /// sanitizer drops with scripts and styles).
+  private static let hidden: Set<String> = [
+    "script", "style", "noscript", "template", "head", "title", "applet",
+  ]
   /// Elements that end a run of text (so `a<br>b` is `a b`, not `ab`).
   private static let breaking: Set<String> = [
     "br", "p", "div", "li", "ul", "ol", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote",
@@ -28,6 +31,9 @@ enum HTMLText {
     if let numbered = HTMLEntities.legacyNumbered(buffer) {
       return numbered.withUnsafeBufferPointer { Self.text(ofHTML: $0.baseAddress!, count: $0.count) }
     }
+    if let cleaned = withoutBogusComments(buffer) {
+      return cleaned.withUnsafeBufferPointer { Self.text(ofHTML: $0.baseAddress!, count: $0.count) }
+    }
     let document = start.withMemoryRebound(to: CChar.self, capacity: count) {
       cxml_htmlReadMemory($0, Int32(count), nil, "UTF-8", cxml_html_options())
     }
@@ -38,6 +44,37 @@ enum HTMLText {
     defer { cxml_xmlFreeDoc(document) }
     append(from: document.pointee.children, under: UnsafeRawPointer(document), to: &text)
     return text.string
+  }
+
+  /// `bytes` without the markup a browser reads as a bogus comment and hides, which libxml2 shows as text:
+  /// `<!` followed by neither `--` nor `DOCTYPE`, to the first `>` (so `<![CDATA[ a ]]>`, written twice over
+  /// by a feed's generator, shows nothing, as in a browser and feedparser); nil when there is none.
+  ///
+  /// - Complexity: O(n).
+  static func withoutBogusComments(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    var output: [UInt8] = []
+    var copied = 0  // bytes[..<copied] is in output (once anything changed)
+    var i = 0
+    let count = bytes.count
+    while i + 1 < count {
+      guard bytes[i] == UInt8(ascii: "<"), bytes[i + 1] == UInt8(ascii: "!") else {
+        i += 1
+        continue
+      }
+      let rest = UnsafeBufferPointer(rebasing: bytes[(i + 2)...])
+      if rest.starts(with: "--".utf8)
+        || (rest.count >= 7 && rest.prefix(7).map { $0 | 0x20 }.elementsEqual("doctype".utf8))
+      {
+        i += 2
+        continue
+      }
+      let end = bytes[(i + 2)...].firstIndex(of: UInt8(ascii: ">")).map { $0 + 1 } ?? count
+      output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<i]))
+      (i, copied) = (end, end)
+    }
+    guard copied > 0 else { return nil }
+    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<count]))
+    return output
   }
 
   /// The text of an HTML fragment.

@@ -133,7 +133,7 @@ BLOCK = {
     "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "table",
     "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
 }
-HIDDEN = {"script", "style", "template", "noscript", "head", "title"}
+HIDDEN = {"script", "style", "template", "noscript", "head", "title", "applet"}
 
 
 class _Text(html.parser.HTMLParser):

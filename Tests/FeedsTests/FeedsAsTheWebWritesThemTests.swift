@@ -90,6 +90,24 @@ import Testing
     #expect(try FeedParser.parse(Array(feed.utf8), url: Self.url).items.first?.summary == shown)
   }
 
+  /// HTML in a description reads as a browser shows it: no break after a leading inline element (libxml2 put
+  /// the text after it in a paragraph of its own), no applet parameters, no bogus comments (a CDATA section
+  /// written twice over is one in HTML), and still a break between blocks.
+  @Test(arguments: [
+    ("&lt;i&gt;Paris&lt;/i&gt;, a city", "Paris, a city"),
+    ("&lt;span&gt;hidden?&lt;/span&gt;shown", "hidden?shown"),
+    ("safe&lt;applet code=\"a.class\"&gt;params&lt;/applet&gt; description", "safe description"),
+    ("&lt;![CDATA[ twice ]]&gt;after", "after"),
+    ("a&lt;!x&gt;b&lt;!-- c --&gt;d&lt;![CDATA[ 1 &gt; 2 ]]&gt;", "abd 2 ]]>"),
+    ("&lt;!DOCTYPE html&gt;&lt;p&gt;one&lt;/p&gt;&lt;p&gt;two&lt;/p&gt;", "one two"),
+  ])
+  func descriptionsReadAsABrowserShowsThem(description: String, shown: String) throws {
+    let feed = rss(
+      "<item><title>T</title><link>https://example.com/a</link><description>\(description)</description></item>"
+    )
+    #expect(try FeedParser.parse(Array(feed.utf8), url: Self.url).items.first?.summary == shown)
+  }
+
   @Test func iso88591IsReadAsWindows1252() throws {
     // “Quoted” in windows-1252 bytes (0x93, 0x94), and é (0xE9), in a feed that says ISO-8859-1.
     var bytes = Array(rss(item("X"), declaration: "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>").utf8)

@@ -142,10 +142,11 @@ static inline int cxml_feed_options(void) {
 /// and a misplaced XML declaration are passed over); the entity rule holds as in any parse.
 static inline int cxml_feed_recovery_options(void) { return cxml_feed_options() | XML_PARSE_RECOVER; }
 
-/// The options an HTML fragment (a description) is parsed with: no network, quiet, no implied html/body.
+/// The options an HTML fragment (a description) is parsed with: no network, quiet. The html and body elements
+/// are implied, as a browser implies them: without them libxml2 wraps text after a leading inline element in a
+/// paragraph of its own (`<i>b</i>c` would read "b c").
 static inline int cxml_html_options(void) {
-  return HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NOIMPLIED |
-         HTML_PARSE_COMPACT;
+  return HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_COMPACT;
 }
 
 #endif
