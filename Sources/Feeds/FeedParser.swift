@@ -184,16 +184,21 @@ public enum FeedParser {
   }
 
   /// `reference` with what a URL cannot hold as written percent-encoded, as browsers send it: bytes beyond ASCII
-  /// (`記事1のURL`), spaces and the characters RFC 3986 excludes, and brackets outside an IPv6 host; libxml2
-  /// refuses to resolve such a reference, and the item was dropped.
+  /// (`記事1のURL`), spaces and the characters RFC 3986 excludes, brackets outside an IPv6 host, and a `#` in the
+  /// fragment (`#a#ref=rss` is `#a%23ref=rss`); libxml2 refuses to resolve such a reference, and the item was
+  /// dropped or took its guid.
   static func escaped(_ reference: String) -> String {
     let keepBrackets = reference.hasPrefix("//[") || reference.contains("://[")
     var output: [UInt8] = []
     var changed = false
+    var inFragment = false
     let hex: StaticString = "0123456789ABCDEF"
     for byte in reference.utf8 {
       let excluded: Bool
       switch byte {
+      case 0x23:  // #
+        excluded = inFragment
+        inFragment = true
       case 0x22, 0x3C, 0x3E, 0x5C, 0x5E, 0x60, 0x7B, 0x7C, 0x7D: excluded = true  // " < > \ ^ ` { | }
       case 0x5B, 0x5D: excluded = !keepBrackets  // [ ]
       default: excluded = byte >= 0x80 || byte <= 0x20

@@ -428,10 +428,12 @@ import Testing
   @Test func linksArePercentEncodedAsBrowsersSendThem() {
     func plainly(_ reference: String) -> String {
       let keepBrackets = reference.hasPrefix("//[") || reference.contains("://[")
+      let fragment = reference.utf8.firstIndex(of: UInt8(ascii: "#"))
       var output = ""
-      for byte in reference.utf8 {
+      for (index, byte) in zip(reference.utf8.indices, reference.utf8) {
         if byte >= 0x80 || byte <= 0x20 || Array(#""<>\^`{|}"#.utf8).contains(byte)
           || (!keepBrackets && (byte == 0x5B || byte == 0x5D))
+          || (byte == UInt8(ascii: "#") && fragment.map { index > $0 } == true)
         {
           output += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
         } else {
@@ -444,6 +446,14 @@ import Testing
     #expect(FeedParser.escaped(japanese) == "https://ex.org/%E8%A8%98%E4%BA%8B%201?q=%3Ca%3E")
     #expect(FeedParser.escaped("http://[::1]:8080/a[1]") == "http://[::1]:8080/a[1]")
     #expect(FeedParser.escaped("/a[1]") == "/a%5B1%5D")
+    // Spiegel's links name two fragments; the second `#` is the first one's text.
+    let spiegel = "http://www.bento.de/trip/florenz-1107576/#refsponi#ref=rss"
+    #expect(FeedParser.escaped(spiegel) == "http://www.bento.de/trip/florenz-1107576/#refsponi%23ref=rss")
+    let feed = rss(item("T", link: spiegel) + "<item><title>U</title><link>#a#b</link></item>")
+    #expect(
+      (try? FeedParser.parse(Array(feed.utf8), url: Self.url).items.map(\.link)) == [
+        "http://www.bento.de/trip/florenz-1107576/#refsponi%23ref=rss", "https://example.org/feed.xml#a%23b",
+      ])
     let alphabet = Array("az09-._~:/?#[]@!$&'()*+,;=%\"<>\\^`{|} \t\u{7F}é記".unicodeScalars)
     let seed: UInt64 = 44
     var state = seed
