@@ -89,9 +89,53 @@ struct FeedEncoding {
       return .windows1252
     default:
       guard name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
-      return .other(name)
+      return .other(converters[name] ?? name)
     }
   }
+
+  /// Labels the web uses for an encoding (the WHATWG Encoding Standard's) that libxml2's first converter, glibc's
+  /// iconv, reads as a narrower encoding than browsers do (`gb2312` is read as GB18030, `euc-kr` as windows-949,
+  /// `shift_jis` as windows-31j, `big5` as Big5-HKSCS, ISO-8859-9 and TIS-620 as their windows code pages), or
+  /// does not know (`ks_c_5601-1987`, `x-sjis`, `l9`: known only to a libxml2 built with ICU, as Debian's is):
+  /// the name iconv converts with. A feed that says `gb2312` and holds GBK's characters is read whole instead of
+  /// stopping at the first; one that says ISO-8859-9 shows windows-1254's `€`, not a control character.
+  static let converters: [String: String] = {
+    var names: [String: String] = [:]
+    let groups: [(String, [String])] = [
+      (
+        "CP949",
+        [
+          "euc-kr", "cseuckr", "ks_c_5601-1987", "ks_c_5601-1989", "ksc5601", "ksc_5601", "korean",
+          "iso-ir-149", "csksc56011987", "windows-949",
+        ]
+      ),
+      (
+        "CP932",
+        ["shift_jis", "shift-jis", "x-sjis", "sjis", "ms932", "ms_kanji", "csshiftjis", "windows-31j"]
+      ),
+      (
+        "GB18030",
+        [
+          "gb2312", "gb_2312", "gb_2312-80", "chinese", "csgb2312", "csiso58gb231280", "iso-ir-58", "gbk",
+          "x-gbk", "cp936", "windows-936",
+        ]
+      ),
+      ("BIG5-HKSCS", ["big5", "big5-hkscs", "cn-big5", "csbig5", "x-x-big5"]),
+      ("EUC-JP", ["x-euc-jp", "cseucpkdfmtjapanese"]),
+      ("ISO-8859-8", ["iso-8859-8-i", "csiso88598i", "logical", "visual"]),
+      ("ISO-8859-15", ["l9", "csisolatin9", "latin9"]),
+      ("CP874", ["tis-620", "iso-8859-11", "iso8859-11", "dos-874", "windows-874"]),
+      ("CP1254", ["iso-8859-9", "iso8859-9", "iso_8859-9", "latin5", "l5", "csisolatin5", "iso-ir-148"]),
+      ("CP1250", ["x-cp1250"]),
+      ("CP1251", ["x-cp1251"]),
+      ("KOI8-R", ["koi", "koi8", "koi8_r", "cskoi8r"]),
+      ("KOI8-U", ["koi8-ru"]),
+      ("MACINTOSH", ["x-mac-roman", "mac", "csmacintosh"]),
+      ("MAC-CYRILLIC", ["x-mac-cyrillic", "x-mac-ukrainian"]),
+    ]
+    for (converter, labels) in groups { for label in labels { names[label] = converter } }
+    return names
+  }()
 
   /// The encoding a byte order mark says, and the mark's length.
   static func byteOrderMark(_ bytes: [UInt8]) -> (Kind?, Int) {

@@ -131,6 +131,27 @@ import Testing
     }
   }
 
+  /// Labels the web writes that glibc does not know, or knows as a narrower encoding than browsers read: each
+  /// feed's bytes are in the encoding browsers read for its label (written by glibc's iconv under that name),
+  /// and read whole. `镕` is in GBK, not GB2312; `€` is windows-1254's 0x80, a control in ISO-8859-9.
+  @Test(arguments: [
+    ("ks_c_5601-1987", "CP949", "\u{B274}\u{C2A4} \u{D55C}\u{AD6D}"),
+    ("euc-kr", "CP949", "\u{B274}\u{C2A4} \u{B6B7}"),
+    ("gb2312", "GB18030", "\u{6731}\u{9555}\u{57FA}"),
+    ("x-sjis", "CP932", "\u{30CB}\u{30E5}\u{30FC}\u{30B9} \u{2460}"),
+    ("x-mac-roman", "MACINTOSH", "Caf\u{E9} \u{2122}"),
+    ("iso-8859-9", "CP1254", "\u{20AC} \u{11F}"),
+    ("big5", "BIG5-HKSCS", "\u{65B0}\u{805E}"),
+  ])
+  func webLabelsAreReadAsBrowsersReadThem(label: String, converter: String, title: String) throws {
+    let text = rss(item(title), declaration: "<?xml version=\"1.0\" encoding=\"\(label)\"?>")
+    let bytes = try Self.encoded(text, as: converter)
+    #expect(try FeedParser.parse(bytes, url: Self.url).items.map(\.title) == [title])
+    let contentType = "application/rss+xml; charset=\(label)"
+    let sent = try FeedParser.parse(bytes, url: Self.url, contentType: contentType)
+    #expect(sent.items.map(\.title) == [title])
+  }
+
   /// `text` in the encoding glibc's iconv calls `name`.
   static func encoded(_ text: String, as name: String) throws -> [UInt8] {
     let converter = iconv_open(name, "UTF-8")
